@@ -1,0 +1,230 @@
+import type { CallId, SessionId, SpillLocator } from './brand.js';
+
+/** Who an artifact belongs to. Used to group and isolate artifacts, never to grant access. */
+export interface SpillOwner {
+  /** The conversation the artifact belongs to. */
+  readonly sessionId: SessionId;
+}
+
+/** What produced the content. Descriptive only (naming, inspection), never access control. */
+export interface SpillSource {
+  /** The tool that produced the result, such as `web_fetch`. */
+  readonly toolName: string;
+  /** The harness's id for the call. */
+  readonly callId: CallId;
+  /** A free-form label for people, such as `"stdout of npm test"`. */
+  readonly label?: string;
+}
+
+/** A request to store one complete text. */
+export interface SaveTextSpill {
+  /** Who owns the artifact. */
+  readonly owner: SpillOwner;
+  /** What produced it. */
+  readonly source: SpillSource;
+  /**
+   * A hint for a readable artifact name, such as `web_fetch.txt`. It is never a path: a
+   * backend reduces it to something safe or ignores it, and it never changes where data
+   * goes.
+   */
+  readonly suggestedName: string;
+  /** The full text. It is stored verbatim, as UTF-8. */
+  readonly content: string;
+}
+
+/** A request to store text that arrives in pieces (command output, for example). */
+export interface SaveTextStreamSpill extends Omit<SaveTextSpill, 'content'> {
+  /** The text, chunk by chunk. The stored artifact is the concatenation of the chunks. */
+  readonly content: Iterable<string> | AsyncIterable<string>;
+}
+
+/** What a successful save returns. */
+export interface SpillRef {
+  /** Where the artifact is; shown to the model and accepted by the backend's reader. */
+  readonly locator: SpillLocator;
+  /** The exact UTF-8 length of what was stored. */
+  readonly bytes: number;
+  /** One sentence telling the model how to get the content back. */
+  readonly retrievalHint: string;
+}
+
+/** Options common to every backend call. */
+export interface SpillCallOptions {
+  /** Cancels the call. A save cancelled before it is published publishes nothing. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The seam: a place that stores text and hands back a locator. Every save either
+ * persists the **full** content verbatim and resolves, or rejects with a `SpillError` and
+ * publishes nothing (no locator, no partial artifact).
+ */
+export interface SpillBackend {
+  /** A short, stable name for logs and events, such as `local` or `memory`. */
+  readonly name: string;
+  /** Stores a complete string. */
+  saveText(input: SaveTextSpill, options?: SpillCallOptions): Promise<SpillRef>;
+  /** Stores text chunk by chunk, with memory bounded by the chunk size, not the total. */
+  saveTextStream(input: SaveTextStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
+  /** Reading back, when the backend supports it. */
+  readonly reader?: SpillReader;
+  /** Listing and deleting, when the backend supports it. */
+  readonly catalog?: SpillCatalog;
+}
+
+/** Default number of lines {@link SpillReader.read} returns. */
+export const DEFAULT_READ_LIMIT = 2000;
+/** Default byte cap on one {@link SpillReader.read} answer. */
+export const DEFAULT_READ_MAX_BYTES = 32 * 1024;
+/** Default number of matches {@link SpillReader.grep} returns. */
+export const DEFAULT_GREP_MAX_MATCHES = 100;
+/** Default byte cap on the text of one grep match. */
+export const DEFAULT_GREP_MAX_LINE_BYTES = 512;
+/** Default time budget for one grep. */
+export const DEFAULT_GREP_TIMEOUT_MS = 5000;
+
+/**
+ * Options for {@link SpillReader.read}.
+ *
+ * Lines are separated by `\n`; a `\r` before it stays part of the line's text. A final
+ * line without a terminator is still a line, and a trailing `\n` does not start a new
+ * one: `"a\nb"` and `"a\nb\n"` both have 2 lines, `""` has 0.
+ */
+export interface ReadOptions extends SpillCallOptions {
+  /** 1-based number of the first line to return. Default 1. */
+  readonly offset?: number;
+  /** How many lines to return at most. Default {@link DEFAULT_READ_LIMIT}. 0 returns none. */
+  readonly limit?: number;
+  /** Byte cap on `text`. Default {@link DEFAULT_READ_MAX_BYTES}. */
+  readonly maxBytes?: number;
+}
+
+/** The answer to {@link SpillReader.read}. */
+export interface ReadResult {
+  /**
+   * The lines, verbatim with their terminators, cut to at most `maxBytes` UTF-8 bytes
+   * (never inside a code point; at a line end when at least one whole line fits).
+   */
+  readonly text: string;
+  /** The 1-based number of the first line in `text` (the requested offset). */
+  readonly startLine: number;
+  /**
+   * The number of the last line that `text` includes, wholly or partly; `startLine - 1`
+   * when `text` holds no line.
+   */
+  readonly endLine: number;
+  /** True when the last line in `text` was cut short by `maxBytes`. */
+  readonly truncated: boolean;
+  /** True when the artifact holds content after what `text` shows. */
+  readonly hasMore: boolean;
+  /** The line to pass as `offset` to continue, when `hasMore` and the cut was at a line end. */
+  readonly nextOffset?: number;
+  /** The artifact's full size in UTF-8 bytes. */
+  readonly totalBytes: number;
+}
+
+/** Options for {@link SpillReader.grep}. */
+export interface GrepOptions extends SpillCallOptions {
+  /** Stop after this many matching lines. Default {@link DEFAULT_GREP_MAX_MATCHES}. */
+  readonly maxMatches?: number;
+  /** Match without regard to case. */
+  readonly ignoreCase?: boolean;
+  /** Treat the pattern as a literal string rather than a regular expression. */
+  readonly literal?: boolean;
+  /** Byte cap on each match's text. Default {@link DEFAULT_GREP_MAX_LINE_BYTES}. */
+  readonly maxLineBytes?: number;
+  /**
+   * Time budget. Default {@link DEFAULT_GREP_TIMEOUT_MS}. When it runs out, grep rejects
+   * with `SPILL_TIMEOUT`; a hostile pattern can never hang the process.
+   */
+  readonly timeoutMs?: number;
+}
+
+/** One matching line. */
+export interface GrepMatch {
+  /** The 1-based line number. */
+  readonly line: number;
+  /**
+   * The line without its terminator, or, when it is longer than `maxLineBytes`, a
+   * window of the line that contains the first match.
+   */
+  readonly text: string;
+  /** True when `text` is only part of the line. */
+  readonly truncated: boolean;
+}
+
+/** The answer to {@link SpillReader.grep}. */
+export interface GrepResult {
+  /** Matching lines in file order. */
+  readonly matches: readonly GrepMatch[];
+  /** True when `maxMatches` stopped the search before the end. */
+  readonly limitReached: boolean;
+  /** The artifact's full size in UTF-8 bytes. */
+  readonly totalBytes: number;
+}
+
+/**
+ * Retrieval: the optional capability behind `spill_read`/`spill_grep` tools and the CLI.
+ * A locator passed in is untrusted input; a forged one answers `SPILL_INVALID_LOCATOR`
+ * or `SPILL_NOT_FOUND` and never reaches anything the backend does not own.
+ */
+export interface SpillReader {
+  /**
+   * Reads a line range, capped at `maxBytes` so that a retrieval is never itself too
+   * large to inline. Offsets past the end answer an empty `text`, not an error.
+   */
+  read(locator: SpillLocator, options?: ReadOptions): Promise<ReadResult>;
+  /**
+   * Finds matching lines. The pattern is JavaScript regular-expression source (no
+   * flags; see `ignoreCase`) unless `literal` is set. An invalid pattern rejects with
+   * `SPILL_INVALID_PATTERN`.
+   */
+  grep(locator: SpillLocator, pattern: string, options?: GrepOptions): Promise<GrepResult>;
+}
+
+/** One artifact as the catalog sees it. */
+export interface SpillEntry {
+  /** The artifact's locator. */
+  readonly locator: SpillLocator;
+  /** Its exact size in UTF-8 bytes. */
+  readonly bytes: number;
+  /** When it was published. */
+  readonly createdAt: Date;
+  /**
+   * The backend's opaque key for the owning session (a hash, such as `session-3f9c…`):
+   * equal for every artifact of one session. The session id itself is not recoverable.
+   */
+  readonly session: string;
+}
+
+/** Options for {@link SpillCatalog.list}. */
+export interface ListOptions extends SpillCallOptions {
+  /** Only this session's artifacts. Omitted: every session's. */
+  readonly sessionId?: SessionId;
+}
+
+/** What {@link SpillCatalog.sweepTemp} removed. */
+export interface SweepTempResult {
+  /** How many leftover temporary files were removed. */
+  readonly removed: number;
+  /** Their total size in bytes. */
+  readonly bytes: number;
+}
+
+/**
+ * Inventory: the optional capability behind retention and `spillway ls`/`rm`.
+ */
+export interface SpillCatalog {
+  /** Streams entries, without loading every entry (or any content) into memory. */
+  list(options?: ListOptions): AsyncIterable<SpillEntry>;
+  /**
+   * Deletes one artifact. Resolves `true` when it was removed and `false` when it was
+   * already gone; a forged locator rejects with `SPILL_INVALID_LOCATOR`.
+   */
+  delete(locator: SpillLocator, options?: SpillCallOptions): Promise<boolean>;
+  /**
+   * Removes temporary files that a crashed save left behind, older than `olderThanMs`.
+   * Backends with no temporary state omit it.
+   */
+  sweepTemp?(options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult>;
+}

@@ -1,0 +1,51 @@
+/**
+ * The spillway seam. Backends implement {@link SpillBackend}; the policy, the CLI and
+ * retention depend only on these types. This package has no runtime dependencies and
+ * imports nothing from Node, so it runs in browsers and edge runtimes too.
+ *
+ * @packageDocumentation
+ */
+export type { Brand, CallId, SessionId, SpillLocator } from './brand.js';
+export { callId, sessionId, spillLocator } from './brand.js';
+export type {
+  GrepMatch,
+  GrepOptions,
+  GrepResult,
+  ListOptions,
+  ReadOptions,
+  ReadResult,
+  SaveTextSpill,
+  SaveTextStreamSpill,
+  SpillBackend,
+  SpillCallOptions,
+  SpillCatalog,
+  SpillEntry,
+  SpillOwner,
+  SpillReader,
+  SpillRef,
+  SpillSource,
+  SweepTempResult,
+} from './backend.js';
+export {
+  DEFAULT_GREP_MAX_LINE_BYTES,
+  DEFAULT_GREP_MAX_MATCHES,
+  DEFAULT_GREP_TIMEOUT_MS,
+  DEFAULT_READ_LIMIT,
+  DEFAULT_READ_MAX_BYTES,
+} from './backend.js';
+export type { SpillErrorCode, SpillErrorOptions } from './errors.js';
+export {
+  SPILL_ERROR_CODES,
+  SPILL_ERROR_MARKER,
+  SpillError,
+  abortedError,
+  isSpillError,
+  isSpillErrorCode,
+  throwIfAborted,
+} from './errors.js';
+export { utf8ByteLength, utf8ByteLengthBounds } from './utf8.js';
+export {
+  assertSaveRequestEnvelope,
+  assertSaveTextRequest,
+  assertSaveTextStreamRequest,
+} from './validate.js';
