@@ -1,0 +1,127 @@
+import { parseSize } from './sizes.js';
+
+/**
+ * Sizes, counts and round numbers for one benchmark run. `full` is what the issue
+ * specifies; `quick` is the same table with smaller sizes, to finish in under a minute.
+ */
+export interface Profile {
+  readonly name: 'quick' | 'full';
+  /** Rounds for micro-benchmarks (policy, small saves, memory). */
+  readonly microRounds: number;
+  /** tinybench time budget per side and round, in ms. */
+  readonly microTimeMs: number;
+  /** Result size and cap for the small policy pass-through. */
+  readonly policySmall: { readonly bytes: number; readonly cap: number };
+  /** Result size and cap for the large policy pass-through. */
+  readonly policyLarge: { readonly bytes: number; readonly cap: number };
+  /** Local saveText sizes. */
+  readonly localSizes: { readonly small: number; readonly medium: number; readonly large: number };
+  /** Rounds and saves per round for the large local save. */
+  readonly localLarge: { readonly rounds: number; readonly savesPerRound: number };
+  /** Size of the memory-backend save. */
+  readonly memoryBytes: number;
+  /** Streaming figure: total bytes, chunk size, rounds. */
+  readonly stream: { readonly bytes: number; readonly chunk: number; readonly rounds: number };
+  /** CLI figure: bytes the generator prints, rounds. */
+  readonly cli: { readonly bytes: number; readonly rounds: number };
+  /** Scale figure: saves per run, window size, content size, memory cap, runs. */
+  readonly scale: {
+    readonly saves: number;
+    readonly window: number;
+    readonly contentBytes: number;
+    readonly memoryMaxBytes: number;
+    readonly runs: number;
+  };
+  /** Retrieval figures. */
+  readonly retrieval: {
+    /** Lines in the read artifact (100 bytes each). */
+    readonly readLines: number;
+    /** 1-based line where the read starts. */
+    readonly readAt: number;
+    /** Size of the grep artifact. */
+    readonly grepBytes: number;
+    readonly rounds: number;
+    /** Length of the long line the pathological pattern runs against. */
+    readonly regexLineBytes: number;
+    /** grep's time budget for the pathological pattern. */
+    readonly regexTimeoutMs: number;
+    readonly regexRounds: number;
+  };
+}
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
+
+/** The full run: every size as issue 6 specifies. */
+export const FULL: Profile = {
+  name: 'full',
+  microRounds: 7,
+  microTimeMs: 150,
+  policySmall: { bytes: 4 * KiB, cap: 32 * KiB },
+  policyLarge: { bytes: 4 * MiB, cap: 16 * MiB },
+  localSizes: { small: 4 * KiB, medium: 1 * MiB, large: 64 * MiB },
+  localLarge: { rounds: 7, savesPerRound: 3 },
+  memoryBytes: 4 * KiB,
+  stream: { bytes: 2 * GiB, chunk: 64 * KiB, rounds: 3 },
+  cli: { bytes: 1 * GiB, rounds: 3 },
+  scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1 },
+  retrieval: {
+    readLines: 5_000_000,
+    readAt: 4_000_000,
+    grepBytes: 256 * MiB,
+    rounds: 5,
+    regexLineBytes: 100_000,
+    regexTimeoutMs: 2000,
+    regexRounds: 3,
+  },
+};
+
+/** The quick run: the same table with smaller sizes and fewer rounds. */
+export const QUICK: Profile = {
+  name: 'quick',
+  microRounds: 5,
+  microTimeMs: 60,
+  policySmall: { bytes: 4 * KiB, cap: 32 * KiB },
+  policyLarge: { bytes: 4 * MiB, cap: 16 * MiB },
+  localSizes: { small: 4 * KiB, medium: 1 * MiB, large: 8 * MiB },
+  localLarge: { rounds: 5, savesPerRound: 2 },
+  memoryBytes: 4 * KiB,
+  stream: { bytes: 128 * MiB, chunk: 64 * KiB, rounds: 3 },
+  cli: { bytes: 64 * MiB, rounds: 3 },
+  scale: { saves: 10_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1 },
+  retrieval: {
+    readLines: 320_000,
+    readAt: 256_000,
+    grepBytes: 16 * MiB,
+    rounds: 3,
+    regexLineBytes: 20_000,
+    regexTimeoutMs: 1000,
+    regexRounds: 2,
+  },
+};
+
+/**
+ * Applies `key=value` overrides such as `stream.bytes=512MiB` or `cli.rounds=5` to a
+ * profile, for investigating one figure. Size-like keys accept units.
+ *
+ * @throws TypeError on an unknown key or a bad value.
+ */
+export function overrideProfile(base: Profile, assignments: readonly string[]): Profile {
+  const copy = structuredClone(base) as unknown as Record<string, unknown>;
+  for (const assignment of assignments) {
+    const eq = assignment.indexOf('=');
+    if (eq <= 0) throw new TypeError(`"${assignment}" is not key=value, such as stream.bytes=512MiB.`);
+    const keys = assignment.slice(0, eq).split('.');
+    const last = keys.pop() ?? '';
+    let node: Record<string, unknown> = copy;
+    for (const key of keys) {
+      const next = node[key];
+      if (typeof next !== 'object' || next === null) throw new TypeError(`Unknown profile key "${assignment.slice(0, eq)}".`);
+      node = next as Record<string, unknown>;
+    }
+    if (typeof node[last] !== 'number') throw new TypeError(`Unknown profile key "${assignment.slice(0, eq)}".`);
+    node[last] = parseSize(assignment.slice(eq + 1));
+  }
+  return copy as unknown as Profile;
+}
