@@ -1,1 +1,28 @@
-export {};
+/**
+ * When to spill: the `maxInlineBytes` gate, the exclusions, the bounded head/tail preview
+ * and the model-facing notice. Framework-agnostic: map your harness's tool call and result
+ * onto {@link ToolExecution} and {@link ToolResult}.
+ *
+ * @packageDocumentation
+ */
+export { createSpillPolicy } from './policy.js';
+export { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS } from './options.js';
+export { LINE_WINDOW_BYTES, previewMarker } from './preview.js';
+export { lostNotice } from './stream.js';
+export type {
+  ContentBlock,
+  PostToolDecision,
+  SpillEvent,
+  SpillKeptEvent,
+  SpillKeptReason,
+  SpillPolicy,
+  SpillPolicyOptions,
+  SpillSpilledEvent,
+  SpillStream,
+  SpillTruncatedEvent,
+  TextContentBlock,
+  ToolExecution,
+  ToolResult,
+} from './types.js';
+export { findSpillNotices, formatSpillNotice, hasSpillNotice, parseSpillNotice } from './notice.js';
+export type { FoundSpillNotice, ParseSpillNoticeOptions, SpillNotice } from './notice.js';

@@ -1,0 +1,73 @@
+import type { SpillBackend } from '@spillway/core';
+import type { SpillEvent, SpillPolicyOptions } from './types.js';
+
+/** Tools whose results are never spilled unless `skipTools` says otherwise. */
+export const DEFAULT_SKIP_TOOLS: readonly string[] = Object.freeze(['read']);
+
+/** How long a save may take by default, in milliseconds. */
+export const DEFAULT_SAVE_TIMEOUT_MS = 10_000;
+
+/** The largest delay `setTimeout` honours; longer ones fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Options after validation. */
+export interface ResolvedOptions {
+  readonly backend: SpillBackend | undefined;
+  readonly cap: number | undefined;
+  readonly skipTools: ReadonlySet<string>;
+  readonly previewLimit: number;
+  readonly saveTimeoutMs: number;
+  readonly onEvent: ((event: SpillEvent) => void) | undefined;
+}
+
+/**
+ * Validates the configuration. A mistake here is a deployment bug, so it throws a
+ * `TypeError` at construction rather than failing some later tool call.
+ */
+export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new TypeError('createSpillPolicy needs an options object, such as { backend, maxInlineBytes: 50_000 }.');
+  }
+  const { backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent } = options;
+  if (backend !== undefined) {
+    const b = backend as Partial<Record<keyof SpillBackend, unknown>> | null;
+    if (typeof b !== 'object' || b === null || typeof b.saveText !== 'function' || typeof b.saveTextStream !== 'function') {
+      throw new TypeError('backend must be a SpillBackend (an object with saveText and saveTextStream methods), or omitted.');
+    }
+  }
+  const cap = maxInlineBytes === undefined ? undefined : nonNegativeInteger('maxInlineBytes', maxInlineBytes);
+  const previewLimit = previewBytes === undefined ? Number.POSITIVE_INFINITY : nonNegativeInteger('previewBytes', previewBytes);
+  let timeout = DEFAULT_SAVE_TIMEOUT_MS;
+  if (saveTimeoutMs !== undefined) {
+    timeout = nonNegativeInteger('saveTimeoutMs', saveTimeoutMs);
+    if (timeout < 1 || timeout > MAX_TIMER_MS) {
+      throw new TypeError(`saveTimeoutMs must be from 1 to ${String(MAX_TIMER_MS)} milliseconds; got ${String(timeout)}.`);
+    }
+  }
+  let skip: ReadonlySet<string> = new Set(DEFAULT_SKIP_TOOLS);
+  if (skipTools !== undefined) {
+    if (!Array.isArray(skipTools) || !skipTools.every((t) => typeof t === 'string')) {
+      throw new TypeError("skipTools must be an array of tool names, such as ['read', 'spill_read', 'spill_grep'].");
+    }
+    skip = new Set(skipTools);
+  }
+  if (onEvent !== undefined && typeof onEvent !== 'function') {
+    throw new TypeError('onEvent must be a function, or omitted.');
+  }
+  return { backend, cap, skipTools: skip, previewLimit, saveTimeoutMs: timeout, onEvent };
+}
+
+function nonNegativeInteger(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new TypeError(
+      `${name} must be a non-negative whole number of ${name === 'saveTimeoutMs' ? 'milliseconds' : 'bytes'}; got ${describe(value)}.`,
+    );
+  }
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  return value === null ? 'null' : typeof value;
+}

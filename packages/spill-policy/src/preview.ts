@@ -1,0 +1,179 @@
+import { utf8ByteLength } from '@spillway/core';
+
+/** Separates the preview from the notice. */
+export const PREVIEW_SEPARATOR = '\n\n';
+
+/** Bytes a cut may move back to land on a line break. */
+export const LINE_WINDOW_BYTES = 256;
+
+/** The explicit marker between head and tail; its bytes count against the budget. */
+export function previewMarker(omittedBytes: number): string {
+  return `\n… [${String(omittedBytes)} bytes omitted] …\n`;
+}
+
+/** Where the head ends: an index into the text, and the UTF-8 bytes before it. */
+export interface Cut {
+  readonly index: number;
+  readonly bytes: number;
+}
+
+/**
+ * The longest prefix of `text` of at most `budget` UTF-8 bytes that ends on a code point
+ * boundary; when a line break ends a prefix no more than a small window shorter, the cut
+ * moves back to just after it. Scans only about `budget` code units, so `text` may be a
+ * buffer holding just the first `budget + 1` or more code units of a longer text.
+ */
+export function cutHead(text: string, budget: number): Cut {
+  const n = text.length;
+  const window = Math.min(LINE_WINDOW_BYTES, Math.floor(budget / 4));
+  let i = 0;
+  let bytes = 0;
+  let lineIndex = -1;
+  let lineBytes = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    let size: number;
+    let units = 1;
+    if (c < 0x80) size = 1;
+    else if (c < 0x800) size = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && isLow(text.charCodeAt(i + 1))) {
+      size = 4;
+      units = 2;
+    } else size = 3; // BMP, or a lone surrogate (written as U+FFFD)
+    if (bytes + size > budget) break;
+    bytes += size;
+    i += units;
+    if (c === 0x0a) {
+      lineIndex = i;
+      lineBytes = bytes;
+    }
+  }
+  if (lineIndex > 0 && lineIndex < i && bytes - lineBytes <= window) return { index: lineIndex, bytes: lineBytes };
+  return { index: i, bytes };
+}
+
+/**
+ * The longest suffix of `text` of at most `budget` UTF-8 bytes that starts on a code
+ * point boundary, moved forward to the start of a line when one begins within a small
+ * window. Returns where the suffix starts. Scans only about `budget` code units from the
+ * end, so `text` may be a buffer holding just the last `budget + 2` or more code units.
+ */
+export function cutTail(text: string, budget: number): Cut {
+  const n = text.length;
+  const window = Math.min(LINE_WINDOW_BYTES, Math.floor(budget / 4));
+  let i = n;
+  let bytes = 0;
+  let lineIndex = -1;
+  let lineBytes = 0;
+  while (i > 0) {
+    const c = text.charCodeAt(i - 1);
+    let size: number;
+    let units = 1;
+    if (c < 0x80) size = 1;
+    else if (c < 0x800) size = 2;
+    else if (isLow(c) && i >= 2 && isHigh(text.charCodeAt(i - 2))) {
+      size = 4;
+      units = 2;
+    } else size = 3;
+    if (bytes + size > budget) break;
+    bytes += size;
+    i -= units;
+    if (i > 0 && text.charCodeAt(i - 1) === 0x0a) {
+      lineIndex = i;
+      lineBytes = bytes;
+    }
+  }
+  if (lineIndex >= 0 && lineIndex > i && bytes - lineBytes <= window) return { index: lineIndex, bytes: lineBytes };
+  return { index: i, bytes };
+}
+
+/**
+ * Where the preview comes from. For a whole string both buffers are the string; a stream
+ * keeps only the first and last `maxInlineBytes + 2` code units.
+ */
+export interface PreviewSource {
+  /** A prefix of the text (or all of it). */
+  readonly head: string;
+  /** A suffix of the text (or all of it). */
+  readonly tail: string;
+  /** The UTF-8 size of the whole text. */
+  readonly totalBytes: number;
+}
+
+/** A composed replacement. */
+export interface Replacement {
+  /** What the model sees. */
+  readonly text: string;
+  /** Bytes of the original shown (head + tail). */
+  readonly shownBytes: number;
+  /** Bytes of the original not shown: the N in the notice. */
+  readonly omittedBytes: number;
+}
+
+/**
+ * Builds `head + marker + tail + "\n\n" + notice` (or the notice alone when no preview
+ * fits) of at most `cap` UTF-8 bytes, or `undefined` when even the notice alone is larger
+ * than `cap`. The source must be larger than `cap`.
+ *
+ * The notice and the marker both state N, the bytes not shown, and N depends on how much
+ * the preview shows. The budget is first computed reserving as many digits as the total
+ * has (N can never have more); when the resulting N is shorter, the saved digits are
+ * given back to the preview and the cut redone, until the digit count is stable. Every
+ * round's result fits, so stopping anywhere is safe.
+ */
+export function composeReplacement(
+  source: PreviewSource,
+  cap: number,
+  previewLimit: number,
+  notice: (omittedBytes: number) => string,
+): Replacement | undefined {
+  const total = source.totalBytes;
+  let digits = digitCount(total);
+  let best: Replacement | undefined;
+  for (;;) {
+    const widest = 10 ** digits - 1; // any number with `digits` digits has the same cost
+    const noticeBytes = utf8ByteLength(notice(widest));
+    if (noticeBytes > cap) return best;
+    const markerBytes = utf8ByteLength(previewMarker(widest));
+    const budget = Math.min(cap - noticeBytes - PREVIEW_SEPARATOR.length, previewLimit) - markerBytes;
+    let candidate: Replacement;
+    if (budget <= 0) {
+      candidate = { text: notice(total), shownBytes: 0, omittedBytes: total };
+    } else {
+      const head = cutHead(source.head, Math.ceil(budget / 2));
+      const tail = cutTail(source.tail, budget - head.bytes);
+      const shown = head.bytes + tail.bytes;
+      const omitted = total - shown;
+      candidate =
+        shown === 0
+          ? { text: notice(total), shownBytes: 0, omittedBytes: total }
+          : {
+              text:
+                source.head.slice(0, head.index) +
+                previewMarker(omitted) +
+                source.tail.slice(tail.index) +
+                PREVIEW_SEPARATOR +
+                notice(omitted),
+              shownBytes: shown,
+              omittedBytes: omitted,
+            };
+    }
+    const used = digitCount(candidate.omittedBytes);
+    if (used > digits) return best; // cannot happen for a well-formed source; never exceed the cap
+    best = candidate;
+    if (used === digits) return best;
+    digits = used;
+  }
+}
+
+function digitCount(n: number): number {
+  return String(n).length;
+}
+
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLow(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}

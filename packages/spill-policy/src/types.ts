@@ -1,0 +1,197 @@
+import type { SpillBackend } from '@spillway/core';
+
+/**
+ * One tool call, as the harness describes it. Any harness maps onto this shape; see the
+ * README for MCP and the Vercel AI SDK.
+ */
+export interface ToolExecution {
+  /** The tool's name, such as `bash` or `web_fetch`. Matched against `skipTools`. */
+  readonly toolName: string;
+  /** The harness's id for this call. Must be non-empty for a spill to happen. */
+  readonly callId: string;
+  /** The conversation. Without one, nothing is spilled (event reason `no-session`). */
+  readonly sessionId?: string;
+  /** Set (non-empty) when this call runs inside another tool call: never spilled. */
+  readonly parentCallId?: string;
+}
+
+/** A text block. */
+export interface TextContentBlock {
+  readonly type: 'text';
+  readonly text: string;
+}
+
+/**
+ * One piece of tool output: text, or any other kind (image, audio, resource…). A result
+ * with any non-text block is never spilled.
+ */
+export type ContentBlock = TextContentBlock | { readonly type: string; readonly [key: string]: unknown };
+
+/** What a tool returned. */
+export interface ToolResult {
+  /** The blocks the model would see. */
+  readonly content: readonly ContentBlock[];
+  /** True when the tool failed. The policy never changes it. */
+  readonly isError?: boolean;
+}
+
+/**
+ * What a post-tool hook decided. `accept` with `content` replaces the content the model
+ * sees; `accept` with `value` replaces the result with a value (never spilled); any other
+ * kind (`block`, `deny`, …) is passed through untouched.
+ */
+export type PostToolDecision =
+  | { readonly kind: 'accept'; readonly content?: readonly ContentBlock[]; readonly value?: unknown }
+  | { readonly kind: string; readonly [key: string]: unknown };
+
+/**
+ * Why a spill did not happen although the result was over the cap.
+ *
+ * - `invalid-execution`: the execution has no usable `toolName`/`callId` (not strings, or an empty call id).
+ * - `no-session`: the execution has no `sessionId`.
+ * - `no-backend`: the policy was created without a backend.
+ * - `notice-too-large`: `maxInlineBytes` cannot hold even the notice alone.
+ * - `save-threw`: the backend's save threw synchronously.
+ * - `save-rejected`: the save rejected (any value).
+ * - `malformed-ref`: the save resolved with something that is not a valid `SpillRef`, or
+ *   whose `bytes` differs from the bytes the policy handed over.
+ * - `timeout`: the save did not settle within `saveTimeoutMs` (it was aborted).
+ */
+export type SpillKeptReason =
+  | 'invalid-execution'
+  | 'no-session'
+  | 'no-backend'
+  | 'notice-too-large'
+  | 'save-threw'
+  | 'save-rejected'
+  | 'malformed-ref'
+  | 'timeout';
+
+/** The result was stored and the model sees a preview and a notice. */
+export interface SpillSpilledEvent {
+  readonly type: 'spilled';
+  readonly toolName: string;
+  readonly callId: string;
+  /** UTF-8 size of the full result that was stored. */
+  readonly bytes: number;
+  /** UTF-8 bytes of the original shown in the preview (head plus tail). */
+  readonly shownBytes: number;
+  /** Where the full result is. */
+  readonly locator: string;
+  /** How long the save took, in milliseconds. */
+  readonly ms: number;
+  /**
+   * Only on streams, and only when `maxInlineBytes` is smaller than this notice: the
+   * stream no longer holds the original, so it returns the notice alone, over the cap.
+   */
+  readonly overCap?: true;
+}
+
+/** The result was over the cap but was left as it was. */
+export interface SpillKeptEvent {
+  readonly type: 'kept';
+  readonly toolName: string;
+  readonly callId: string;
+  /** Why; see {@link SpillKeptReason}. */
+  readonly reason: SpillKeptReason;
+  /** UTF-8 size of the result. */
+  readonly bytes: number;
+  /** The underlying error or rejection value, when there is one. */
+  readonly error?: unknown;
+  /**
+   * For `notice-too-large` after a save: the artifact that was stored but is not
+   * referenced (retention removes it later).
+   */
+  readonly locator?: string;
+}
+
+/**
+ * Streams only: the save failed after part of the output had already been handed to the
+ * backend and released from memory, so neither the full text nor a stored copy exists.
+ * The model sees the head and tail and a note that the middle is lost.
+ */
+export interface SpillTruncatedEvent {
+  readonly type: 'truncated';
+  readonly toolName: string;
+  readonly callId: string;
+  /** Why the save failed: `save-rejected`, `malformed-ref` or `timeout`. */
+  readonly reason: SpillKeptReason;
+  /** UTF-8 size of the whole output. */
+  readonly bytes: number;
+  /** UTF-8 bytes of the output that the model still sees. */
+  readonly shownBytes: number;
+  /** The underlying error or rejection value, when there is one. */
+  readonly error?: unknown;
+}
+
+/** Everything `onEvent` can receive. */
+export type SpillEvent = SpillSpilledEvent | SpillKeptEvent | SpillTruncatedEvent;
+
+/** Configuration for {@link createSpillPolicy}. */
+export interface SpillPolicyOptions {
+  /** Where full results go. Absent: every spill attempt keeps the original (`no-backend`). */
+  readonly backend?: SpillBackend | undefined;
+  /**
+   * The cap, in UTF-8 bytes, on what the model sees from one result. Omitted: the policy
+   * is disabled (identity; the backend is never touched). Must be a non-negative integer.
+   */
+  readonly maxInlineBytes?: number | undefined;
+  /** Tools whose results are never spilled. Default `['read']`. */
+  readonly skipTools?: readonly string[] | undefined;
+  /**
+   * An upper bound on the preview (head + marker + tail) in UTF-8 bytes, below what the
+   * cap allows. 0 shows the notice alone. Must be a non-negative integer.
+   */
+  readonly previewBytes?: number | undefined;
+  /**
+   * How long a save may take before it is aborted and the result kept. Default 10 000.
+   * Must be an integer from 1 to 2 147 483 647 (the largest timer delay).
+   */
+  readonly saveTimeoutMs?: number | undefined;
+  /** Receives every spill and non-spill. It may throw or reject; the call is unaffected. */
+  readonly onEvent?: ((event: SpillEvent) => void) | undefined;
+}
+
+/** Feeds output that arrives in pieces (command output) through the policy. */
+export interface SpillStream {
+  /**
+   * Adds a chunk. Resolves once the chunk is accepted; while a spill is streaming into
+   * the backend it waits for the backend to take earlier chunks (backpressure).
+   * Rejects with a `TypeError` for a non-string chunk or after `finish()`, and with
+   * `SPILL_ABORTED` after `abort()`.
+   */
+  push(chunk: string): Promise<void>;
+  /**
+   * Ends the input and resolves with the result for the model: the whole text as one
+   * text block, or preview + notice, exactly as `applyToResult` would give for the
+   * concatenated text (see the README for the two cases a stream cannot match).
+   * Never rejects because of the backend; rejects with `SPILL_ABORTED` after `abort()`.
+   */
+  finish(options?: { readonly isError?: boolean }): Promise<ToolResult>;
+  /**
+   * Cancels: an in-flight save is aborted through its signal (so it publishes nothing)
+   * and awaited for at most `saveTimeoutMs`. Later `push`/`finish` calls reject with
+   * `SPILL_ABORTED`. Calling it again does nothing.
+   */
+  abort(reason?: unknown): Promise<void>;
+}
+
+/** The policy: decides, per tool result, whether to spill. */
+export interface SpillPolicy {
+  /** False when `maxInlineBytes` was omitted: everything passes through untouched. */
+  readonly enabled: boolean;
+  /**
+   * Applies the policy to a result and the hook's decision so far. Resolves with the
+   * decision unchanged (or `{ kind: 'accept' }` when none was given), or with an accept
+   * whose content is one text block: preview + notice. Never rejects, never mutates.
+   */
+  apply(exec: ToolExecution, result: ToolResult, decision?: PostToolDecision): Promise<PostToolDecision>;
+  /**
+   * The same decision for harnesses without hook decisions: resolves with `result`
+   * itself, or a copy whose `content` is the one replacement block (other fields, such as
+   * `isError`, kept). Never rejects, never mutates.
+   */
+  applyToResult(exec: ToolExecution, result: ToolResult): Promise<ToolResult>;
+  /** Starts a stream for output that arrives in pieces. */
+  stream(exec: ToolExecution): SpillStream;
+}
