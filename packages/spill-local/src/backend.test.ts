@@ -1,0 +1,263 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isSpillError, sessionId, spillLocator } from '@spillway/core';
+import type { SpillEntry } from '@spillway/core';
+import { LOCAL_RETRIEVAL_HINT, createLocalBackend, sessionDirName } from './index.js';
+import { makeRoot, request, streamRequest } from './test-helpers.js';
+
+let root: string;
+let cleanup: () => void;
+beforeEach(() => {
+  ({ root, cleanup } = makeRoot());
+});
+afterEach(() => {
+  cleanup();
+});
+
+async function collect(it: AsyncIterable<SpillEntry>): Promise<SpillEntry[]> {
+  const out: SpillEntry[] = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
+describe('createLocalBackend options', () => {
+  it.each([
+    [{ maxOpenFiles: 0 }],
+    [{ maxOpenFiles: 7 }],
+    [{ maxOpenFiles: 1.5 }],
+    [{ maxOpenFiles: '64' }],
+    [{ root: 42 }],
+    [{ root: '' }],
+    [{ root: '/tmp/a\0b' }],
+    [{ durable: 'yes' }],
+    [{ createRoot: 1 }],
+  ])('throws a TypeError at construction for %j', (opts) => {
+    expect(() => createLocalBackend(opts as never)).toThrow(TypeError);
+  });
+
+  it('resolves a relative root against the working directory at construction', async () => {
+    const rel = path.relative(process.cwd(), root);
+    const backend = createLocalBackend({ root: rel });
+    expect(await backend.root()).toBe(fs.realpathSync(root));
+  });
+
+  it('creates a private temp root lazily when none is configured', async () => {
+    const backend = createLocalBackend();
+    const r = await backend.root();
+    try {
+      const st = fs.lstatSync(r);
+      expect(st.isDirectory()).toBe(true);
+      expect(st.mode & 0o777).toBe(0o700);
+      expect(path.basename(r)).toMatch(/^spillway-/);
+    } finally {
+      fs.rmSync(r, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('saving', () => {
+  it('stores the full text at <root>/session-<h>/<random>-<name> and returns its exact byte count', async () => {
+    const backend = createLocalBackend({ root });
+    const content = 'héllo wörld 😀\n'.repeat(100);
+    const ref = await backend.saveText(request(content, 'web_fetch.txt', 'chat-1'));
+    expect(ref.retrievalHint).toBe(LOCAL_RETRIEVAL_HINT);
+    expect(ref.bytes).toBe(Buffer.byteLength(content));
+    expect(path.dirname(ref.locator)).toBe(path.join(fs.realpathSync(root), sessionDirName(sessionId('chat-1'))));
+    expect(path.basename(ref.locator)).toMatch(/^[0-9a-f]{20}-web_fetch\.txt$/);
+    expect(fs.readFileSync(ref.locator, 'utf8')).toBe(content);
+    expect(fs.statSync(ref.locator).mode & 0o777).toBe(0o600);
+    expect(fs.statSync(path.dirname(ref.locator)).mode & 0o777).toBe(0o700);
+  });
+
+  it('stores an empty text as an empty file', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request(''));
+    expect(ref.bytes).toBe(0);
+    expect(fs.readFileSync(ref.locator, 'utf8')).toBe('');
+  });
+
+  it('leaves no temp file behind after a successful save', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('x'));
+    expect(fs.readdirSync(path.dirname(ref.locator))).toEqual([path.basename(ref.locator)]);
+  });
+
+  it('writes lone surrogates as U+FFFD, like every UTF-8 encoder, and counts them as 3 bytes', async () => {
+    const backend = createLocalBackend({ root });
+    const content = 'a\uD800b\uDFFFc';
+    const ref = await backend.saveText(request(content));
+    expect(fs.readFileSync(ref.locator)).toEqual(Buffer.from(content));
+    expect(ref.bytes).toBe(9);
+  });
+
+  it('durable saves store the same bytes', async () => {
+    const backend = createLocalBackend({ root, durable: true });
+    const ref = await backend.saveText(request('durable\n'));
+    expect(fs.readFileSync(ref.locator, 'utf8')).toBe('durable\n');
+  });
+
+  it('rejects malformed requests with SPILL_INVALID_INPUT', async () => {
+    const backend = createLocalBackend({ root });
+    await expect(backend.saveText({ ...request('x'), content: 5 } as never)).rejects.toMatchObject({ code: 'SPILL_INVALID_INPUT' });
+    await expect(backend.saveText({ ...request('x'), owner: { sessionId: '' } } as never)).rejects.toMatchObject({ code: 'SPILL_INVALID_INPUT' });
+    await expect(backend.saveTextStream({ ...request('x'), content: 5 } as never)).rejects.toMatchObject({ code: 'SPILL_INVALID_INPUT' });
+  });
+
+  it('rejects an already-aborted save with SPILL_ABORTED and creates nothing', async () => {
+    const backend = createLocalBackend({ root });
+    const ac = new AbortController();
+    ac.abort(new Error('stop'));
+    await expect(backend.saveText(request('x'), { signal: ac.signal })).rejects.toMatchObject({ code: 'SPILL_ABORTED' });
+    expect(fs.readdirSync(root)).toEqual([]);
+  });
+});
+
+describe('streaming', () => {
+  it('concatenates sync and async chunks and keeps a surrogate pair split across chunks whole', async () => {
+    const backend = createLocalBackend({ root });
+    const chunks = ['ab', '\uD83D', '\uDE00', 'c\n', '', 'end'];
+    async function* gen(): AsyncGenerator<string> {
+      for (const c of chunks) {
+        await Promise.resolve();
+        yield c;
+      }
+    }
+    const a = await backend.saveTextStream(streamRequest(chunks));
+    const b = await backend.saveTextStream(streamRequest(gen()));
+    for (const ref of [a, b]) {
+      expect(fs.readFileSync(ref.locator, 'utf8')).toBe(chunks.join(''));
+      expect(ref.bytes).toBe(Buffer.byteLength(chunks.join('')));
+    }
+  });
+
+  it('writes a lone high surrogate at the very end as U+FFFD', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveTextStream(streamRequest(['x', '\uD83D']));
+    expect(fs.readFileSync(ref.locator)).toEqual(Buffer.from('x\uFFFD'));
+    expect(ref.bytes).toBe(4);
+  });
+
+  it('rejects a stream that throws with SPILL_STREAM_FAILED and publishes nothing', async () => {
+    const backend = createLocalBackend({ root });
+    async function* bad(): AsyncGenerator<string> {
+      yield 'partial';
+      await Promise.resolve();
+      throw new Error('producer died');
+    }
+    const err: unknown = await backend.saveTextStream(streamRequest(bad())).catch((e: unknown) => e);
+    expect(isSpillError(err, 'SPILL_STREAM_FAILED')).toBe(true);
+    const dir = path.join(root, sessionDirName(sessionId('session-a')));
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('rejects a non-string chunk with SPILL_STREAM_FAILED', async () => {
+    const backend = createLocalBackend({ root });
+    await expect(backend.saveTextStream(streamRequest(['ok', 42 as unknown as string]))).rejects.toMatchObject({
+      code: 'SPILL_STREAM_FAILED',
+    });
+  });
+
+  it('aborts a stream that is waiting for its next chunk: SPILL_ABORTED, temp removed, nothing published', async () => {
+    const backend = createLocalBackend({ root });
+    const ac = new AbortController();
+    let returned = false;
+    const never: AsyncIterable<string> = {
+      [Symbol.asyncIterator]() {
+        let first = true;
+        return {
+          next: () => {
+            if (first) {
+              first = false;
+              return Promise.resolve({ done: false, value: 'some text' });
+            }
+            setTimeout(() => { ac.abort(); }, 10);
+            return new Promise<IteratorResult<string>>(() => undefined);
+          },
+          return: () => {
+            returned = true;
+            return Promise.resolve({ done: true, value: undefined });
+          },
+        };
+      },
+    };
+    await expect(backend.saveTextStream(streamRequest(never), { signal: ac.signal })).rejects.toMatchObject({ code: 'SPILL_ABORTED' });
+    expect(returned).toBe(true);
+    expect(fs.readdirSync(path.join(root, sessionDirName(sessionId('session-a'))))).toEqual([]);
+  });
+});
+
+describe('reading back', () => {
+  it('reads a line range with 1-based offsets and reports what follows', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('one\ntwo\nthree\nfour\n'));
+    const r = await backend.reader.read(ref.locator, { offset: 2, limit: 2 });
+    expect(r).toEqual({ text: 'two\nthree\n', startLine: 2, endLine: 3, truncated: false, hasMore: true, nextOffset: 4, totalBytes: 19 });
+  });
+
+  it('greps with line numbers, case folding and literal mode', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('alpha\nBeta\ngammaZx\nbeta\n'));
+    const r1 = await backend.reader.grep(ref.locator, 'beta', { ignoreCase: true });
+    expect(r1.matches).toEqual([
+      { line: 2, text: 'Beta', truncated: false },
+      { line: 4, text: 'beta', truncated: false },
+    ]);
+    const r2 = await backend.reader.grep(ref.locator, 'a.x', { literal: true });
+    expect(r2.matches).toEqual([]);
+    const r3 = await backend.reader.grep(ref.locator, 'a.x');
+    expect(r3.matches.map((m) => m.line)).toEqual([3]);
+    expect(r3.totalBytes).toBe(24);
+  });
+
+  it('answers SPILL_NOT_FOUND for a well-formed locator that names nothing', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('x'));
+    const missing = spillLocator(path.join(path.dirname(ref.locator), '0123456789abcdef0123-gone.txt'));
+    await expect(backend.reader.read(missing)).rejects.toMatchObject({ code: 'SPILL_NOT_FOUND' });
+    const otherSession = spillLocator(path.join(fs.realpathSync(root), sessionDirName(sessionId('nobody-here')), '0123456789abcdef0123-gone.txt'));
+    await expect(backend.reader.read(otherSession)).rejects.toMatchObject({ code: 'SPILL_NOT_FOUND' });
+  });
+});
+
+describe('catalog', () => {
+  it('lists artifacts of every session or of one, with sizes and the session key', async () => {
+    const backend = createLocalBackend({ root });
+    const a = await backend.saveText(request('aaa', 'a.txt', 's1'));
+    const b = await backend.saveText(request('bb', 'b.txt', 's2'));
+    const all = await collect(backend.catalog.list());
+    expect(all.map((e) => e.locator).sort()).toEqual([a.locator, b.locator].sort());
+    const only = await collect(backend.catalog.list({ sessionId: sessionId('s2') }));
+    expect(only).toHaveLength(1);
+    expect(only[0]).toMatchObject({ locator: b.locator, bytes: 2, session: sessionDirName(sessionId('s2')) });
+    expect(only[0]?.createdAt).toBeInstanceOf(Date);
+    expect(await collect(backend.catalog.list({ sessionId: sessionId('never-used') }))).toEqual([]);
+  });
+
+  it('deletes an artifact once: true, then false', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('x'));
+    expect(await backend.catalog.delete(ref.locator)).toBe(true);
+    expect(fs.existsSync(ref.locator)).toBe(false);
+    expect(await backend.catalog.delete(ref.locator)).toBe(false);
+    await expect(backend.reader.read(ref.locator)).rejects.toMatchObject({ code: 'SPILL_NOT_FOUND' });
+  });
+
+  it('sweeps temp files older than the cutoff and keeps newer ones and artifacts', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('keep'));
+    const dir = path.dirname(ref.locator);
+    const old = path.join(dir, `.tmp-${'a'.repeat(32)}`);
+    const fresh = path.join(dir, `.tmp-${'b'.repeat(32)}`);
+    fs.writeFileSync(old, 'partial', { mode: 0o600 });
+    fs.writeFileSync(fresh, 'partial2', { mode: 0o600 });
+    const past = new Date(Date.now() - 3_600_000);
+    fs.utimesSync(old, past, past);
+    expect(await backend.catalog.sweepTemp({ olderThanMs: 60_000 })).toEqual({ removed: 1, bytes: 7 });
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(fresh)).toBe(true);
+    expect(fs.existsSync(ref.locator)).toBe(true);
+    const listed = await collect(backend.catalog.list());
+    expect(listed.map((e) => e.locator)).toEqual([ref.locator]);
+  });
+});

@@ -1,0 +1,227 @@
+import path from 'node:path';
+import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
+import type {
+  GrepOptions,
+  GrepResult,
+  ListOptions,
+  ReadOptions,
+  ReadResult,
+  SaveTextSpill,
+  SaveTextStreamSpill,
+  SpillBackend,
+  SpillCallOptions,
+  SpillCatalog,
+  SpillEntry,
+  SpillLocator,
+  SpillReader,
+  SpillRef,
+  SweepTempResult,
+} from '@spillway/core';
+import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
+import type { CatalogContext } from './catalog.js';
+import { storageError } from './errors.js';
+import { nodeFsOps } from './fs-ops.js';
+import type { FsOps } from './fs-ops.js';
+import { grepSettings, planGrep, runGrep } from './grep.js';
+import { openArtifact, resolveLocator } from './locator.js';
+import type { OpenArtifact } from './locator.js';
+import { findLineStart, readFrom, readOptions } from './read-lines.js';
+import { RootGuard } from './root-guard.js';
+import { save } from './save.js';
+import type { SaveContext } from './save.js';
+import { Semaphore } from './semaphore.js';
+import { WRITE_BUFFER_BYTES } from './file-writer.js';
+
+/** Options for {@link createLocalBackend}. */
+export interface LocalBackendOptions {
+  /**
+   * The storage root: absolute, or resolved against the working directory when the
+   * backend is created. It must be a real directory (not a symlink) owned by this user
+   * with mode `& 0o077 == 0`, under directories that only root or this user can change.
+   * Omitted: a private directory is created lazily with `mkdtemp` under `os.tmpdir()`.
+   */
+  readonly root?: string;
+  /**
+   * When the configured root does not exist, create it (and missing parents), each
+   * exactly 0700. Default false: a missing root is refused with `SPILL_UNSAFE_ROOT`.
+   */
+  readonly createRoot?: boolean;
+  /** fsync each file before publishing it and its directory after. Default false. */
+  readonly durable?: boolean;
+  /**
+   * The most file descriptors the backend holds at once (each save holds two). Default
+   * 64; at least 8.
+   */
+  readonly maxOpenFiles?: number;
+}
+
+/** The catalog of a {@link LocalBackend}: list, delete, and sweeping crash leftovers. */
+export interface LocalCatalog extends SpillCatalog {
+  sweepTemp(options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult>;
+}
+
+/** The hardened private-file backend. */
+export interface LocalBackend extends SpillBackend {
+  readonly name: 'local';
+  /** Reads artifacts back by line range and searches them. */
+  readonly reader: SpillReader;
+  /** Lists and deletes artifacts and sweeps leftover temp files. */
+  readonly catalog: LocalCatalog;
+  /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
+  root(): Promise<string>;
+}
+
+/** Default {@link LocalBackendOptions.maxOpenFiles}. */
+export const DEFAULT_MAX_OPEN_FILES = 64;
+/** The smallest accepted maxOpenFiles: a paused listing holds four, a save two. */
+export const MIN_MAX_OPEN_FILES = 8;
+
+/**
+ * Test seams, deliberately not part of the public API: fault-injecting fs operations,
+ * forcing the non-`/proc` fallback, a fake clock.
+ */
+export interface LocalBackendInternals {
+  readonly ops?: FsOps;
+  readonly procFd?: boolean;
+  readonly now?: () => number;
+  readonly tmpDir?: string;
+  readonly euid?: number;
+  readonly writeBufferBytes?: number;
+}
+
+function checkOptions(options: unknown): {
+  root: string | undefined;
+  createRoot: boolean;
+  durable: boolean;
+  maxOpenFiles: number;
+} {
+  if (options === undefined) return { root: undefined, createRoot: false, durable: false, maxOpenFiles: DEFAULT_MAX_OPEN_FILES };
+  if (typeof options !== 'object' || options === null) throw new TypeError('createLocalBackend options must be an object.');
+  const { root, createRoot, durable, maxOpenFiles } = options as Record<string, unknown>;
+  if (root !== undefined) {
+    if (typeof root !== 'string' || root.length === 0) throw new TypeError('options.root must be a non-empty path string.');
+    if (root.includes('\0')) throw new TypeError('options.root must not contain a NUL character.');
+  }
+  if (createRoot !== undefined && typeof createRoot !== 'boolean') throw new TypeError('options.createRoot must be a boolean.');
+  if (durable !== undefined && typeof durable !== 'boolean') throw new TypeError('options.durable must be a boolean.');
+  if (
+    maxOpenFiles !== undefined &&
+    (typeof maxOpenFiles !== 'number' || !Number.isSafeInteger(maxOpenFiles) || maxOpenFiles < MIN_MAX_OPEN_FILES)
+  ) {
+    throw new TypeError(`options.maxOpenFiles must be a whole number of at least ${MIN_MAX_OPEN_FILES}; got ${typeof maxOpenFiles === 'number' ? maxOpenFiles : typeof maxOpenFiles}.`);
+  }
+  return {
+    root: typeof root === 'string' ? path.resolve(root) : undefined,
+    createRoot: createRoot === true,
+    durable: durable === true,
+    maxOpenFiles: typeof maxOpenFiles === 'number' ? maxOpenFiles : DEFAULT_MAX_OPEN_FILES,
+  };
+}
+
+/**
+ * Builds a local backend with test seams. Internal: the package exports
+ * {@link createLocalBackend} only.
+ */
+export function createLocalBackendWith(options: LocalBackendOptions | undefined, internals: LocalBackendInternals = {}): LocalBackend {
+  const config = checkOptions(options);
+  const ops = internals.ops ?? nodeFsOps;
+  const guard = new RootGuard({
+    ops,
+    root: config.root,
+    createRoot: config.createRoot,
+    tmpDir: internals.tmpDir,
+    procFd: internals.procFd,
+    euid: internals.euid,
+  });
+  const semaphore = new Semaphore(config.maxOpenFiles);
+  const saveCtx: SaveContext = {
+    ops,
+    guard,
+    semaphore,
+    durable: config.durable,
+    writeBufferBytes: internals.writeBufferBytes ?? WRITE_BUFFER_BYTES,
+  };
+  const catalogCtx: CatalogContext = { ops, guard, semaphore, durable: config.durable, now: internals.now ?? Date.now };
+
+  async function withArtifact<T>(locator: SpillLocator, signal: AbortSignal | undefined, fn: (a: OpenArtifact) => Promise<T>): Promise<T> {
+    throwIfAborted(signal, 'The read');
+    const resolved = await resolveLocator(guard, ops, locator);
+    const release = await semaphore.acquire(2);
+    try {
+      const artifact = await openArtifact(guard, ops, resolved);
+      await ops.close(artifact.dir.fd).catch(() => undefined);
+      try {
+        return await fn(artifact);
+      } finally {
+        await ops.close(artifact.fd).catch(() => undefined);
+      }
+    } catch (error) {
+      throw storageError(error, 'reading the spill file');
+    } finally {
+      release();
+    }
+  }
+
+  const reader: SpillReader = {
+    read(locator: SpillLocator, options?: ReadOptions): Promise<ReadResult> {
+      return (async () => {
+        const opts = readOptions(options);
+        return withArtifact(locator, options?.signal, async ({ fd, stats }) => {
+          const read = (b: Uint8Array, o: number, l: number, p: number): Promise<number> => ops.read(fd, b, o, l, p);
+          const start = await findLineStart(read, stats.size, opts.offset, 0, 1, options?.signal);
+          return readFrom(read, stats.size, start, opts);
+        });
+      })();
+    },
+    grep(locator: SpillLocator, pattern: string, options?: GrepOptions): Promise<GrepResult> {
+      return (async () => {
+        const settings = grepSettings(options);
+        const plan = planGrep(pattern, settings);
+        return withArtifact(locator, options?.signal, async ({ fd, stats }) => {
+          const read = (b: Buffer, o: number, l: number, p: number): Promise<number> => ops.read(fd, b, o, l, p);
+          const result = await runGrep(fd, stats.size, plan, settings.timeoutMs, options?.signal, read);
+          return { matches: result.matches, limitReached: result.limitReached, totalBytes: stats.size };
+        });
+      })();
+    },
+  };
+
+  const catalog: LocalCatalog = {
+    list: (options?: ListOptions): AsyncIterable<SpillEntry> => listEntries(catalogCtx, options),
+    delete: (locator: SpillLocator, options?: SpillCallOptions): Promise<boolean> => deleteEntry(catalogCtx, locator, options),
+    sweepTemp: (options) => sweepTemp(catalogCtx, options),
+  };
+
+  return {
+    name: 'local',
+    reader,
+    catalog,
+    async root(): Promise<string> {
+      return (await guard.root()).path;
+    },
+    async saveText(input: SaveTextSpill, options?: SpillCallOptions): Promise<SpillRef> {
+      assertSaveTextRequest(input);
+      return save(saveCtx, input, { kind: 'text', text: input.content }, options?.signal);
+    },
+    async saveTextStream(input: SaveTextStreamSpill, options?: SpillCallOptions): Promise<SpillRef> {
+      assertSaveRequestEnvelope(input);
+      assertSaveTextStreamRequest(input);
+      return save(saveCtx, input, { kind: 'stream', chunks: input.content }, options?.signal);
+    },
+  };
+}
+
+/**
+ * Creates the hardened private-file backend. Files land at
+ * `<root>/session-<h>/<random>-<safe-name>`; the locator is that absolute path.
+ *
+ * @example
+ * const backend = createLocalBackend({ root: '/home/me/.local/state/spillway', createRoot: true });
+ * const ref = await backend.saveText({ owner: { sessionId: sessionId('s1') }, source, suggestedName: 'out.txt', content });
+ * const page = await backend.reader.read(ref.locator, { offset: 1, limit: 100 });
+ *
+ * @throws TypeError when the options are malformed (bad root, maxOpenFiles below 8…).
+ */
+export function createLocalBackend(options?: LocalBackendOptions): LocalBackend {
+  return createLocalBackendWith(options);
+}

@@ -1,0 +1,134 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { SessionId } from '@spillway/core';
+
+/** Hex digits of the session hash in a session directory name (128 bits). */
+export const SESSION_HASH_HEX = 32;
+/** Hex digits of the random prefix of a leaf name (80 bits). */
+export const LEAF_RANDOM_HEX = 20;
+/** The most bytes a leaf name may have (the common file-system limit for one segment). */
+export const MAX_LEAF_BYTES = 255;
+/** Prefix of in-progress files; `sweepTemp` removes leftovers that carry it. */
+export const TEMP_PREFIX = '.tmp-';
+/** Name used when the suggested name reduces to nothing. */
+export const DEFAULT_NAME = 'result.txt';
+
+/** `session-` followed by exactly {@link SESSION_HASH_HEX} lowercase hex digits. */
+export const SESSION_DIR_RE = new RegExp(`^session-[0-9a-f]{${SESSION_HASH_HEX}}$`);
+/** A published leaf: the random prefix, a dash, then at least one more character. */
+export const LEAF_RE = new RegExp(`^[0-9a-f]{${LEAF_RANDOM_HEX}}-.`, 's');
+/** An in-progress temp file: the prefix and 32 hex digits. */
+export const TEMP_RE = /^\.tmp-[0-9a-f]{32}$/;
+
+// Domain separation, so the hash cannot be confused with any other sha256 of the same bytes.
+const SESSION_HASH_DOMAIN = Buffer.from('spillway/session-dir/v1\0', 'utf8');
+
+/**
+ * The directory name for a session: `session-<h>`, where `h` is the first 32 hex digits of
+ * sha256 over the session id's UTF-16 code units as little-endian bytes. That encoding is
+ * lossless, so ids that differ only in lone surrogates (`"s\uD800"` vs `"s\uDFFF"`) get
+ * different directories; hashing the string as UTF-8 would turn both into U+FFFD.
+ *
+ * @example sessionDirName(sessionId('chat-42')) // 'session-1f0c…' (32 hex digits)
+ */
+export function sessionDirName(sessionId: SessionId): string {
+  if (typeof sessionId !== 'string') throw new TypeError('sessionDirName needs a session id string.');
+  const hash = createHash('sha256');
+  hash.update(SESSION_HASH_DOMAIN);
+  hash.update(Buffer.from(sessionId, 'utf16le'));
+  return `session-${hash.digest('hex').slice(0, SESSION_HASH_HEX)}`;
+}
+
+/** A fresh temp-file name in the session directory. */
+export function tempName(): string {
+  return `${TEMP_PREFIX}${randomBytes(16).toString('hex')}`;
+}
+
+/** Whether a code point may appear in a leaf name as itself. */
+const ASCII_SAFE = /^[A-Za-z0-9._-]$/;
+// Letters from left-to-right scripts only: right-to-left letters can visually reorder an
+// extension next to them, and digits other than ASCII carry their own bidi class.
+const SAFE_LETTER =
+  /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+const LETTER = /^\p{L}$/u;
+const EXTENSION_RE = /\.([A-Za-z0-9]{1,16})$/;
+const SEPARATORS = /[._-]/;
+
+function isAllowed(ch: string): boolean {
+  return ASCII_SAFE.test(ch) || (SAFE_LETTER.test(ch) && LETTER.test(ch));
+}
+
+/** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a code point. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let end = 0;
+  for (const ch of text) {
+    const size = Buffer.byteLength(ch, 'utf8');
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += ch.length;
+  }
+  return text.slice(0, end);
+}
+
+function trimSeparators(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && SEPARATORS.test(text.charAt(start))) start++;
+  while (end > start && SEPARATORS.test(text.charAt(end - 1))) end--;
+  return text.slice(start, end);
+}
+
+/**
+ * Reduces a suggested name to one safe, readable segment (without the random prefix):
+ * NFKC first (so a fullwidth solidus becomes `/` and is then removed), then an allow-list
+ * of ASCII letters, digits, `.`, `_`, `-` and letters of left-to-right scripts; every run
+ * of other characters becomes one `_`, every run of separators one character, no leading
+ * or trailing separator, the extension kept, at most `maxBytes` UTF-8 bytes. An empty
+ * result becomes {@link DEFAULT_NAME}.
+ */
+export function sanitizeName(suggested: string, maxBytes: number): string {
+  const normalized = suggested.normalize('NFKC');
+  let out = '';
+  let inRun = false; // inside a run of replaced characters
+  for (const ch of normalized) {
+    if (isAllowed(ch)) {
+      const last = out.charAt(out.length - 1);
+      if (SEPARATORS.test(ch) && SEPARATORS.test(last)) {
+        // Collapse a run of separators, keeping a dot if the run has one.
+        if (ch === '.') out = `${out.slice(0, -1)}.`;
+      } else {
+        out += ch;
+      }
+      inRun = false;
+    } else if (!inRun) {
+      const last = out.charAt(out.length - 1);
+      if (!SEPARATORS.test(last)) out += '_';
+      inRun = true;
+    }
+  }
+  let name = trimSeparators(out);
+  if (name === '') return DEFAULT_NAME;
+  if (Buffer.byteLength(name, 'utf8') > maxBytes) {
+    const ext = EXTENSION_RE.exec(name);
+    const suffix = ext !== null && ext.index > 0 ? ext[0] : '';
+    const stem = suffix === '' ? name : name.slice(0, -suffix.length);
+    const kept = trimSeparators(cutToBytes(stem, maxBytes - suffix.length));
+    name = kept === '' ? cutToBytes(DEFAULT_NAME, maxBytes) : kept + suffix;
+  }
+  return name;
+}
+
+/**
+ * A fresh leaf name: {@link LEAF_RANDOM_HEX} random hex digits, `-`, then the sanitised
+ * suggestion. Never `.`/`..`, never a leading dot or dash, at most 255 bytes, and Windows
+ * device names (`CON`, `nul.txt`) are harmless behind the prefix.
+ */
+export function leafName(suggested: string): string {
+  const prefix = randomBytes(LEAF_RANDOM_HEX / 2).toString('hex');
+  return `${prefix}-${sanitizeName(suggested, MAX_LEAF_BYTES - LEAF_RANDOM_HEX - 1)}`;
+}
+
+/** Whether `name` has the shape of a published leaf (not a temp file, not hidden). */
+export function isLeafName(name: string): boolean {
+  return LEAF_RE.test(name) && Buffer.byteLength(name, 'utf8') <= MAX_LEAF_BYTES && !name.includes('/');
+}

@@ -1,0 +1,219 @@
+import path from 'node:path';
+import { SpillError, abortedError, spillLocator } from '@spillway/core';
+import type { SaveTextSpill, SpillRef } from '@spillway/core';
+import { errnoOf, spillError, storageError, unsafe } from './errors.js';
+import { FileWriter } from './file-writer.js';
+import { TEMP_CREATE_FLAGS } from './fs-ops.js';
+import type { FsOps } from './fs-ops.js';
+import { leafName, sessionDirName, tempName } from './names.js';
+import type { OpenSessionDir, RootGuard } from './root-guard.js';
+import type { Semaphore } from './semaphore.js';
+
+/** The hint every local locator carries: the model can use its ordinary file tools. */
+export const LOCAL_RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.';
+
+/** How many random names to try when the final name already exists. */
+const PUBLISH_TRIES = 8;
+/** How many temp names to try when one already exists. */
+const TEMP_TRIES = 4;
+/** Descriptors one save holds at its peak: the session directory and the file. */
+export const SAVE_FDS = 2;
+
+/** What a save needs from the backend. */
+export interface SaveContext {
+  readonly ops: FsOps;
+  readonly guard: RootGuard;
+  readonly semaphore: Semaphore;
+  readonly durable: boolean;
+  readonly writeBufferBytes: number;
+}
+
+/** Where the content comes from. */
+export type ContentSource =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'stream'; readonly chunks: Iterable<unknown> | AsyncIterable<unknown> };
+
+type Envelope = Omit<SaveTextSpill, 'content'>;
+
+/**
+ * Rejects as soon as `signal` fires, otherwise settles like `promise`. The listener is
+ * removed either way, so long streams do not pile up listeners.
+ */
+async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  if (signal.aborted) throw abortedError(signal, 'The save');
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => { reject(abortedError(signal, 'The save')); };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted === true) throw abortedError(signal, 'The save');
+}
+
+async function pump(
+  writer: FileWriter,
+  chunks: Iterable<unknown> | AsyncIterable<unknown>,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const iterator: Iterator<unknown> | AsyncIterator<unknown> =
+    Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+  let finished = false;
+  try {
+    for (;;) {
+      let step: IteratorResult<unknown>;
+      try {
+        step = await raceAbort(Promise.resolve(iterator.next()), signal);
+      } catch (error) {
+        if (error instanceof SpillError) throw error;
+        throw spillError('SPILL_STREAM_FAILED', 'The content stream threw before it ended; nothing was stored.', error);
+      }
+      if (step.done === true) {
+        finished = true;
+        return;
+      }
+      if (typeof step.value !== 'string') {
+        throw spillError('SPILL_STREAM_FAILED', `The content stream yielded a ${step.value === null ? 'null' : typeof step.value}, not a string; nothing was stored.`);
+      }
+      await writer.writeChunk(step.value);
+      checkAborted(signal);
+    }
+  } finally {
+    if (!finished && typeof iterator.return === 'function') {
+      // Tell the producer to stop; never wait on it (it may be the thing that hangs).
+      try {
+        Promise.resolve(iterator.return()).catch(() => undefined);
+      } catch {
+        // a throwing return() changes nothing: the save already failed
+      }
+    }
+  }
+}
+
+function sameFile(a: { dev: number; ino: number }, b: { dev: number; ino: number }): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
+}
+
+/**
+ * Stores content as `<root>/session-<h>/<random>-<safe-name>`: an exclusive, no-follow
+ * 0600 temp file, every byte written, optional fsync, checked after the open, then
+ * published with a no-clobber hard link and the temp name removed. Any failure removes
+ * what was created and rejects with a SpillError.
+ */
+export async function save(
+  ctx: SaveContext,
+  input: Envelope,
+  content: ContentSource,
+  signal: AbortSignal | undefined,
+): Promise<SpillRef> {
+  checkAborted(signal);
+  const acquiring = ctx.semaphore.acquire(SAVE_FDS);
+  let release: () => void;
+  try {
+    release = await raceAbort(acquiring, signal);
+  } catch (error) {
+    // Aborted while queued: hand the permits back as soon as they arrive.
+    void acquiring.then((late) => { late(); });
+    throw error;
+  }
+  try {
+    checkAborted(signal);
+    const dir = await ctx.guard.openSessionDir(sessionDirName(input.owner.sessionId), true);
+    if (dir === undefined) throw spillError('SPILL_STORAGE_FAILED', 'The session directory could not be created.');
+    try {
+      return await saveInDir(ctx, dir, input, content, signal);
+    } finally {
+      await ctx.ops.close(dir.fd).catch(() => undefined);
+    }
+  } catch (error) {
+    throw storageError(error, 'saving the spill file');
+  } finally {
+    release();
+  }
+}
+
+async function createTemp(ctx: SaveContext, dir: OpenSessionDir): Promise<{ fd: number; name: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const name = tempName();
+    try {
+      const fd = await ctx.ops.open(dir.at(name), TEMP_CREATE_FLAGS, 0o600);
+      return { fd, name };
+    } catch (error) {
+      if (errnoOf(error) === 'EEXIST' && attempt < TEMP_TRIES) continue;
+      throw storageError(error, `creating a temp file in ${dir.path}`);
+    }
+  }
+}
+
+async function saveInDir(
+  ctx: SaveContext,
+  dir: OpenSessionDir,
+  input: Envelope,
+  content: ContentSource,
+  signal: AbortSignal | undefined,
+): Promise<SpillRef> {
+  const { ops } = ctx;
+  const { fd, name: temp } = await createTemp(ctx, dir);
+  let tempLinked = true;
+  let published: string | undefined;
+  try {
+    // The umask may have narrowed the mode below 0600; it can never have widened it.
+    await ops.fchmod(fd, 0o600);
+    const opened = await ops.fstat(fd);
+    const atTemp = await ops.lstat(dir.at(temp));
+    if (!opened.isFile() || opened.nlink !== 1 || !sameFile(opened, atTemp) || (ctx.guard.euid >= 0 && opened.uid !== ctx.guard.euid)) {
+      throw unsafe(`The temp file in ${dir.path} is not the file that was created; the session directory was tampered with.`);
+    }
+
+    const writer = new FileWriter(ops, fd, ctx.writeBufferBytes);
+    if (content.kind === 'text') {
+      await writer.writeText(content.text);
+    } else {
+      await pump(writer, content.chunks, signal);
+    }
+    const bytes = await writer.end();
+    if (ctx.durable) await ops.fsync(fd);
+    const written = await ops.fstat(fd);
+    if (written.size !== bytes) {
+      throw spillError('SPILL_STORAGE_FAILED', `The spill file holds ${written.size} bytes, not the ${bytes} written; the file was changed by someone else.`);
+    }
+    checkAborted(signal);
+
+    for (let attempt = 1; published === undefined; attempt++) {
+      const leaf = leafName(input.suggestedName);
+      try {
+        await ops.link(dir.at(temp), dir.at(leaf));
+        published = leaf;
+      } catch (error) {
+        if (errnoOf(error) === 'EEXIST' && attempt < PUBLISH_TRIES) continue;
+        throw storageError(error, `publishing the spill file in ${dir.path}`);
+      }
+    }
+    await ops.unlink(dir.at(temp));
+    tempLinked = false;
+    if (ctx.durable) await ops.fsync(dir.fd);
+
+    // The locator is a path: check it leads to the file written, not through a swap.
+    const locator = path.join(dir.path, published);
+    const atLocator = await ops.lstat(locator).catch((error: unknown) => {
+      throw unsafe(`The published spill file is not reachable at ${locator}; the spill root was tampered with.`, error);
+    });
+    if (!sameFile(atLocator, opened) || !atLocator.isFile()) {
+      throw unsafe(`The path ${locator} does not lead to the spill file that was written; the spill root was tampered with.`);
+    }
+    return { locator: spillLocator(locator), bytes, retrievalHint: LOCAL_RETRIEVAL_HINT };
+  } catch (error) {
+    if (published !== undefined) await ops.unlink(dir.at(published)).catch(() => undefined);
+    if (tempLinked) await ops.unlink(dir.at(temp)).catch(() => undefined);
+    throw error;
+  } finally {
+    await ops.close(fd).catch(() => undefined);
+  }
+}
