@@ -1,0 +1,163 @@
+import { EventEmitter } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeOf, runChild, type SignalSource } from './child.js';
+import { CliError } from './cli-error.js';
+
+const node = process.execPath;
+
+async function collect(command: string, args: string[]): Promise<{ text: string; code: number | null; signal: string | null }> {
+  let text = '';
+  const outcome = await runChild(command, args, {
+    onText: (t) => {
+      text += t;
+      return Promise.resolve();
+    },
+  });
+  return { text, ...outcome };
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'spillway-child-test-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('runChild', () => {
+  it('merges stdout and stderr in the order they arrive', async () => {
+    const script = `
+      const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+      (async () => {
+        process.stdout.write('out1 '); await wait(60);
+        process.stderr.write('err1 '); await wait(60);
+        process.stdout.write('out2');
+      })();`;
+    const { text, code } = await collect(node, ['-e', script]);
+    expect(text).toBe('out1 err1 out2');
+    expect(code).toBe(0);
+  });
+
+  it('never splits a UTF-8 code point that arrives in two writes', async () => {
+    const script = `
+      const euro = Buffer.from('€');
+      process.stdout.write(euro.subarray(0, 1));
+      setTimeout(() => process.stdout.write(euro.subarray(1)), 80);`;
+    const { text } = await collect(node, ['-e', script]);
+    expect(text).toBe('€');
+  });
+
+  it('passes the child\'s exit code through', async () => {
+    expect((await collect('sh', ['-c', 'exit 42'])).code).toBe(42);
+  });
+
+  it('passes arguments without a shell: metacharacters stay literal', async () => {
+    const { text } = await collect('printf', ['%s', '$HOME; echo injected `id` | cat']);
+    expect(text).toBe('$HOME; echo injected `id` | cat');
+  });
+
+  it('pauses the child while a chunk is being consumed, and loses nothing after', async () => {
+    const progress = join(dir, 'progress');
+    const total = 64 * 1024 * 1024;
+    // Writes 64 MiB in 64 KiB blocking writes, recording after each how much it has written.
+    const script = `
+      const fs = require('node:fs');
+      const block = Buffer.alloc(65536, 'x');
+      let written = 0;
+      while (written < ${total}) {
+        written += fs.writeSync(1, block);
+        fs.writeFileSync(${JSON.stringify(progress)}, String(written));
+      }`;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let received = 0;
+    let first = true;
+    const done = runChild(node, ['-e', script], {
+      onText: async (t) => {
+        received += Buffer.byteLength(t);
+        if (first) {
+          first = false;
+          await gate;
+        }
+      },
+    });
+    await new Promise((r) => setTimeout(r, 700));
+    const writtenWhileStalled = Number(await readFile(progress, 'utf8').catch(() => '0'));
+    // Only the pipe's and the stream's buffers can fill while the consumer is stalled.
+    expect(writtenWhileStalled).toBeLessThan(4 * 1024 * 1024);
+    release();
+    const outcome = await done;
+    expect(outcome.code).toBe(0);
+    expect(received).toBe(total);
+  });
+
+  it('forwards a signal to the child and reports 128+N when it dies of it', async () => {
+    const source = new EventEmitter() as unknown as SignalSource & EventEmitter;
+    const outcome = await runChild(node, ['-e', 'setTimeout(() => {}, 30000)'], {
+      onText: () => Promise.resolve(),
+      signalSource: source,
+      onSpawn: () => {
+        setTimeout(() => source.emit('SIGTERM', 'SIGTERM'), 100);
+      },
+    });
+    expect(outcome).toEqual({ code: null, signal: 'SIGTERM' });
+    expect(exitCodeOf(outcome)).toBe(143);
+    expect(source.listenerCount('SIGTERM')).toBe(0);
+  });
+
+  it('lets a child that handles the forwarded signal choose its exit code', async () => {
+    const source = new EventEmitter() as unknown as SignalSource & EventEmitter;
+    const script = `process.on('SIGINT', () => { process.stdout.write('cleaned up'); process.exit(7); }); setTimeout(() => {}, 30000); process.stdout.write('ready');`;
+    let text = '';
+    const outcome = await runChild(node, ['-e', script], {
+      onText: (t) => {
+        text += t;
+        if (t.includes('ready')) source.emit('SIGINT', 'SIGINT');
+        return Promise.resolve();
+      },
+      signalSource: source,
+    });
+    expect(outcome.code).toBe(7);
+    expect(text).toBe('readycleaned up');
+  });
+
+  it('answers COMMAND_NOT_FOUND (127) for a program that does not exist', async () => {
+    const error: unknown = await collect('spillway-no-such-program-x9', []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CliError);
+    expect(error).toMatchObject({ code: 'COMMAND_NOT_FOUND', exitCode: 127 });
+    expect((error as Error).message).toContain('spillway-no-such-program-x9');
+  });
+
+  it('answers COMMAND_NOT_EXECUTABLE (126) for a directory or a file without the x bit', async () => {
+    const file = join(dir, 'not-executable');
+    await writeFile(file, '#!/bin/sh\necho hi\n');
+    await chmod(file, 0o644);
+    for (const target of [dir, file]) {
+      // exec needs an x bit even for root.
+      const error: unknown = await collect(target, []).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'COMMAND_NOT_EXECUTABLE', exitCode: 126 });
+    }
+  });
+
+  it('rejects with the consumer\'s error after draining the child', async () => {
+    const boom = new Error('consumer broke');
+    const error: unknown = await runChild('sh', ['-c', 'printf a; sleep 0.1; printf b'], {
+      onText: () => Promise.reject(boom),
+    }).catch((e: unknown) => e);
+    expect(error).toBe(boom);
+  });
+});
+
+describe('exitCodeOf', () => {
+  it('is the code when there is one, else 128 plus the signal number', () => {
+    expect(exitCodeOf({ code: 0, signal: null })).toBe(0);
+    expect(exitCodeOf({ code: 3, signal: null })).toBe(3);
+    expect(exitCodeOf({ code: null, signal: 'SIGKILL' })).toBe(137);
+    expect(exitCodeOf({ code: null, signal: 'SIGINT' })).toBe(130);
+  });
+});

@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { SPILL_ERROR_CODES, SpillError } from '@spillway/core';
+import { CliError, describeError, oneLine } from './cli-error.js';
+import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
+
+describe('exit codes', () => {
+  it('tells not-found, invalid locator, expired, unsafe root and storage apart', () => {
+    const codes = [
+      exitCodeForSpillError('SPILL_NOT_FOUND'),
+      exitCodeForSpillError('SPILL_INVALID_LOCATOR'),
+      exitCodeForSpillError('SPILL_EXPIRED'),
+      exitCodeForSpillError('SPILL_UNSAFE_ROOT'),
+      exitCodeForSpillError('SPILL_STORAGE_FAILED'),
+    ];
+    expect(new Set(codes).size).toBe(codes.length);
+    expect(codes).not.toContain(EXIT_CODES.USAGE);
+    expect(codes).not.toContain(EXIT_CODES.FAILURE);
+  });
+
+  it('maps every SpillError code to a documented code below 126', () => {
+    const documented = new Set<number>([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const code of SPILL_ERROR_CODES) expect(documented.has(exitCodeForSpillError(code))).toBe(true);
+  });
+
+  it('treats a bad grep pattern as a usage error and every kind of full or failed storage alike', () => {
+    expect(exitCodeForSpillError('SPILL_INVALID_PATTERN')).toBe(2);
+    expect(exitCodeForSpillError('SPILL_NO_SPACE')).toBe(exitCodeForSpillError('SPILL_STORAGE_FAILED'));
+  });
+});
+
+describe('describeError', () => {
+  it('keeps the stable code of a SpillError and maps its exit code', () => {
+    expect(describeError(new SpillError('SPILL_STORAGE_FAILED', 'Disk said no.'))).toEqual({
+      code: 'SPILL_STORAGE_FAILED',
+      message: 'Disk said no.',
+      exitCode: 7,
+    });
+  });
+
+  it('adds what to do from the command line for the errors a user can fix', () => {
+    expect(describeError(new SpillError('SPILL_NOT_FOUND', 'No artifact.')).message).toBe(
+      'No artifact. (spillway: `spillway ls` lists the artifacts that exist.)',
+    );
+    expect(describeError(new SpillError('SPILL_UNSAFE_ROOT', 'Bad root.')).message).toContain('--root');
+    expect(describeError(new SpillError('SPILL_INVALID_PATTERN', 'Bad.')).message).toContain('-F');
+  });
+
+  it('keeps a CliError\'s own code and exit code', () => {
+    expect(describeError(new CliError('COMMAND_NOT_FOUND', 'command not found: x'))).toMatchObject({ code: 'COMMAND_NOT_FOUND', exitCode: 127 });
+    expect(describeError(new CliError('USAGE', 'bad'))).toMatchObject({ exitCode: 2 });
+  });
+
+  it('calls anything else INTERNAL, exit 1, and points at --debug', () => {
+    const d = describeError(new RangeError('boom'));
+    expect(d.code).toBe('INTERNAL');
+    expect(d.exitCode).toBe(1);
+    expect(d.message).toContain('boom');
+    expect(d.message).toContain('--debug');
+  });
+
+  it('recognises a SpillError from another copy of core by its marker', () => {
+    const foreign = Object.assign(new Error('gone'), { code: 'SPILL_EXPIRED', [Symbol.for('spillway.SpillError')]: true });
+    expect(describeError(foreign)).toMatchObject({ code: 'SPILL_EXPIRED', exitCode: 5 });
+  });
+});
+
+describe('oneLine', () => {
+  it('never leaves a control or bidi character in the line', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (s) => {
+        // eslint-disable-next-line no-control-regex
+        expect(oneLine(s)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+      }),
+    );
+  });
+
+  it('shows line breaks and escapes as visible text', () => {
+    expect(oneLine('a\nb\r\t\u001b[31m\u202e')).toBe('a\\nb\\r\\t\\u001b[31m\\u202e');
+  });
+
+  it('leaves ordinary text, including non-ASCII, unchanged', () => {
+    expect(oneLine('Ünïcode — ok ✓ 漢字')).toBe('Ünïcode — ok ✓ 漢字');
+  });
+});

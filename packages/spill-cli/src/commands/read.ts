@@ -1,0 +1,54 @@
+import { Command } from 'commander';
+import { DEFAULT_READ_LIMIT, DEFAULT_READ_MAX_BYTES } from '@spillway/core';
+import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
+import { formatReadLines, readTrailer } from '../format.js';
+import { jsonLine, readJson } from '../json.js';
+import { locatorArgument, nonNegativeInt, positiveInt } from '../options.js';
+
+interface ReadOptions extends CommonOptions {
+  readonly offset: number;
+  readonly limit: number;
+  readonly maxBytes: number;
+  readonly raw?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  $ spillway read /home/me/.local/state/spillway/session-…/…-npm.txt
+  $ spillway read "$LOCATOR" --offset 2001 --limit 200
+  $ spillway read "$LOCATOR" --raw --max-bytes 1000000 > copy.txt
+  $ spillway read "$LOCATOR" --json | jq -r .text
+`;
+
+/** Registers `spillway read <locator>`: a numbered line range of an artifact. */
+export function registerRead(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('read')
+    .description('Print lines of a spilled artifact, numbered like cat -n, capped in bytes.')
+    .argument('<locator>', 'the locator from a spill notice (for files: the absolute path)')
+    .option('--offset <line>', 'first line to print, 1-based', positiveInt, 1)
+    .option('--limit <lines>', 'how many lines to print at most', nonNegativeInt, DEFAULT_READ_LIMIT)
+    .option('--max-bytes <bytes>', 'byte cap on the text printed', positiveInt, DEFAULT_READ_MAX_BYTES)
+    .option('--raw', 'print the text verbatim: no line numbers, no trailing hint');
+  addCommonOptions(command, { json: true });
+  command.addHelpText('after', EXAMPLES);
+  command.action(async (locator: string, options: ReadOptions) => {
+    const backend = ctx.backend(options);
+    const result = await backend.reader.read(locatorArgument(locator), {
+      offset: options.offset,
+      limit: options.limit,
+      maxBytes: options.maxBytes,
+    });
+    if (options.json === true) {
+      await ctx.print(jsonLine(readJson(locator, result)));
+      return;
+    }
+    if (options.raw === true) {
+      await ctx.print(result.text);
+      return;
+    }
+    await ctx.print(formatReadLines(result, ctx.out));
+    const trailer = readTrailer(result, options.maxBytes);
+    if (trailer !== undefined) await ctx.print(`${ctx.out.dim(trailer)}\n`);
+  });
+}

@@ -1,0 +1,142 @@
+import type { Command } from 'commander';
+import { sessionId, type SessionId, type SpillBackend, type SpillCatalog, type SpillReader } from '@spillway/core';
+import { createLocalBackend } from '@spillway/local';
+import { colorEnabled, makeStyle, type Style } from './color.js';
+import { oneLine } from './cli-error.js';
+import { resolveRoot, resolveSession, type ResolvedRoot } from './options.js';
+
+/** A stream the CLI writes to: a Node writable that may be a TTY. */
+export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean };
+
+/** Everything the CLI touches in its environment, injectable for tests. */
+export interface CliIO {
+  readonly stdout: OutputStream;
+  readonly stderr: OutputStream;
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly homedir: string;
+}
+
+/**
+ * A backend the CLI can use: it must read back, list and delete as well as save. `root`,
+ * when present (the local backend has it), checks the storage before a command starts.
+ */
+export type CliBackend = SpillBackend & {
+  readonly reader: SpillReader;
+  readonly catalog: SpillCatalog;
+  root?(): Promise<string>;
+};
+
+/** Makes the backend for a command, given the root it resolved. */
+export type BackendFactory = (root: ResolvedRoot) => CliBackend;
+
+/**
+ * The default {@link BackendFactory}: the local backend on the root. Only the default root
+ * is created when missing (0700); a root named by `--root` or `SPILLWAY_ROOT` must already
+ * exist. Either way the backend checks it before use and refuses an unsafe one.
+ */
+export const localBackendFactory: BackendFactory = (root) =>
+  createLocalBackend({ root: root.path, createRoot: root.source === 'default' });
+
+/**
+ * The options every command accepts. A command that adds its own options extends this
+ * type; the values arrive through commander's `opts()`.
+ */
+export interface CommonOptions {
+  /** `--root DIR`. */
+  readonly root?: string;
+  /** `--json`, on commands that have it. */
+  readonly json?: boolean;
+  /** `--debug`: stack traces on failure. */
+  readonly debug?: boolean;
+  /** `--verbose`: status lines on stderr. */
+  readonly verbose?: boolean;
+}
+
+/** The shared state of one CLI invocation, handed to every command's register function. */
+export class CliContext {
+  /** The environment. */
+  readonly io: CliIO;
+  /** Styles for stdout (colour only on a TTY, honouring `NO_COLOR` and `FORCE_COLOR`). */
+  readonly out: Style;
+  /** Styles for stderr. */
+  readonly err: Style;
+  /** The exit code the invocation ends with, unless a failure overrides it. */
+  exitCode = 0;
+  /** The common options of the command being run, recorded before its action starts. */
+  options: CommonOptions = {};
+  /** Whether `--json` appears among the options, known before parsing (for usage errors). */
+  readonly jsonRequested: boolean;
+
+  private readonly makeBackend: BackendFactory;
+
+  /**
+   * @param io - the environment to run in
+   * @param jsonRequested - whether errors found while parsing should be printed as JSON
+   * @param makeBackend - how to open the backend; the local backend unless a test says otherwise
+   */
+  constructor(io: CliIO, jsonRequested = false, makeBackend: BackendFactory = localBackendFactory) {
+    this.io = io;
+    this.jsonRequested = jsonRequested;
+    this.makeBackend = makeBackend;
+    this.out = makeStyle(colorEnabled(io.stdout.isTTY === true, io.env));
+    this.err = makeStyle(colorEnabled(io.stderr.isTTY === true, io.env));
+  }
+
+  /** Writes to stdout, waiting for the stream to drain when its buffer is full. */
+  async print(text: string): Promise<void> {
+    await writeAll(this.io.stdout, text);
+  }
+
+  /** Writes one `spillway: warning: …` line to stderr. */
+  async warn(message: string): Promise<void> {
+    await writeAll(this.io.stderr, `${this.err.yellow('spillway: warning:')} ${oneLine(message)}\n`);
+  }
+
+  /** Writes one `spillway: …` status line to stderr, only under `--verbose`. */
+  async info(message: string): Promise<void> {
+    if (this.options.verbose !== true) return;
+    await writeAll(this.io.stderr, `${this.err.dim('spillway:')} ${oneLine(message)}\n`);
+  }
+
+  /** The root for these options (see {@link resolveRoot}). */
+  root(options: CommonOptions): ResolvedRoot {
+    return resolveRoot(options.root, this.io.env, this.io.cwd, this.io.homedir);
+  }
+
+  /** The session id for a `--session` value (see {@link resolveSession}). */
+  session(option: string | undefined): SessionId {
+    return sessionId(resolveSession(option, this.io.env));
+  }
+
+  /** The backend on the root these options choose (see {@link localBackendFactory}). */
+  backend(options: CommonOptions): CliBackend {
+    return this.makeBackend(this.root(options));
+  }
+}
+
+/** Adds the options every command shares: `--root`, `--debug`, `--verbose`, and optionally `--json`. */
+export function addCommonOptions(command: Command, { json }: { readonly json: boolean }): Command {
+  command.option('--root <dir>', 'storage root (default: $SPILLWAY_ROOT, else $XDG_STATE_HOME/spillway, else ~/.local/state/spillway)');
+  if (json) command.option('--json', 'print one JSON document instead of text (see docs/cli.md)');
+  command.option('--verbose', 'print status lines on stderr');
+  command.option('--debug', 'print stack traces on failure');
+  return command;
+}
+
+async function writeAll(stream: OutputStream, text: string): Promise<void> {
+  if (text === '' || stream.write(text)) return;
+  await new Promise<void>((resolve) => {
+    // A broken or closed stream never drains: its error or close ends the wait too.
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done);
+    stream.on('close', done);
+  });
+}

@@ -1,0 +1,363 @@
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SpillError, type SpillErrorCode } from '@spillway/core';
+import { localBackendFactory, type BackendFactory, type CliBackend } from './context.js';
+import { main, wantsJson } from './main.js';
+import { testIO } from './test-io.js';
+
+// In-process runs of main() with captured I/O, on the real local backend in a private
+// temporary root. The built binary is exercised separately in e2e.test.ts.
+
+let base: string;
+let counter = 0;
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'spillway-cli-main-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** A fresh private root, so each test sees only its own artifacts. */
+async function freshRoot(): Promise<BackendFactory> {
+  counter++;
+  const root = join(base, `root-${String(counter)}`);
+  await mkdir(root, { mode: 0o700 });
+  await chmod(root, 0o700);
+  return () => localBackendFactory({ path: root, source: 'option' });
+}
+
+/** The factory of a backend whose every operation fails with `code`. */
+function failing(code: SpillErrorCode): BackendFactory {
+  const fail = (): Promise<never> => Promise.reject(new SpillError(code, `Injected ${code}.`));
+  const backend: CliBackend = {
+    name: 'failing',
+    saveText: fail,
+    saveTextStream: fail,
+    reader: { read: fail, grep: fail },
+    catalog: {
+      delete: fail,
+      list: () => ({
+        [Symbol.asyncIterator]: () => ({ next: fail }),
+      }),
+    },
+  };
+  return () => backend;
+}
+
+async function cli(args: string[], options: { stdin?: string; env?: Record<string, string>; backend?: BackendFactory } = {}) {
+  const { io, stdout, stderr } = testIO({
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    env: { SPILLWAY_ROOT: join(base, 'never-used'), ...options.env },
+    homedir: join(base, 'home'),
+  });
+  const code = await main(args, io, options.backend === undefined ? {} : { backend: options.backend });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+describe('wantsJson', () => {
+  it('looks for --json only before --', () => {
+    expect(wantsJson(['ls', '--json'])).toBe(true);
+    expect(wantsJson(['run', '--', 'jq', '--json'])).toBe(false);
+    expect(wantsJson(['run', '--json', '--', 'x'])).toBe(true);
+  });
+});
+
+describe('help and usage', () => {
+  it('prints help with examples for the program and every command, exiting 0', async () => {
+    const top = await cli(['--help']);
+    expect(top.code).toBe(0);
+    for (const name of ['run', 'save', 'read', 'grep', 'ls', 'rm']) expect(top.stdout).toContain(name);
+    expect(top.stdout).toContain('Exit codes');
+    for (const name of ['run', 'save', 'read', 'grep', 'ls', 'rm']) {
+      const r = await cli([name, '--help']);
+      expect(r.code, name).toBe(0);
+      expect(r.stdout, name).toContain('Examples:');
+      expect(r.stdout, name).toContain('--root');
+    }
+  });
+
+  it('prints the version', async () => {
+    const r = await cli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it.each([
+    [['frobnicate'], /unknown command/],
+    [['read'], /missing required argument/],
+    [['read', '/x', '--offset', '0'], /--offset.*'0'/],
+    [['read', '/x', '--limit', '-3'], /--limit/],
+    [['grep', '/x', 'p', '--max', '1.5'], /--max.*'1\.5'/],
+    [['ls', '--bogus'], /unknown option/],
+    [['rm', 'a', 'b'], /too many arguments/],
+    [['run'], /missing required argument/],
+    [['run', '--max-inline-bytes', 'lots', '--', 'true'], /--max-inline-bytes/],
+  ])('exits 2 with a one-line reason for %j', async (args, reason) => {
+    const r = await cli(args);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const first = r.stderr.split('\n')[0] ?? '';
+    expect(first).toMatch(/^spillway: error: /);
+    expect(first).toMatch(reason);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reports a usage error as one JSON document under --json', async () => {
+    const r = await cli(['read', '/x', '--offset', 'zero', '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const parsed = JSON.parse(r.stderr) as { error: { code: string; message: string; exitCode: number } };
+    expect(parsed.error.code).toBe('USAGE');
+    expect(parsed.error.exitCode).toBe(2);
+    expect(parsed.error.message).toContain('--offset');
+  });
+});
+
+describe('save, read, grep, ls and rm', () => {
+  it('saves stdin, then reads, greps, lists and removes it', async () => {
+    const factory = await freshRoot();
+    const text = Array.from({ length: 50 }, (_, i) => `line ${String(i + 1)}${i === 30 ? ' NEEDLE' : ''}`).join('\n') + '\n';
+
+    const saved = await cli(['save', '--name', 'notes', '--json', '--session', 's1'], { stdin: text, backend: factory });
+    expect(saved.code).toBe(0);
+    const ref = JSON.parse(saved.stdout) as { locator: string; bytes: number; retrievalHint: string; notice: string };
+    expect(Object.keys(ref).sort()).toEqual(['bytes', 'locator', 'notice', 'retrievalHint']);
+    expect(ref.bytes).toBe(Buffer.byteLength(text));
+    expect(ref.notice).toBe(`(Omitted ${String(ref.bytes)} bytes. Full formatted result stored at: ${ref.locator}. ${ref.retrievalHint})`);
+
+    const read = await cli(['read', ref.locator, '--offset', '30', '--limit', '3'], { backend: factory });
+    expect(read.code).toBe(0);
+    expect(read.stdout).toBe('    30\tline 30\n    31\tline 31 NEEDLE\n    32\tline 32\n… more lines follow: use --offset 33 to continue (' + String(ref.bytes) + ' bytes in all).\n');
+
+    const grep = await cli(['grep', ref.locator, 'needle', '-i'], { backend: factory });
+    expect(grep).toMatchObject({ code: 0, stdout: '31:line 31 NEEDLE\n' });
+
+    const ls = await cli(['ls', '--json'], { backend: factory });
+    const listing = JSON.parse(ls.stdout) as { entries: { locator: string; bytes: number; createdAt: string; session: string }[]; count: number; totalBytes: number };
+    expect(listing.count).toBe(1);
+    expect(listing.totalBytes).toBe(ref.bytes);
+    expect(listing.entries[0]?.locator).toBe(ref.locator);
+    expect(Object.keys(listing.entries[0] ?? {}).sort()).toEqual(['bytes', 'createdAt', 'locator', 'session']);
+    expect(new Date(listing.entries[0]?.createdAt ?? '').toISOString()).toBe(listing.entries[0]?.createdAt);
+
+    const other = await cli(['ls', '--session', 'someone-else', '--json'], { backend: factory });
+    expect(JSON.parse(other.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0 });
+
+    const lsText = await cli(['ls'], { backend: factory });
+    expect(lsText.stdout).toContain('CREATED');
+    expect(lsText.stdout).toContain(ref.locator);
+    expect(lsText.stdout).toMatch(/1 artifact, /);
+
+    expect(await cli(['rm', ref.locator, '--json'], { backend: factory })).toMatchObject({ code: 0, stdout: `${JSON.stringify({ locator: ref.locator, removed: true })}\n` });
+    const again = await cli(['rm', ref.locator], { backend: factory });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/^spillway: error: .*\[SPILL_(NOT_FOUND|EXPIRED)\]\n$/);
+    const forced = await cli(['rm', '--force', ref.locator, '--json'], { backend: factory });
+    expect(forced.code).toBe(0);
+    expect(JSON.parse(forced.stdout)).toEqual({ locator: ref.locator, removed: false });
+  });
+
+  it('read --json and --raw give the text verbatim', async () => {
+    const factory = await freshRoot();
+    const text = 'α\r\nβ\n\nlast line without newline';
+    const saved = await cli(['save', '--json'], { stdin: text, backend: factory });
+    const { locator } = JSON.parse(saved.stdout) as { locator: string };
+    const raw = await cli(['read', locator, '--raw'], { backend: factory });
+    expect(raw.stdout).toBe(text);
+    const json = await cli(['read', locator, '--json'], { backend: factory });
+    expect(JSON.parse(json.stdout)).toEqual({
+      locator,
+      text,
+      startLine: 1,
+      endLine: 4,
+      truncated: false,
+      hasMore: false,
+      nextOffset: null,
+      totalBytes: Buffer.byteLength(text),
+    });
+  });
+
+  it('grep --json has a stable shape, and -F matches text literally', async () => {
+    const factory = await freshRoot();
+    const saved = await cli(['save', '--json'], { stdin: 'a.b\naxb\n', backend: factory });
+    const { locator } = JSON.parse(saved.stdout) as { locator: string };
+    const regex = JSON.parse((await cli(['grep', locator, 'a.b', '--json'], { backend: factory })).stdout) as { matches: unknown[] };
+    expect(regex.matches).toHaveLength(2);
+    const literal = await cli(['grep', locator, '-F', 'a.b', '--json'], { backend: factory });
+    expect(JSON.parse(literal.stdout)).toEqual({
+      locator,
+      pattern: 'a.b',
+      matches: [{ line: 1, text: 'a.b', truncated: false }],
+      limitReached: false,
+      totalBytes: 8,
+    });
+  });
+
+  it('says so when grep finds nothing or stops at --max', async () => {
+    const factory = await freshRoot();
+    const saved = await cli(['save', '--json'], { stdin: 'x\nx\nx\n', backend: factory });
+    const { locator } = JSON.parse(saved.stdout) as { locator: string };
+    expect((await cli(['grep', locator, 'y'], { backend: factory })).stdout).toBe('… no lines match.\n');
+    const limited = await cli(['grep', locator, 'x', '--max', '2'], { backend: factory });
+    expect(limited.stdout).toBe('1:x\n2:x\n… stopped after 2 matches: use --max with a larger number, or a narrower pattern.\n');
+  });
+
+  it('turns a bad pattern into a one-line usage error naming the code', async () => {
+    const factory = await freshRoot();
+    const saved = await cli(['save', '--json'], { stdin: 'x\n', backend: factory });
+    const { locator } = JSON.parse(saved.stdout) as { locator: string };
+    const r = await cli(['grep', locator, '(unclosed'], { backend: factory });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^spillway: error: .*\[SPILL_INVALID_PATTERN\]\n$/);
+  });
+
+  it('answers a forged locator with its own exit code, and shows a stack only under --debug', async () => {
+    const factory = await freshRoot();
+    const plain = await cli(['read', '/etc/passwd'], { backend: factory });
+    expect(plain.code).toBe(4);
+    expect(plain.stderr.trim().split('\n')).toHaveLength(1);
+    expect(plain.stderr).not.toMatch(/\n\s+at /);
+    const debug = await cli(['read', '/etc/passwd', '--debug'], { backend: factory });
+    expect(debug.code).toBe(plain.code);
+    expect(debug.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('prints errors as JSON under --json', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['read', 'nope', '--json'], { backend: factory });
+    const parsed = JSON.parse(r.stderr) as { error: { code: string; message: string; exitCode: number } };
+    expect(parsed.error.code).toMatch(/^SPILL_(INVALID_LOCATOR|NOT_FOUND)$/);
+    expect(parsed.error.exitCode).toBe(r.code);
+    expect(r.stdout).toBe('');
+  });
+
+  it('escapes control characters of a hostile locator in the error line', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['read', 'x\u001b]0;pwned\u0007\nsecond line'], { backend: factory });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).not.toContain('\u001b');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it('colours the error prefix only when asked', async () => {
+    const factory = await freshRoot();
+    const forced = await cli(['read', 'nope'], { backend: factory, env: { FORCE_COLOR: '1' } });
+    expect(forced.stderr).toContain('\u001b[31m');
+    const none = await cli(['read', 'nope'], { backend: factory, env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
+    expect(none.stderr).toContain('\u001b[31m'); // FORCE_COLOR wins, as in Node
+    const off = await cli(['read', 'nope'], { backend: factory, env: { NO_COLOR: '1' } });
+    expect(off.stderr).not.toContain('\u001b[');
+  });
+});
+
+describe('run', () => {
+  const node = process.execPath;
+
+  it('prints output within the cap byte for byte and exits with the child\'s code', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['run', '--', node, '-e', 'process.stdout.write("héllo\\nno newline"); process.exitCode = 3'], { backend: factory });
+    expect(r.stdout).toBe('héllo\nno newline');
+    expect(r.code).toBe(3);
+  });
+
+  it('prints a preview and a notice within the cap when the output is larger', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['run', '--max-inline-bytes', '2000', '--name', 'big', '--', node, '-e', 'for (let i = 0; i < 5000; i++) console.log("row " + i)'], {
+      backend: factory,
+    });
+    expect(r.code).toBe(0);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThanOrEqual(2001); // plus the newline after the notice
+    expect(r.stdout.startsWith('row 0\n')).toBe(true);
+    const locator = /stored at: (.*?)\. /.exec(r.stdout)?.[1];
+    expect(locator).toBeDefined();
+    const back = await cli(['read', locator ?? '', '--raw', '--max-bytes', '1000000', '--limit', '10000'], { backend: factory });
+    expect(back.stdout).toBe(Array.from({ length: 5000 }, (_, i) => `row ${String(i)}\n`).join(''));
+  });
+
+  it('describes the run under --json', async () => {
+    const factory = await freshRoot();
+    const small = await cli(['run', '--json', '--', node, '-e', 'console.log("hi"); process.exit(4)'], { backend: factory });
+    expect(small.code).toBe(4);
+    expect(JSON.parse(small.stdout)).toEqual({
+      text: 'hi\n',
+      spilled: false,
+      locator: null,
+      omittedBytes: null,
+      exitCode: 4,
+      signal: null,
+      isError: true,
+    });
+    const big = await cli(['run', '--json', '--max-inline-bytes', '1000', '--', node, '-e', 'console.log("z".repeat(100000))'], { backend: factory });
+    const parsed = JSON.parse(big.stdout) as { text: string; spilled: boolean; locator: string; omittedBytes: number };
+    expect(parsed.spilled).toBe(true);
+    expect(parsed.text).toContain(parsed.locator);
+    expect(parsed.text).toContain(`(Omitted ${String(parsed.omittedBytes)} bytes.`);
+  });
+
+  it('exits 127 with a clear message for a missing command', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['run', '--', 'spillway-no-such-command'], { backend: factory });
+    expect(r.code).toBe(127);
+    expect(r.stderr).toMatch(/^spillway: error: command not found: spillway-no-such-command\./);
+  });
+
+  it('keeps the output inline and warns when the backend cannot take it', async () => {
+    const factory = failing('SPILL_NO_SPACE');
+    const r = await cli(['run', '--max-inline-bytes', '500', '--', node, '-e', 'process.stdout.write("q".repeat(800))'], { backend: factory });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('q'.repeat(800));
+    expect(r.stderr).toMatch(/^spillway: warning: the output \(800 bytes\) could not be spilled .*SPILL_NO_SPACE/);
+    const json = await cli(['run', '--json', '--max-inline-bytes', '500', '--', node, '-e', 'process.stdout.write("q".repeat(800))'], { backend: factory });
+    expect(JSON.parse(json.stdout)).toMatchObject({ text: 'q'.repeat(800), spilled: false, isError: false });
+  });
+
+  it('streams the output through, with a warning, when the root is unusable', async () => {
+    const open = join(base, 'open-root');
+    await mkdir(open, { recursive: true });
+    await chmod(open, 0o777);
+    const r = await cli(['run', '--max-inline-bytes', '100', '--', node, '-e', 'process.stdout.write("w".repeat(5000)); process.exit(9)'], {
+      env: { SPILLWAY_ROOT: open },
+    });
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe('w'.repeat(5000));
+    expect(r.stderr).toMatch(/^spillway: warning: .*\[SPILL_UNSAFE_ROOT\]: the output is printed in full, without spilling\.\n$/);
+  });
+
+  it('warns when the cap cannot hold even a notice, and prints the output in full', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['run', '--max-inline-bytes', '10', '--', node, '-e', 'process.stdout.write("n".repeat(300))'], { backend: factory });
+    expect(r.stdout).toBe('n'.repeat(300));
+    expect(r.stderr).toMatch(/--max-inline-bytes 10 cannot hold even a spill notice/);
+  });
+
+  it('passes options after the command name to the command itself', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['run', node, '-e', 'console.log(process.argv.slice(1).join(","))', '--', '--json', '-x'], { backend: factory });
+    expect(r.stdout).toBe('--json,-x\n');
+  });
+});
+
+describe('exit codes for backend errors', () => {
+  it.each([
+    ['SPILL_NOT_FOUND', 3],
+    ['SPILL_INVALID_LOCATOR', 4],
+    ['SPILL_EXPIRED', 5],
+    ['SPILL_UNSAFE_ROOT', 6],
+    ['SPILL_STORAGE_FAILED', 7],
+    ['SPILL_NO_SPACE', 7],
+    ['SPILL_TIMEOUT', 8],
+    ['SPILL_INVALID_PATTERN', 2],
+    ['SPILL_ABORTED', 1],
+  ] as const)('maps %s to exit %i for read, grep, ls, rm and save', async (code, exit) => {
+    const backend = failing(code);
+    for (const args of [['read', '/x'], ['grep', '/x', 'p'], ['ls'], ['rm', '/x'], ['save']]) {
+      const r = await cli(args, { backend, stdin: 'data' });
+      expect(r.code, args.join(' ')).toBe(exit);
+      expect(r.stderr).toMatch(new RegExp(`^spillway: error: Injected ${code}\\..*\\[${code}\\]\\n$`));
+      expect(r.stdout).toBe('');
+    }
+  });
+});

@@ -1,0 +1,89 @@
+import { join, isAbsolute, resolve } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
+import { CliError } from './cli-error.js';
+
+/** `--max-inline-bytes` when neither the option nor anything else sets it. */
+export const DEFAULT_MAX_INLINE_BYTES = 32_768;
+
+/** The session id used when neither `--session` nor `SPILLWAY_SESSION` gives one. */
+export const DEFAULT_SESSION_ID = 'shell';
+
+/** Environment variable naming the root (`--root` wins over it). */
+export const ROOT_ENV = 'SPILLWAY_ROOT';
+/** Environment variable naming the session (`--session` wins over it). */
+export const SESSION_ENV = 'SPILLWAY_SESSION';
+
+const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
+
+function parseInteger(value: string, min: number, what: string): number {
+  const n = DECIMAL.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min) {
+    throw new InvalidArgumentError(`expected ${what}, got '${value}'.`);
+  }
+  return n;
+}
+
+/** A commander argument parser for integers `>= 0` written in plain decimal. */
+export function nonNegativeInt(value: string): number {
+  return parseInteger(value, 0, 'a whole number of 0 or more');
+}
+
+/** A commander argument parser for integers `>= 1` written in plain decimal. */
+export function positiveInt(value: string): number {
+  return parseInteger(value, 1, 'a whole number of 1 or more');
+}
+
+/** Where the root came from, for messages that say what to change. */
+export type RootSource = 'option' | 'env' | 'default';
+
+/** The root directory the CLI will use. */
+export interface ResolvedRoot {
+  /** An absolute path. */
+  readonly path: string;
+  /** Which setting chose it. */
+  readonly source: RootSource;
+}
+
+/**
+ * Picks the root: `--root`, else `SPILLWAY_ROOT`, else `$XDG_STATE_HOME/spillway`, else
+ * `~/.local/state/spillway`. A relative `XDG_STATE_HOME` is ignored, as the XDG spec asks;
+ * a relative `--root` or `SPILLWAY_ROOT` is taken from `cwd`.
+ */
+export function resolveRoot(
+  option: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  home: string,
+): ResolvedRoot {
+  if (option !== undefined) {
+    if (option === '') throw new CliError('USAGE', '--root needs a directory, got an empty string.');
+    return { path: resolve(cwd, option), source: 'option' };
+  }
+  const fromEnv = env[ROOT_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(cwd, fromEnv), source: 'env' };
+  const state = env.XDG_STATE_HOME;
+  const base = state !== undefined && isAbsolute(state) ? state : join(home, '.local', 'state');
+  return { path: join(base, 'spillway'), source: 'default' };
+}
+
+/** Picks the session id: `--session`, else `SPILLWAY_SESSION`, else {@link DEFAULT_SESSION_ID}. */
+export function resolveSession(option: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  if (option !== undefined) {
+    if (option === '') throw new CliError('USAGE', '--session needs a non-empty id.');
+    return option;
+  }
+  const fromEnv = env[SESSION_ENV];
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_SESSION_ID;
+}
+
+/**
+ * Brands a locator typed on the command line. Only emptiness is checked here; whether it
+ * names an artifact is the backend's call, which treats it as untrusted input.
+ */
+export function locatorArgument(value: string): SpillLocator {
+  if (value === '') {
+    throw new SpillError('SPILL_INVALID_LOCATOR', 'The locator is empty: pass the locator printed in a spill notice or by `spillway ls`.');
+  }
+  return spillLocator(value);
+}

@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { Command } from 'commander';
+import { registerGrep } from './commands/grep.js';
+import { registerLs } from './commands/ls.js';
+import { registerRead } from './commands/read.js';
+import { registerRm } from './commands/rm.js';
+import { registerRun } from './commands/run.js';
+import { registerSave } from './commands/save.js';
+import type { CliContext, CommonOptions } from './context.js';
+
+/** Adds one command to the program. Every `src/commands/<name>.ts` exports one. */
+export type RegisterCommand = (program: Command, ctx: CliContext) => void;
+
+/** The commands of `spillway`, in the order `--help` lists them. */
+export const COMMANDS: readonly RegisterCommand[] = [
+  registerRun,
+  registerSave,
+  registerRead,
+  registerGrep,
+  registerLs,
+  registerRm,
+];
+
+const EXAMPLES = `
+Examples:
+  $ spillway run -- npm test
+  $ spillway read /home/me/.local/state/spillway/session-…/…-npm.txt --offset 120 --limit 40
+  $ spillway grep "$LOCATOR" 'FAIL|Error' -i
+  $ spillway ls --json
+
+Environment:
+  SPILLWAY_ROOT     storage root (--root wins); default $XDG_STATE_HOME/spillway
+                    or ~/.local/state/spillway, created 0700
+  SPILLWAY_SESSION  session id for run/save (--session wins); default "shell"
+  NO_COLOR          disables colour; FORCE_COLOR=0 too, FORCE_COLOR=1 forces it
+
+Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 invalid locator, 5 expired,
+6 unsafe root, 7 storage failure, 8 timeout; run: the command's code, 126, 127, 128+N.
+`;
+
+function version(): string {
+  const pkg = createRequire(import.meta.url)('../package.json') as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
+}
+
+/**
+ * Builds the `spillway` program: the given commands on a root command that records each
+ * command's common options in `ctx` before its action runs. Errors are thrown (commander's
+ * `exitOverride`), never turned into `process.exit`, so the caller decides the exit code.
+ */
+export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand[] = COMMANDS): Command {
+  const program = new Command('spillway');
+  program
+    .description('Keep oversized command output out of an LLM agent\'s context: spill it, preview it, read it back.')
+    .version(version(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .enablePositionalOptions()
+    .exitOverride()
+    // Under --json, main() prints usage errors as JSON instead.
+    .showHelpAfterError(ctx.jsonRequested ? false : '(add --help for usage)')
+    .configureOutput({
+      writeOut: (text) => ctx.io.stdout.write(text),
+      writeErr: (text) => ctx.io.stderr.write(text),
+      outputError: (text, write) => {
+        if (!ctx.jsonRequested) write(text.replace(/^error:/, ctx.err.red('spillway: error:')));
+      },
+    })
+    .addHelpText('after', EXAMPLES)
+    .hook('preAction', (_program, action) => {
+      ctx.options = action.opts<CommonOptions>();
+    });
+  for (const register of commands) register(program, ctx);
+  return program;
+}
