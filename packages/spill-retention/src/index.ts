@@ -25,6 +25,7 @@ export type {
   SessionLimitStatus,
   Tally,
 } from './report.js';
-export { referencedLocators } from './references.js';
+export { keepReferenced, referencedLocators } from './references.js';
+export type { ReferenceOptions } from './references.js';
 export { expiredArtifactMessage, explainMissingArtifacts, missingArtifactMessage } from './missing.js';
-export { formatBytes, formatDuration, parseByteSize, parseDuration } from './units.js';
+export { formatDuration, parseByteSize, parseDuration } from './units.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { referencedLocators } from './references.js';
+import { keepReferenced, referencedLocators } from './references.js';
+import { entry } from './test-catalog.js';
 
 const notice = (locator: string, hint = 'Use read with offset/limit, or grep this path to search within it.'): string =>
   `(Omitted 4817 bytes. Full formatted result stored at: ${locator}. ${hint})`;
@@ -13,12 +14,32 @@ describe('referencedLocators', () => {
       `two in one: ${notice('spill+memory://s/1', 'Use spill_read or spill_grep with this locator.')} and ${notice('/tmp/r/session-1/x-out.log')}`,
       'no notice here (Omitted nothing)',
     ];
-    const found = await referencedLocators(texts);
+    const found = await referencedLocators(texts, { knownHints: ['Use spill_read or spill_grep with this locator.'] });
     expect([...found].sort()).toEqual([
       '/home/u/.local/state/spillway/session-3f9c/9a1b-web_fetch.txt',
       '/tmp/r/session-1/x-out.log',
       'spill+memory://s/1',
     ]);
+  });
+
+  it('finds notices inside a JSON-lines transcript when the hint is known', async () => {
+    const memoryHint = 'Use spill_read or spill_grep with this locator.';
+    const lines = [
+      JSON.stringify({ role: 'tool', content: `head\n…\ntail\n\n${notice('/r/session-1/a-web_fetch.txt')}` }),
+      JSON.stringify({ role: 'tool', content: `x\n\n${notice('spill+memory://s/2', memoryHint)}` }),
+    ].join('\n');
+    // The local hint is known by default; the memory one only when passed.
+    expect([...(await referencedLocators([lines]))]).toEqual(['/r/session-1/a-web_fetch.txt']);
+    expect([...(await referencedLocators([lines], { knownHints: [memoryHint] }))].sort()).toEqual([
+      '/r/session-1/a-web_fetch.txt',
+      'spill+memory://s/2',
+    ]);
+  });
+
+  it('makes a keep predicate out of the references', async () => {
+    const keep = await keepReferenced([notice('/r/session-1/a.txt')]);
+    expect(keep(entry('/r/session-1/a.txt', 1, 0))).toBe(true);
+    expect(keep(entry('/r/session-1/b.txt', 1, 0))).toBe(false);
   });
 
   it('accepts an async iterable', async () => {
@@ -30,15 +51,28 @@ describe('referencedLocators', () => {
   });
 
   it('finds the same locators however the text is cut into chunks', async () => {
-    const locators = ['/r/session-a/1-a.txt', '/r/session-b/2-b.json', 'spill+memory://x/3'];
-    const text = `start ${notice(locators[0] as string)} middle (Omitted ${notice(locators[1] as string)}\n${notice(locators[2] as string)} end`;
+    // A hint with ". " and ")" inside is the hardest to cut: only a known hint parses it.
+    const odd = 'Use spill_read. Or spill_grep (by line) to search.';
+    const locators = ['/r/session-a/1-a.txt', '/r/session-b/2-b.json', 'spill+memory://x/3', 'spill+memory://x/4'];
+    const text =
+      `start ${notice(locators[0] as string)} middle (Omitted ${notice(locators[1] as string)}\n` +
+      `${notice(locators[2] as string, odd)} end ${notice(locators[3] as string, odd)}`;
     await fc.assert(
       fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 0, max: text.length }), { maxLength: 30 }), async (cuts) => {
         const points = [0, ...cuts.sort((a, b) => a - b), text.length];
         const chunks = points.slice(1).map((end, i) => text.slice(points[i], end));
-        expect(new Set(await referencedLocators(chunks))).toEqual(new Set(locators));
+        const found = await referencedLocators(chunks, { knownHints: [odd] });
+        for (const locator of locators) expect(found).toContain(locator);
       }),
     );
+  });
+
+  it('reads a notice again when a chunk ended inside its hint, just after a ")"', async () => {
+    const odd = 'Use spill_read. Or spill_grep (by line) to search.';
+    const text = `${notice('spill+memory://x/3', odd)}\n`;
+    const cut = text.indexOf('(by line)') + '(by line)'.length;
+    const found = await referencedLocators([text.slice(0, cut), text.slice(cut)], { knownHints: [odd] });
+    expect(found).toContain('spill+memory://x/3');
   });
 
   it('finds thousands of notices in one long transcript', async () => {

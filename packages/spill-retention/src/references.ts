@@ -1,10 +1,15 @@
-import { type SpillLocator, spillLocator } from '@spillway/core';
+import { type SpillEntry, type SpillLocator, spillLocator } from '@spillway/core';
+import { findSpillNotices } from '@spillway/policy/notice';
 
-// TEMPORARY: a local reader of the documented notice format until
-// `@spillway/policy/notice` exports one. The notice is exactly
-// `(Omitted N bytes. Full formatted result stored at: <locator>. <retrievalHint>)`.
 const NOTICE_START = '(Omitted ';
-const NOTICE = /\(Omitted (\d+) bytes\. Full formatted result stored at: (.+?)\. (?=[^\s)])[^\n)]*\)/g;
+
+/**
+ * Hints recognised without being asked: the local backend's, which DESIGN.md fixes
+ * verbatim. (Retention must not depend on a backend package to import it.)
+ */
+export const DEFAULT_KNOWN_HINTS: readonly string[] = [
+  'Use read with offset/limit, or grep this path to search within it.',
+];
 
 /**
  * The longest stretch of text kept back between two chunks while a notice may still be
@@ -13,45 +18,53 @@ const NOTICE = /\(Omitted (\d+) bytes\. Full formatted result stored at: (.+?)\.
  */
 const MAX_NOTICE_CHARS = 16 * 1024;
 
-function findNotices(text: string): { locator: string; end: number }[] {
-  const found: { locator: string; end: number }[] = [];
-  for (const m of text.matchAll(NOTICE)) {
-    const locator = m[2];
-    if (locator !== undefined && locator !== '') found.push({ locator, end: m.index + m[0].length });
-  }
-  return found;
-}
-
 /**
- * How much of the end of `text` may be the start of a notice that the next chunk
- * completes: from the last `(Omitted ` after the last complete notice, or a tail that is
- * a prefix of `(Omitted `.
+ * How much of the end of `text` to scan again with the next chunk, because a notice may
+ * continue there: from the last opening phrase when no notice was read from it, or when
+ * the one read from it ended only because the chunk did (its hint may go on); else a
+ * tail that is a prefix of the opening phrase. `lastEnd` is where the last notice found
+ * ended (0 if none).
  */
-function pendingTail(text: string, after: number): string {
+function pendingTail(text: string, lastEnd: number): string {
   const open = text.lastIndexOf(NOTICE_START);
-  if (open >= after && text.length - open <= MAX_NOTICE_CHARS) return text.slice(open);
-  for (let k = Math.min(NOTICE_START.length - 1, text.length - after); k > 0; k--) {
+  if (open >= 0 && text.length - open <= MAX_NOTICE_CHARS && (open >= lastEnd || lastEnd === text.length)) {
+    return text.slice(open);
+  }
+  for (let k = Math.min(NOTICE_START.length - 1, text.length); k > 0; k--) {
     if (text.endsWith(NOTICE_START.slice(0, k))) return text.slice(text.length - k);
   }
   return '';
 }
 
+/** Options for {@link referencedLocators} and {@link keepReferenced}. */
+export interface ReferenceOptions {
+  /**
+   * Retrieval hints of the backends in use, recognised verbatim. A notice followed on its
+   * line by more text (a transcript stored as JSON lines, say) is found only when its
+   * hint is known; the local backend's hint is always known.
+   */
+  readonly knownHints?: readonly string[] | undefined;
+}
+
 /**
  * Finds every spilled-artifact locator that transcript text references through a spill
- * notice, so retention can keep exactly what a live conversation still points at:
- *
- * ```ts
- * const refs = await referencedLocators(liveTranscripts());
- * createRetention({ catalog, maxAgeMs, keep: (e) => refs.has(e.locator) });
- * ```
+ * notice, so retention can keep exactly what a live conversation still points at.
  *
  * `texts` may be whole messages or arbitrary chunks of one long transcript (a file read
  * in pieces): a notice split across two chunks is still found. Memory is bounded by the
  * set of locators found plus one chunk.
+ *
+ * @example
+ * const refs = await referencedLocators(liveTranscripts());
+ * createRetention({ catalog, maxAgeMs, keep: (entry) => refs.has(entry.locator) });
+ *
+ * @throws TypeError when an item of `texts` is not a string.
  */
 export async function referencedLocators(
   texts: Iterable<string> | AsyncIterable<string>,
+  options: ReferenceOptions = {},
 ): Promise<ReadonlySet<SpillLocator>> {
+  const knownHints = [...DEFAULT_KNOWN_HINTS, ...(options.knownHints ?? [])];
   const found = new Set<SpillLocator>();
   let carry = '';
   for await (const chunk of texts) {
@@ -60,11 +73,26 @@ export async function referencedLocators(
     }
     const text = carry + chunk;
     let last = 0;
-    for (const { locator, end } of findNotices(text)) {
-      found.add(spillLocator(locator));
-      last = end;
+    for (const notice of findSpillNotices(text, { knownHints })) {
+      found.add(spillLocator(notice.locator));
+      last = notice.end;
     }
     carry = pendingTail(text, last);
   }
   return found;
+}
+
+/**
+ * A `keep` predicate that protects every artifact `texts` reference: reference-aware
+ * retention in one line.
+ *
+ * @example
+ * createRetention({ catalog, maxTotalBytes: 2e9, keep: await keepReferenced(liveTranscripts()) });
+ */
+export async function keepReferenced(
+  texts: Iterable<string> | AsyncIterable<string>,
+  options: ReferenceOptions = {},
+): Promise<(entry: SpillEntry) => boolean> {
+  const refs = await referencedLocators(texts, options);
+  return (entry) => refs.has(entry.locator);
 }

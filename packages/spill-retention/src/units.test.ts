@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatBytes, formatDuration, parseByteSize, parseDuration } from './units.js';
+import { formatDuration, parseByteSize, parseDuration } from './units.js';
 
 describe('parseDuration', () => {
   it.each([
@@ -61,17 +61,6 @@ describe('parseByteSize', () => {
 });
 
 describe('formatting', () => {
-  it.each([
-    [0, '0 B'],
-    [999, '999 B'],
-    [1000, '1.00 KB'],
-    [1_536_000, '1.54 MB'],
-    [2_000_000_000, '2.00 GB'],
-    [999_999, '1.00 MB'],
-  ])('formats %d bytes as %j', (bytes, text) => {
-    expect(formatBytes(bytes)).toBe(text);
-  });
-
   it.each([
     [450, '450ms'],
     [90_000, '1m 30s'],

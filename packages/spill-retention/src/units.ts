@@ -90,21 +90,6 @@ export function parseByteSize(text: string): number {
   return bytes;
 }
 
-/** Formats bytes for people, in powers of 1000 (`1.5 GB`, `812 B`). */
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes)) return String(bytes);
-  const sign = bytes < 0 ? '-' : '';
-  let value = Math.abs(bytes);
-  if (value < 1000) return `${sign}${Math.round(value)} B`;
-  const units = ['KB', 'MB', 'GB', 'TB', 'PB'];
-  let i = -1;
-  while (value >= 999.95 && i < units.length - 1) {
-    value /= 1000;
-    i += 1;
-  }
-  return `${sign}${value.toFixed(value < 10 ? 2 : value < 100 ? 1 : 0)} ${units[i] ?? 'PB'}`;
-}
-
 /** Formats milliseconds for people, with the two largest units (`7d`, `1h 30m`, `450ms`). */
 export function formatDuration(ms: number): string {
   if (!Number.isFinite(ms)) return String(ms);
