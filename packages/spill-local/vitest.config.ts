@@ -5,5 +5,6 @@ export default defineProject({
     name: '@spillway/local',
     include: ['src/**/*.test.ts'],
     testTimeout: 60_000,
+    globalSetup: ['src/test-global-setup.ts'],
   },
 });

@@ -57,44 +57,90 @@ export async function scanFile(req: ScanRequest, read: ScanRead, now: () => numb
   const matches: ScanMatch[] = [];
   let lastLine = 0; // the line of the last match, so a long line split in pieces counts once
 
-  // --- match text: the line, or a window of at most maxLineBytes around the match -----
-  const fromBytes = (buf: Buffer, ls: number, le: number, at: number): { text: string; truncated: boolean } => {
-    if (le - ls <= req.maxLineBytes) return { text: buf.toString('utf8', ls, le), truncated: false };
-    let ws = Math.max(ls, at - Math.floor(req.maxLineBytes / 4));
-    while (ws > ls && ((buf[ws] ?? 0) & 0xc0) === 0x80) ws--;
-    let we = Math.min(le, ws + req.maxLineBytes);
-    while (we > ws && we < le && ((buf[we] ?? 0) & 0xc0) === 0x80) we--;
+  // --- match text: the line, or a window of at most maxLineBytes holding the match ---
+  // The window shows the whole first match when it fits, with up to half the spare room
+  // before it and the rest after; a match longer than the budget is shown from its start.
+  const max = req.maxLineBytes;
+  const isCont = (b: number | undefined): boolean => ((b ?? 0) & 0xc0) === 0x80;
+  const fromBytes = (buf: Buffer, ls: number, le: number, ms: number, me: number): { text: string; truncated: boolean } => {
+    if (le - ls <= max) return { text: buf.toString('utf8', ls, le), truncated: false };
+    let ws: number;
+    let we: number;
+    if (me - ms >= max) {
+      ws = ms;
+      we = ms + max;
+    } else {
+      const spare = max - (me - ms);
+      ws = Math.max(ls, ms - Math.floor(spare / 2));
+      while (ws < ms && isCont(buf[ws])) ws++;
+      we = Math.min(le, me + (max - (me - ws)));
+      const left = max - (we - ws);
+      if (left > 0) {
+        ws = Math.max(ls, ws - left);
+        while (ws < ms && isCont(buf[ws])) ws++;
+      }
+    }
+    while (we > ws && we < le && isCont(buf[we])) we--;
     return { text: buf.toString('utf8', ws, we), truncated: true };
   };
-  const fromString = (line: string, at: number): { text: string; truncated: boolean } => {
-    if (line.length * 3 <= req.maxLineBytes || Buffer.byteLength(line, 'utf8') <= req.maxLineBytes) {
-      return { text: line, truncated: false };
-    }
-    let ws = Math.max(0, at - Math.floor(req.maxLineBytes / 4));
-    const c = line.charCodeAt(ws);
-    if (ws > 0 && c >= 0xdc00 && c <= 0xdfff) ws--; // do not start inside a pair
-    let bytes = 0;
-    let we = ws;
-    while (we < line.length) {
-      const code = line.charCodeAt(we);
-      let units = 1;
-      let size = code < 0x80 ? 1 : code < 0x800 ? 2 : 3;
-      if (code >= 0xd800 && code <= 0xdbff) {
-        const next = line.charCodeAt(we + 1);
-        if (next >= 0xdc00 && next <= 0xdfff) {
-          units = 2;
-          size = 4;
-        }
+  const unitBytes = (s: string, i: number): number => {
+    const c = s.charCodeAt(i);
+    return c < 0x80 ? 1 : c < 0x800 ? 2 : 3; // each half of a pair counts 2 of its 4 bytes
+  };
+  const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
+  const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+  const fromString = (line: string, ms0: number, me0: number): { text: string; truncated: boolean } => {
+    if (line.length * 3 <= max || Buffer.byteLength(line, 'utf8') <= max) return { text: line, truncated: false };
+    const pairAt = (i: number): boolean => i > 0 && i < line.length && isHigh(line.charCodeAt(i - 1)) && isLow(line.charCodeAt(i));
+    const ms = pairAt(ms0) ? ms0 - 1 : ms0;
+    const me = pairAt(me0) ? me0 + 1 : me0;
+    const sizeOf = (i: number): number => (isHigh(line.charCodeAt(i)) && isLow(line.charCodeAt(i + 1)) ? 4 : unitBytes(line, i));
+    // Grow [ws, we) by whole code points while the budget allows.
+    let budget = max;
+    let ws = ms;
+    let we = ms;
+    const forward = (limit: number): void => {
+      while (we < line.length) {
+        const size = sizeOf(we);
+        if (size > limit || size > budget) break;
+        budget -= size;
+        limit -= size;
+        we += size === 4 ? 2 : 1;
       }
-      if (bytes + size > req.maxLineBytes) break;
-      bytes += size;
-      we += units;
+    };
+    const backward = (limit: number): void => {
+      while (ws > 0) {
+        const pair = ws >= 2 && isLow(line.charCodeAt(ws - 1)) && isHigh(line.charCodeAt(ws - 2));
+        const size = pair ? 4 : unitBytes(line, ws - 1);
+        if (size > limit || size > budget) break;
+        budget -= size;
+        limit -= size;
+        ws -= pair ? 2 : 1;
+      }
+    };
+    let matchBytes = 0;
+    for (let i = ms; i < me; ) {
+      const size = sizeOf(i);
+      matchBytes += size;
+      i += size === 4 ? 2 : 1;
+    }
+    if (matchBytes >= max) {
+      forward(max);
+    } else {
+      forward(matchBytes);
+      backward(Math.floor((max - matchBytes) / 2));
+      forward(budget);
+      backward(budget);
     }
     return { text: line.slice(ws, we), truncated: true };
   };
-  const record = (line: number, m: { text: string; truncated: boolean }): boolean => {
+  // Returns true when the search must stop: maxMatches reached (with maxMatches 0, at the
+  // first matching line, which is what makes limitReached true).
+  const record = (line: number, make: () => { text: string; truncated: boolean }): boolean => {
     if (line === lastLine) return false;
     lastLine = line;
+    if (req.maxMatches === 0) return true;
+    const m = make();
     matches.push({ line, text: m.text, truncated: m.truncated });
     return matches.length >= req.maxMatches;
   };
@@ -103,7 +149,9 @@ export async function scanFile(req: ScanRequest, read: ScanRead, now: () => numb
   const needleBytes = req.mode === 'bytes' ? Buffer.from(req.needle, 'utf8') : Buffer.alloc(0);
   const lineRe = req.mode === 'regex' ? new RegExp(req.needle, req.flags) : null;
   const chunkRe = req.mode === 'regex' && req.prefilter ? new RegExp(req.needle, `${req.flags}gm`) : null;
-  const impossible = req.mode === 'bytes' && needleBytes.includes(NL);
+  // Stored text has no newline inside a line and no lone surrogate anywhere (they were
+  // written as U+FFFD), so a literal holding either can never match.
+  const impossible = req.mode === 'bytes' && (req.needle.includes('\n') || /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(req.needle));
 
   const countBytes = (buf: Buffer, from: number, to: number): number => {
     let n = 0;
@@ -140,7 +188,9 @@ export async function scanFile(req: ScanRequest, read: ScanRead, now: () => numb
       if (le === -1 || le >= end) le = end;
       line += countBytes(buf, counted, ls);
       counted = ls;
-      if (record(line, fromBytes(buf, ls, le, m))) return { lines, stop: le + 1 < end || !eof };
+      if (record(line, () => fromBytes(buf, ls, le, m, m + needleBytes.length))) {
+        return { lines, stop: req.maxMatches === 0 || le + 1 < end || !eof };
+      }
       i = le + 1;
     }
     return { lines, stop: undefined };
@@ -176,7 +226,9 @@ export async function scanFile(req: ScanRequest, read: ScanRead, now: () => numb
       if (hit !== null) {
         line += countString(s, counted, ls);
         counted = ls;
-        if (record(line, fromString(text, hit.index))) return { lines, stop: le + 1 < s.length || !eof };
+        if (record(line, () => fromString(text, hit.index, hit.index + hit[0].length))) {
+          return { lines, stop: req.maxMatches === 0 || le + 1 < s.length || !eof };
+        }
       }
       i = le + 1;
     }

@@ -36,8 +36,8 @@ export function grepSettings(options: GrepOptions | undefined): GrepSettings {
   const maxMatches = options?.maxMatches ?? DEFAULT_GREP_MAX_MATCHES;
   const maxLineBytes = options?.maxLineBytes ?? DEFAULT_GREP_MAX_LINE_BYTES;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
-  if (!Number.isSafeInteger(maxMatches) || maxMatches < 1) throw invalidInput(`grep: maxMatches must be a whole number of at least 1; got ${String(maxMatches)}.`);
-  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1) throw invalidInput(`grep: maxLineBytes must be a whole number of at least 1; got ${String(maxLineBytes)}.`);
+  if (!Number.isSafeInteger(maxMatches) || maxMatches < 0) throw invalidInput(`grep: maxMatches must be a whole number of at least 0; got ${String(maxMatches)}.`);
+  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 0) throw invalidInput(`grep: maxLineBytes must be a whole number of at least 0; got ${String(maxLineBytes)}.`);
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw invalidInput(`grep: timeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}.`);
   return { maxMatches, maxLineBytes, timeoutMs, ignoreCase: options?.ignoreCase === true, literal: options?.literal === true };
 }

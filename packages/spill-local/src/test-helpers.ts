@@ -1,4 +1,5 @@
 // Shared fixtures for this package's tests (excluded from the build by its name).
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,4 +65,48 @@ export async function withUmask<T>(mask: number, fn: () => Promise<T>): Promise<
   } finally {
     process.umask(previous);
   }
+}
+
+/** The built package entry, for child processes (see test-global-setup.ts). */
+export const DIST_INDEX = new URL('../dist/index.js', import.meta.url).href;
+/** The built internal factory with test seams, for child processes. */
+export const DIST_BACKEND = new URL('../dist/backend.js', import.meta.url).href;
+
+/** What a child process produced. */
+export interface ChildResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs ESM source in a child `node` (optionally through a wrapper such as `setpriv …` or
+ * `sh -c 'ulimit -n 64; exec "$@"' sh`) and collects its output. The source can import
+ * {@link DIST_INDEX}.
+ */
+export function runChild(
+  source: string,
+  options: { wrapper?: readonly string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number; args?: readonly string[] } = {},
+): Promise<ChildResult> {
+  const argv = [...(options.wrapper ?? []), process.execPath, '--input-type=module', '-e', source, ...(options.args ?? [])];
+  const [cmd, ...rest] = argv;
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd ?? process.execPath, rest, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const timer = setTimeout(() => { child.kill('SIGKILL'); }, options.timeoutMs ?? 30_000);
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** Whether a shell command succeeds (used to probe what this machine allows). */
+export function commandWorks(cmd: string, args: readonly string[]): boolean {
+  return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 }
