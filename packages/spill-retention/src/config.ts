@@ -4,6 +4,13 @@ import type { SessionId, SpillCatalog, SpillEntry } from '@spillway/core';
 export const DEFAULT_GRACE_MS = 5 * 60 * 1000;
 /** The least age of a leftover temp file the sweep asks the backend to remove: one hour. */
 export const DEFAULT_TEMP_GRACE_MS = 60 * 60 * 1000;
+/**
+ * The shortest protection any sweep gives a fresh artifact, whatever `graceMs` says. File
+ * systems stamp times from a coarse clock, so a file written just after a sweep began can
+ * carry a time a few milliseconds before it; this slack keeps "created after the sweep
+ * began" safe with `graceMs: 0` too.
+ */
+export const CLOCK_SLACK_MS = 1000;
 /** Default {@link RetentionOptions.deleteConcurrency}. */
 export const DEFAULT_DELETE_CONCURRENCY = 4;
 /** Default {@link RetentionOptions.maxReportedEntries}. */
@@ -29,7 +36,8 @@ export interface RetentionOptions {
   /**
    * Never delete an artifact younger than this (default {@link DEFAULT_GRACE_MS}), so an
    * artifact just published, whose notice may not even have reached the transcript yet,
-   * is safe. Artifacts created after a sweep began are always safe, even with 0.
+   * is safe. Artifacts created after a sweep began are always safe, even with 0 (the
+   * protection is never shorter than {@link CLOCK_SLACK_MS}).
    */
   readonly graceMs?: number | undefined;
   /** Protects artifacts from every limit; see {@link KeepPredicate}. */

@@ -8,6 +8,7 @@
 export { createRetention } from './retention.js';
 export type { Retention } from './retention.js';
 export {
+  CLOCK_SLACK_MS,
   DEFAULT_DELETE_CONCURRENCY,
   DEFAULT_GRACE_MS,
   DEFAULT_MAX_REPORTED_ENTRIES,

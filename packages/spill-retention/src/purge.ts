@@ -1,5 +1,5 @@
 import { type ListOptions, type SessionId, type SpillEntry, abortedError, isSpillError } from '@spillway/core';
-import type { RetentionConfig, SweepOptions } from './config.js';
+import { CLOCK_SLACK_MS, type RetentionConfig, type SweepOptions } from './config.js';
 import { BoundedPool } from './delete-pool.js';
 import { createdAtMs } from './order.js';
 import { type KeepReason, type RetentionReport, ReportBuilder } from './report.js';
@@ -8,7 +8,8 @@ import { type KeepReason, type RetentionReport, ReportBuilder } from './report.j
  * Deletes every artifact of one session in a single pass. Limits and `graceMs` do not
  * apply (the session is over, so its artifacts go however young), but `keep` does (a
  * transcript elsewhere, a fork for instance, may still reference one), and so does the
- * sweep's own start: an artifact created after the purge began is left alone.
+ * purge's own start: an artifact created after the purge began (give or take
+ * {@link CLOCK_SLACK_MS}) is left alone.
  */
 export async function runPurge(
   cfg: RetentionConfig,
@@ -26,7 +27,7 @@ export async function runPurge(
 
   const protection = async (entry: SpillEntry): Promise<KeepReason | null> => {
     const t = createdAtMs(entry);
-    if (t === undefined || t >= start) return 'grace';
+    if (t === undefined || t >= start - CLOCK_SLACK_MS) return 'grace';
     if (cfg.keep === undefined) return null;
     try {
       return (await cfg.keep(entry)) ? 'keep' : null;

@@ -104,6 +104,12 @@ describe('age', () => {
     expect(report.kept.byReason.grace).toEqual({ count: 1, bytes: 5 });
   });
 
+  it('gives fresh entries at least a second even with graceMs 0, for coarse file clocks', async () => {
+    const c = new ModelCatalog([entry('just-now', 1, NOW - 500), entry('two-seconds', 1, NOW - 2000)]);
+    await sweepWith(c, { maxAgeMs: 0, graceMs: 0 });
+    expect([...c.entries.keys()]).toEqual(['just-now']);
+  });
+
   it('treats an entry without a valid date as new', async () => {
     const bad: SpillEntry = { ...entry('undated', 5, 0), createdAt: new Date(Number.NaN) };
     const c = new ModelCatalog([bad, entry('old', 5, NOW - 9 * DAY)]);
@@ -339,7 +345,7 @@ describe('purgeSession', () => {
   it('deletes every artifact of the session, young or old, except kept ones and later saves', async () => {
     const c = new ModelCatalog([
       entry('old', 1, NOW - 9 * DAY, 'a'),
-      entry('young', 2, NOW - 1000, 'a'),
+      entry('young', 2, NOW - 5000, 'a'),
       entry('kept', 3, NOW - 9 * DAY, 'a'),
       entry('later', 4, NOW + 10, 'a'),
       entry('other', 5, NOW - 9 * DAY, 'b'),

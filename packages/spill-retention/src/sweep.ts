@@ -1,5 +1,5 @@
 import { type SpillEntry, type ListOptions, abortedError, isSpillError } from '@spillway/core';
-import type { RetentionConfig, SweepOptions, SweepProgress } from './config.js';
+import { CLOCK_SLACK_MS, type RetentionConfig, type SweepOptions, type SweepProgress } from './config.js';
 import { BoundedPool } from './delete-pool.js';
 import { type EntryKey, createdAtMs, hashLocator, isAtOrBefore } from './order.js';
 import {
@@ -80,7 +80,7 @@ export async function runSweep(
   const { signal, onProgress, sessionId } = options;
   const began = performance.now();
   const start = cfg.now();
-  const graceFrom = start - cfg.graceMs;
+  const graceFrom = start - Math.max(cfg.graceMs, CLOCK_SLACK_MS);
   const ageBefore = cfg.maxAgeMs === undefined ? -Infinity : start - cfg.maxAgeMs;
   const sessionLimit = cfg.maxSessionBytes;
   const sessions = sessionLimit === undefined ? undefined : new Map<string, Selector>();

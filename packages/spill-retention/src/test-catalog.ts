@@ -9,6 +9,7 @@ import {
   SpillError,
   spillLocator,
 } from '@spillway/core';
+import { CLOCK_SLACK_MS } from './config.js';
 import { compareKeys, entryKey } from './order.js';
 
 /** The catalog's key for a session id, the way a backend would hash it. */
@@ -126,7 +127,7 @@ export interface ReferenceConfig {
  */
 export function referenceSweep(entries: readonly SpillEntry[], cfg: ReferenceConfig): Set<string> {
   const isProtected = (e: SpillEntry): boolean =>
-    e.createdAt.getTime() >= cfg.start - cfg.graceMs || cfg.keep.has(e.locator);
+    e.createdAt.getTime() >= cfg.start - Math.max(cfg.graceMs, CLOCK_SLACK_MS) || cfg.keep.has(e.locator);
   const deleted = new Set<string>();
   if (cfg.maxAgeMs !== undefined) {
     const before = cfg.start - cfg.maxAgeMs;
