@@ -103,11 +103,26 @@ export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
   fc.record({ kind: fc.constant('hang' as const), honoursSignal: fc.boolean() }),
 );
 
-/** Text with the troublesome parts over-represented: line breaks, multi-byte and astral characters, lone surrogates. */
+const troublesomeUnit = fc.constantFrom('a', 'b', '\n', 'é', '€', '😀', '\uD800', '\uDC00', ' ');
+
+/**
+ * Text with the troublesome parts over-represented (line breaks, multi-byte and astral
+ * characters, lone surrogates), from empty to several kilobytes: a random piece repeated,
+ * so large texts still vary.
+ */
 export const textArb: fc.Arbitrary<string> = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 700 }),
-  fc.string({ unit: fc.constantFrom('a', 'b', '\n', 'é', '€', '😀', '\uD800', '\uDC00', ' '), maxLength: 900 }),
-  fc.array(fc.string({ unit: 'grapheme-ascii', maxLength: 60 }), { maxLength: 40 }).map((lines) => lines.join('\n')),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc
+    .tuple(
+      fc.oneof(
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 60, size: 'max' }),
+        fc.string({ unit: troublesomeUnit, minLength: 1, maxLength: 80, size: 'max' }),
+        fc.array(fc.string({ unit: 'grapheme-ascii', maxLength: 60, size: 'max' }), { minLength: 1, maxLength: 10 }).map((lines) => `${lines.join('\n')}\n`),
+      ),
+      fc.integer({ min: 1, max: 100 }),
+      fc.string({ unit: troublesomeUnit, maxLength: 30, size: 'max' }),
+    )
+    .map(([piece, times, end]) => piece.repeat(times) + end),
 );
 
 /** A text content block. */

@@ -1,0 +1,276 @@
+import { isSpillError, utf8ByteLength } from '@spillway/core';
+import { describe, expect, it, vi } from 'vitest';
+import { parseSpillNotice } from './notice.js';
+import { createSpillPolicy } from './policy.js';
+import { fakeBackend, textBlock } from './test-backends.js';
+import type { PostToolDecision, SpillEvent, SpillKeptEvent, SpillPolicyOptions, ToolExecution, ToolResult } from './types.js';
+
+const exec: ToolExecution = { toolName: 'bash', callId: 'call-1', sessionId: 'session-1' };
+const big = 'x'.repeat(5000);
+const bigResult: ToolResult = { content: [textBlock(big)] };
+const HINT = 'Use read with offset/limit, or grep this path to search within it.';
+
+function setup(options: Partial<SpillPolicyOptions> = {}) {
+  const backend = fakeBackend({ kind: 'ok', locator: '/spill/session-1/abc-bash.txt', hint: HINT });
+  const events: SpillEvent[] = [];
+  const policy = createSpillPolicy({ backend, maxInlineBytes: 1000, onEvent: (e) => events.push(e), ...options });
+  return { backend, events, policy };
+}
+
+function onlyText(decision: PostToolDecision): string {
+  const content = (decision as { content?: { type: string; text?: string }[] }).content;
+  expect(content).toHaveLength(1);
+  expect(content?.[0]?.type).toBe('text');
+  return content?.[0]?.text ?? '';
+}
+
+describe('the gate', () => {
+  it('spills an over-cap result into one text block of at most the cap, with the notice', async () => {
+    const { backend, events, policy } = setup();
+    const decision = await policy.apply(exec, bigResult);
+    const text = onlyText(decision);
+    expect(utf8ByteLength(text)).toBeLessThanOrEqual(1000);
+    expect(parseSpillNotice(text)).toEqual({ omittedBytes: 5000 - (events[0] as { shownBytes: number }).shownBytes, locator: '/spill/session-1/abc-bash.txt', retrievalHint: HINT });
+    expect(backend.calls).toHaveLength(1);
+    expect(backend.calls[0]?.input).toMatchObject({ owner: { sessionId: 'session-1' }, source: { toolName: 'bash', callId: 'call-1' }, suggestedName: 'bash.txt', content: big });
+    expect(events).toEqual([{ type: 'spilled', toolName: 'bash', callId: 'call-1', bytes: 5000, shownBytes: expect.any(Number) as number, locator: '/spill/session-1/abc-bash.txt', ms: expect.any(Number) as number }]);
+  });
+
+  it('passes a result at exactly the cap through, and spills one byte more', async () => {
+    const { backend, policy } = setup();
+    const atCap: ToolResult = { content: [textBlock('é'.repeat(500))] }; // 1000 bytes
+    expect(await policy.applyToResult(exec, atCap)).toBe(atCap);
+    expect(backend.calls).toHaveLength(0);
+    const over = await policy.applyToResult(exec, { content: [textBlock(`${'é'.repeat(500)}a`)] });
+    expect(parseSpillNotice((over.content[0] as { text: string }).text)).toBeDefined();
+    expect(backend.calls).toHaveLength(1);
+  });
+
+  it('joins several text blocks with a line break, measures the join, and stores it', async () => {
+    const { backend, policy } = setup();
+    const result: ToolResult = { content: [textBlock('a'.repeat(500)), textBlock('b'.repeat(500))] }; // 1001 bytes joined
+    const out = await policy.applyToResult(exec, result);
+    expect(out.content).toHaveLength(1);
+    expect(backend.calls[0]?.content).toBe(`${'a'.repeat(500)}\n${'b'.repeat(500)}`);
+  });
+
+  it('is the identity when disabled, and never touches the backend', async () => {
+    const { backend, events, policy } = setup({ maxInlineBytes: undefined });
+    expect(policy.enabled).toBe(false);
+    const decision = { kind: 'accept' as const };
+    expect(await policy.apply(exec, bigResult, decision)).toBe(decision);
+    expect(await policy.applyToResult(exec, bigResult)).toBe(bigResult);
+    const stream = policy.stream(exec);
+    await stream.push(big);
+    expect(await stream.finish()).toEqual(bigResult);
+    expect(backend.calls).toHaveLength(0);
+    expect(events).toHaveLength(0);
+  });
+
+  it('answers { kind: "accept" } for an unchanged result when no decision was given', async () => {
+    const { policy } = setup();
+    expect(await policy.apply(exec, { content: [textBlock('small')] })).toEqual({ kind: 'accept' });
+  });
+});
+
+describe('exclusions pass through unchanged, without the backend or an event', () => {
+  const cases: [string, ToolExecution, ToolResult, PostToolDecision | undefined][] = [
+    ['a non-accept decision', exec, bigResult, { kind: 'block', reason: 'policy' }],
+    ['an accepted value replacement', exec, bigResult, { kind: 'accept', value: { rows: 5 } }],
+    ['a nested execution', { ...exec, parentCallId: 'outer' }, bigResult, undefined],
+    ['a skipped tool (read, by default)', { ...exec, toolName: 'read' }, bigResult, undefined],
+    ['a result with an image block', exec, { content: [textBlock(big), { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }, undefined],
+    ['a text block whose text is not a string', exec, { content: [{ type: 'text', text: 42 }] }, undefined],
+    ['content that is not an array', exec, { content: 'nope' } as unknown as ToolResult, undefined],
+    ['a decision whose replacement content has a non-text block', exec, bigResult, { kind: 'accept', content: [{ type: 'audio', data: 'x' }] }],
+  ];
+
+  it.each(cases)('%s', async (_label, execution, result, decision) => {
+    const { backend, events, policy } = setup();
+    const out = await policy.apply(execution, result, decision);
+    expect(out).toBe(decision ?? out);
+    if (decision === undefined) expect(out).toEqual({ kind: 'accept' });
+    if (decision === undefined) expect(await policy.applyToResult(execution, result)).toBe(result);
+    expect(backend.calls).toHaveLength(0);
+    expect(events).toHaveLength(0);
+  });
+
+  it('honours a custom skipTools list (and then read is no longer skipped)', async () => {
+    const { backend, policy } = setup({ skipTools: ['spill_read', 'spill_grep'] });
+    expect(await policy.applyToResult({ ...exec, toolName: 'spill_read' }, bigResult)).toBe(bigResult);
+    expect(backend.calls).toHaveLength(0);
+    await policy.applyToResult({ ...exec, toolName: 'read' }, bigResult);
+    expect(backend.calls).toHaveLength(1);
+  });
+});
+
+describe('decisions', () => {
+  it('measures and spills decision.content, not the original content, when a hook replaced it', async () => {
+    const { backend, policy } = setup();
+    const replaced = 'r'.repeat(3000);
+    const decision: PostToolDecision = { kind: 'accept', content: [textBlock(replaced)], note: 'kept' };
+    const out = await policy.apply(exec, { content: [textBlock('tiny')] }, decision);
+    expect(backend.calls[0]?.content).toBe(replaced);
+    expect(out).toMatchObject({ kind: 'accept', note: 'kept' });
+    expect(onlyText(out)).toContain('(Omitted ');
+    // A small replacement of a big result passes: the replacement is what is measured.
+    const small: PostToolDecision = { kind: 'accept', content: [textBlock('short')] };
+    expect(await policy.apply(exec, bigResult, small)).toBe(small);
+  });
+});
+
+describe('best effort: the original is kept and an event says why', () => {
+  async function keptReason(options: Partial<SpillPolicyOptions>, execution: ToolExecution = exec): Promise<SpillKeptEvent> {
+    const events: SpillEvent[] = [];
+    const policy = createSpillPolicy({ maxInlineBytes: 1000, saveTimeoutMs: 20, onEvent: (e) => events.push(e), ...options });
+    const result: ToolResult = { content: [textBlock(big)], isError: true };
+    const out = await policy.applyToResult(execution, result);
+    expect(out).toBe(result);
+    expect(await policy.apply(execution, result)).toEqual({ kind: 'accept' });
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({ type: 'kept', toolName: execution.toolName, bytes: 5000 });
+    return events[0] as SpillKeptEvent;
+  }
+
+  it('no session id → no-session (backend untouched)', async () => {
+    const backend = fakeBackend({ kind: 'ok', locator: 'l', hint: 'h' });
+    expect((await keptReason({ backend }, { toolName: 'bash', callId: 'c' })).reason).toBe('no-session');
+    expect(backend.calls).toHaveLength(0);
+  });
+
+  it('an empty call id → invalid-execution', async () => {
+    const backend = fakeBackend({ kind: 'ok', locator: 'l', hint: 'h' });
+    expect((await keptReason({ backend }, { ...exec, callId: '' })).reason).toBe('invalid-execution');
+    expect(backend.calls).toHaveLength(0);
+  });
+
+  it('no backend → no-backend', async () => {
+    expect((await keptReason({})).reason).toBe('no-backend');
+  });
+
+  it('a rejection → save-rejected, with the rejection value as the error', async () => {
+    const value = { weird: true };
+    expect(await keptReason({ backend: fakeBackend({ kind: 'reject', value }) })).toMatchObject({ reason: 'save-rejected', error: value });
+  });
+
+  it('a synchronous throw → save-threw', async () => {
+    expect(await keptReason({ backend: fakeBackend({ kind: 'throw', value: 'boom' }) })).toMatchObject({ reason: 'save-threw', error: 'boom' });
+  });
+
+  it('a thenable whose then throws → save-rejected', async () => {
+    expect((await keptReason({ backend: fakeBackend({ kind: 'thenable-throws', value: 7 }) })).reason).toBe('save-rejected');
+  });
+
+  it.each([
+    ['undefined', undefined],
+    ['a number', 42],
+    ['an empty locator', { locator: '', bytes: 5000, retrievalHint: 'h' }],
+    ['a numeric hint', { locator: 'l', bytes: 5000, retrievalHint: 1 }],
+    ['bytes as a string', { locator: 'l', bytes: '5000', retrievalHint: 'h' }],
+    ['throwing getters', Object.defineProperty({}, 'locator', { get: () => { throw new Error('getter'); }, enumerable: true })],
+  ])('a ref that is %s → malformed-ref', async (_label, value) => {
+    const event = await keptReason({ backend: fakeBackend({ kind: 'garbage', value }) });
+    expect(event.reason).toBe('malformed-ref');
+    expect(isSpillError(event.error, 'SPILL_STORAGE_FAILED')).toBe(true);
+  });
+
+  it('a ref whose byte count differs from what was handed over → malformed-ref', async () => {
+    expect((await keptReason({ backend: fakeBackend({ kind: 'wrong-bytes', locator: 'l' }) })).reason).toBe('malformed-ref');
+  });
+
+  it('a save that never settles → timeout after saveTimeoutMs, and the save is aborted through its signal', async () => {
+    const backend = fakeBackend({ kind: 'hang', honoursSignal: false });
+    const started = performance.now();
+    const event = await keptReason({ backend, saveTimeoutMs: 30 });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(event.reason).toBe('timeout');
+    expect(isSpillError(event.error, 'SPILL_TIMEOUT')).toBe(true);
+    expect(backend.calls[0]?.signal?.aborted).toBe(true);
+    expect(isSpillError(backend.calls[0]?.signal?.reason, 'SPILL_TIMEOUT')).toBe(true);
+  });
+
+  it('a backend that answers an abort by rejecting still reports timeout', async () => {
+    expect((await keptReason({ backend: fakeBackend({ kind: 'hang', honoursSignal: true }) })).reason).toBe('timeout');
+  });
+
+  it('a notice larger than the cap → notice-too-large, before saving when even the shortest notice cannot fit', async () => {
+    const backend = fakeBackend({ kind: 'ok', locator: 'l', hint: 'h' });
+    const event = await keptReason({ backend, maxInlineBytes: 50 });
+    expect(event.reason).toBe('notice-too-large');
+    expect(backend.calls).toHaveLength(0);
+  });
+
+  it('a notice that only the real locator pushes over the cap → notice-too-large after saving, naming the orphan', async () => {
+    const locator = `/very/long/${'d'.repeat(200)}`;
+    const backend = fakeBackend({ kind: 'ok', locator, hint: HINT });
+    const event = await keptReason({ backend, maxInlineBytes: 150 });
+    expect(event).toMatchObject({ reason: 'notice-too-large', locator });
+    expect(backend.calls).toHaveLength(2);
+  });
+
+  it('never changes isError', async () => {
+    const { policy } = setup();
+    for (const isError of [true, false, undefined]) {
+      const result: ToolResult = isError === undefined ? { content: [textBlock(big)] } : { content: [textBlock(big)], isError };
+      const out = await policy.applyToResult(exec, result);
+      expect(out.isError).toBe(isError);
+      expect('isError' in out).toBe(isError !== undefined);
+    }
+  });
+});
+
+describe('events', () => {
+  it('a throwing or rejecting onEvent never breaks the call', async () => {
+    for (const onEvent of [
+      () => {
+        throw new Error('listener bug');
+      },
+      () => Promise.reject(new Error('async listener bug')),
+    ]) {
+      const unhandled = vi.fn();
+      process.on('unhandledRejection', unhandled);
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises -- an async listener is exactly what is tested
+      const policy = createSpillPolicy({ backend: fakeBackend({ kind: 'ok', locator: 'l', hint: 'h' }), maxInlineBytes: 1000, onEvent });
+      const out = await policy.applyToResult(exec, bigResult);
+      expect(parseSpillNotice((out.content[0] as { text: string }).text)?.locator).toBe('l');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      process.off('unhandledRejection', unhandled);
+      expect(unhandled).not.toHaveBeenCalled();
+    }
+  });
+});
+
+describe('hostile inputs', () => {
+  it('apply resolves, unchanged, for garbage executions, results and decisions', async () => {
+    const { policy } = setup();
+    // Every property read throws, except `then`: resolving a promise with an object reads
+    // its `then`, so a thenable cannot be passed through by any async function (README).
+    const hostile = new Proxy(
+      {},
+      {
+        get(_target, key) {
+          if (key === 'then') return undefined;
+          throw new Error('trap');
+        },
+        ownKeys() {
+          throw new Error('trap');
+        },
+      },
+    );
+    for (const [e, r, d] of [
+      [null, bigResult, undefined],
+      [exec, null, undefined],
+      [exec, bigResult, null],
+      [exec, bigResult, 'accept'],
+      [hostile, bigResult, undefined],
+      [exec, hostile, undefined],
+      [exec, bigResult, hostile],
+      [exec, { content: [hostile] }, undefined],
+    ] as [ToolExecution, ToolResult, PostToolDecision | undefined][]) {
+      const out = await policy.apply(e, r, d);
+      expect(out).toBe(d ?? out);
+      // Without the garbage decision, a valid execution and result would spill.
+      if (d === undefined) expect(await policy.applyToResult(e, r)).toBe(r);
+    }
+  });
+});
