@@ -1,1 +1,21 @@
-export {};
+/**
+ * A bounded in-process spillway backend with a reader and a catalog, for tests,
+ * browsers, edge runtimes and short-lived agents. It imports nothing from Node.
+ *
+ * @packageDocumentation
+ */
+export {
+  DEFAULT_MEMORY_MAX_ARTIFACTS,
+  DEFAULT_MEMORY_MAX_BYTES,
+  DEFAULT_MEMORY_MAX_TOMBSTONES,
+  MEMORY_RETRIEVAL_HINT,
+  createMemoryBackend,
+} from './memory-backend.js';
+export type {
+  MemoryBackend,
+  MemoryBackendOptions,
+  MemoryBackendStats,
+  MemoryCatalog,
+  MemorySpillEntry,
+} from './memory-backend.js';
+export { MAX_PATTERN_LENGTH, REGEX_WINDOWS, REGEX_WORK_BUDGET } from './pattern-guard.js';

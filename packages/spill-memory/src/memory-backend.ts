@@ -1,0 +1,448 @@
+import {
+  SpillError,
+  abortedError,
+  assertSaveTextRequest,
+  assertSaveTextStreamRequest,
+  isSpillError,
+  throwIfAborted,
+  utf8ByteLength,
+} from '@spillway/core';
+import type {
+  GrepOptions,
+  GrepResult,
+  ListOptions,
+  ReadOptions,
+  ReadResult,
+  SaveTextSpill,
+  SaveTextStreamSpill,
+  SpillBackend,
+  SpillCallOptions,
+  SpillCatalog,
+  SpillEntry,
+  SpillLocator,
+  SpillReader,
+  SpillRef,
+} from '@spillway/core';
+import { ArtifactStore } from './artifact-store.js';
+import type { Artifact } from './artifact-store.js';
+import { grepParams, optionsBag, readParams, signalOf } from './call-options.js';
+import { grepBytes } from './grep-lines.js';
+import { LOCATOR_ID_BYTES, formatLocator, parseLocator } from './locator.js';
+import { randomBytes, randomHex } from './random-id.js';
+import { readLines } from './read-lines.js';
+import { fnv1a64Utf16 } from './session-key.js';
+import { Utf8Accumulator } from './utf8-accumulator.js';
+
+/** The sentence a memory locator's notice ends with: the model has no file, only these tools. */
+export const MEMORY_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
+
+/** Default {@link MemoryBackendOptions.maxBytes}: 64 MiB. */
+export const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024;
+/** Default {@link MemoryBackendOptions.maxArtifacts}. */
+export const DEFAULT_MEMORY_MAX_ARTIFACTS = 10_000;
+/** Default {@link MemoryBackendOptions.maxTombstones}. */
+export const DEFAULT_MEMORY_MAX_TOMBSTONES = 10_000;
+
+/** Options for {@link createMemoryBackend}. Every field is optional. */
+export interface MemoryBackendOptions {
+  /**
+   * The most UTF-8 bytes held at once, over all sessions. Saving more evicts the oldest
+   * artifacts; one artifact larger than this is refused with `SPILL_TOO_LARGE`. A
+   * non-negative integer; default {@link DEFAULT_MEMORY_MAX_BYTES}.
+   */
+  readonly maxBytes?: number;
+  /**
+   * The most artifacts held at once, evicting the oldest beyond it. Empty results cost
+   * no bytes, so without this cap a flood of them would grow memory without bound. A
+   * positive integer; default {@link DEFAULT_MEMORY_MAX_ARTIFACTS}.
+   */
+  readonly maxArtifacts?: number;
+  /**
+   * How many removed locators are remembered, so that reading an evicted one answers
+   * `SPILL_EXPIRED` rather than `SPILL_NOT_FOUND`. The oldest are forgotten first. A
+   * non-negative integer; default {@link DEFAULT_MEMORY_MAX_TOMBSTONES} (about 1 MB).
+   */
+  readonly maxTombstones?: number;
+  /** The wall clock for `createdAt`, in epoch milliseconds. Default `Date.now`. */
+  readonly now?: () => number;
+}
+
+/** A catalog entry of the memory backend: core's {@link SpillEntry} plus descriptive fields. */
+export interface MemorySpillEntry extends SpillEntry {
+  /** The suggested name reduced to letters, digits, `.`, `_` and `-`; for people only. */
+  readonly name: string;
+  /** The tool that produced the artifact (descriptive, from the save request). */
+  readonly toolName: string;
+}
+
+/** The memory backend's catalog; it has no temporary state, so no `sweepTemp`. */
+export interface MemoryCatalog extends SpillCatalog {
+  /** Entries oldest first (in save order), all sessions or one. */
+  list(options?: ListOptions): AsyncIterable<MemorySpillEntry>;
+  /** Removes one artifact: `true` when removed, `false` when it was already gone. */
+  delete(locator: SpillLocator, options?: SpillCallOptions): Promise<boolean>;
+}
+
+/** A snapshot of what the memory backend holds. */
+export interface MemoryBackendStats {
+  /** UTF-8 bytes held now. */
+  readonly bytes: number;
+  /** Artifacts held now. */
+  readonly artifacts: number;
+  /** Sessions with at least one artifact. */
+  readonly sessions: number;
+  /** Artifacts evicted to make room, since creation. */
+  readonly evictions: number;
+  /** Bytes evicted, since creation. */
+  readonly evictedBytes: number;
+  /** Artifacts removed through `catalog.delete`, since creation. */
+  readonly deletions: number;
+  /** Removed locators still remembered. */
+  readonly tombstones: number;
+  /** The configured byte cap. */
+  readonly maxBytes: number;
+  /** The configured artifact cap. */
+  readonly maxArtifacts: number;
+}
+
+/** A bounded in-process {@link SpillBackend} that always has a reader and a catalog. */
+export interface MemoryBackend extends SpillBackend {
+  /** Always `memory`. */
+  readonly name: 'memory';
+  /** Reads and greps stored artifacts. */
+  readonly reader: SpillReader;
+  /** Lists and deletes stored artifacts. */
+  readonly catalog: MemoryCatalog;
+  /** Current counters; cheap, O(1). */
+  stats(): MemoryBackendStats;
+}
+
+const KNOWN_OPTIONS = new Set(['maxBytes', 'maxArtifacts', 'maxTombstones', 'now']);
+
+function configInteger(options: Readonly<Record<string, unknown>>, key: string, min: number, fallback: number): number {
+  const value = options[key];
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new TypeError(
+      `createMemoryBackend: ${key} must be an integer of at least ${min}; got ${typeof value === 'number' ? String(value) : typeof value}.`,
+    );
+  }
+  return value;
+}
+
+/** The suggested name as a short, safe label; it never decides where data goes. */
+function displayName(suggested: string): string {
+  const cleaned = suggested
+    .normalize('NFKC')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._-]+/, '')
+    .slice(0, 100);
+  return cleaned === '' ? 'spill.txt' : cleaned;
+}
+
+function tooLarge(bytes: number | undefined, maxBytes: number): SpillError {
+  const size = bytes === undefined ? 'more than' : `${bytes} bytes, more than`;
+  return new SpillError(
+    'SPILL_TOO_LARGE',
+    `The content is ${size} the memory backend's maxBytes (${maxBytes} bytes); raise maxBytes or use a disk backend such as @spillway/local.`,
+  );
+}
+
+function streamFailed(cause: unknown): SpillError {
+  return new SpillError(
+    'SPILL_STREAM_FAILED',
+    'The content stream threw before it finished, so nothing was stored; retry the save once the source is fixed.',
+    { cause },
+  );
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
+  return `a ${typeof value}`;
+}
+
+/** Races `promise` with `signal`, rejecting with `SPILL_ABORTED` as soon as it fires. */
+async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
+  if (signal === undefined) return promise;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => {
+      reject(abortedError(signal, what));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    // Promise.race handles both sides, so the loser never becomes an unhandled rejection.
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+function closeQuietly(iterator: Iterator<unknown> | AsyncIterator<unknown>): void {
+  try {
+    const result = iterator.return?.();
+    if (result instanceof Promise) result.catch(() => undefined);
+  } catch {
+    // The stream already failed or was abandoned; its cleanup error changes nothing.
+  }
+}
+
+/**
+ * Pulls every chunk of `content` into `sink`. Sync iterables are read with `next()` (a
+ * yielded Promise is not awaited: it is not a string), async ones with their async
+ * iterator. The event loop gets a turn every few milliseconds so that an abort can land.
+ */
+async function consumeStream(
+  content: Iterable<string> | AsyncIterable<string>,
+  signal: AbortSignal | undefined,
+  sink: (chunk: string) => void,
+): Promise<void> {
+  let iterator: Iterator<unknown> | AsyncIterator<unknown>;
+  let isAsync: boolean;
+  try {
+    isAsync = Symbol.asyncIterator in content;
+    iterator = isAsync
+      ? (content as AsyncIterable<unknown>)[Symbol.asyncIterator]()
+      : (content as Iterable<unknown>)[Symbol.iterator]();
+  } catch (cause) {
+    throw streamFailed(cause);
+  }
+  let lastYield = Date.now();
+  try {
+    for (;;) {
+      let step: IteratorResult<unknown>;
+      try {
+        step = isAsync
+          ? await raceAbort((iterator as AsyncIterator<unknown>).next(), signal, 'The save')
+          : (iterator as Iterator<unknown>).next();
+      } catch (error) {
+        if (isSpillError(error, 'SPILL_ABORTED')) throw error;
+        throw streamFailed(error);
+      }
+      if (typeof step !== 'object' || (step as unknown) === null) {
+        throw streamFailed(new TypeError('The stream iterator returned a non-object result.'));
+      }
+      if (step.done === true) return;
+      const chunk = step.value;
+      if (typeof chunk !== 'string') {
+        throw new SpillError(
+          'SPILL_STREAM_FAILED',
+          `The content stream yielded ${describeValue(chunk)} where a string was expected, so nothing was stored; yield strings only.`,
+          { cause: new TypeError(`Stream chunk is ${describeValue(chunk)}.`) },
+        );
+      }
+      sink(chunk);
+      if (!isAsync && Date.now() - lastYield >= 10) {
+        await yieldToEventLoop();
+        lastYield = Date.now();
+      }
+      throwIfAborted(signal, 'The save');
+    }
+  } catch (error) {
+    closeQuietly(iterator);
+    throw error;
+  }
+}
+
+function monotonicClock(): () => number {
+  const perf = (globalThis as { performance?: { now?: () => number } }).performance;
+  if (perf !== undefined && typeof perf.now === 'function') return () => perf.now?.() ?? Date.now();
+  return () => Date.now();
+}
+
+/**
+ * Creates a bounded in-process backend. Artifacts live as UTF-8 bytes in this process
+ * only, the oldest evicted first once `maxBytes` or `maxArtifacts` would be passed.
+ * It runs in Node, browsers and edge runtimes (no Node imports).
+ *
+ * @example
+ * ```ts
+ * const backend = createMemoryBackend({ maxBytes: 8 * 1024 * 1024 });
+ * const ref = await backend.saveText({
+ *   owner: { sessionId: sessionId('chat-1') },
+ *   source: { toolName: 'web_fetch', callId: callId('call-7') },
+ *   suggestedName: 'web_fetch.txt',
+ *   content: bigPage,
+ * });
+ * const page = await backend.reader.read(ref.locator, { offset: 1, limit: 50 });
+ * ```
+ *
+ * @throws TypeError when an option is invalid (see {@link MemoryBackendOptions}).
+ */
+export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryBackend {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new TypeError('createMemoryBackend: options must be an object when given.');
+  }
+  const bag = options as Readonly<Record<string, unknown>>;
+  for (const key of Object.keys(bag)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw new TypeError(`createMemoryBackend: unknown option ${JSON.stringify(key)}; expected one of ${[...KNOWN_OPTIONS].join(', ')}.`);
+    }
+  }
+  const maxBytes = configInteger(bag, 'maxBytes', 0, DEFAULT_MEMORY_MAX_BYTES);
+  const maxArtifacts = configInteger(bag, 'maxArtifacts', 1, DEFAULT_MEMORY_MAX_ARTIFACTS);
+  const maxTombstones = configInteger(bag, 'maxTombstones', 0, DEFAULT_MEMORY_MAX_TOMBSTONES);
+  const now = bag.now ?? Date.now;
+  if (typeof now !== 'function') throw new TypeError('createMemoryBackend: now must be a function returning epoch milliseconds.');
+  const wallClock = now as () => number;
+  const clock = monotonicClock();
+  const encoder = new TextEncoder();
+  const salt = randomBytes(8);
+  const store = new ArtifactStore(maxBytes, maxArtifacts, maxTombstones);
+  const sessionKeyOf = (id: string): string => fnv1a64Utf16(id, salt);
+
+  function publish(input: Omit<SaveTextSpill, 'content'>, bytes: Uint8Array): SpillRef {
+    const sessionId: string = input.owner.sessionId;
+    const key = store.session(sessionId)?.key ?? sessionKeyOf(sessionId);
+    const locator = formatLocator(key, randomHex(LOCATOR_ID_BYTES));
+    store.insert({
+        locator,
+        bytes,
+        createdAt: wallClock(),
+        sessionId,
+        sessionKey: key,
+        name: displayName(input.suggestedName),
+        toolName: input.source.toolName,
+    });
+    return { locator, bytes: bytes.length, retrievalHint: MEMORY_RETRIEVAL_HINT };
+  }
+
+  function resolve(locator: unknown): Artifact {
+    const key = parseLocator(locator);
+    const artifact = store.get(key);
+    if (artifact !== undefined) return artifact;
+    const reason = store.removalReason(key);
+    if (reason === 'evicted') {
+      throw new SpillError(
+        'SPILL_EXPIRED',
+        `The result at ${key} was evicted from memory to make room for newer ones; run the tool again to get it back.`,
+      );
+    }
+    if (reason === 'deleted') {
+      throw new SpillError('SPILL_NOT_FOUND', `The result at ${key} was deleted; run the tool again to get it back.`);
+    }
+    throw new SpillError(
+      'SPILL_NOT_FOUND',
+      `Nothing is stored at ${key}: it belongs to another process or backend instance, or was removed long ago. Use a locator from a notice of this session.`,
+    );
+  }
+
+  const reader: SpillReader = {
+    async read(locator: SpillLocator, readOptions?: ReadOptions): Promise<ReadResult> {
+      await Promise.resolve();
+      const params = readParams(readOptions);
+      throwIfAborted(params.signal, 'The read');
+      const artifact = resolve(locator);
+      return readLines(artifact, params.offset, params.limit, params.maxBytes);
+    },
+
+    async grep(locator: SpillLocator, pattern: string, grepOptions?: GrepOptions): Promise<GrepResult> {
+      await Promise.resolve();
+      const params = grepParams(grepOptions);
+      if (typeof pattern !== 'string') {
+        throw new SpillError('SPILL_INVALID_INPUT', `The grep pattern must be a string; got ${describeValue(pattern)}.`);
+      }
+      throwIfAborted(params.signal, 'The grep');
+      const artifact = resolve(locator);
+      // Hold the bytes: a delete or eviction during a long grep does not pull them away.
+      return grepBytes(artifact.bytes, { ...params, pattern, clock });
+    },
+  };
+
+  const catalog: MemoryCatalog = {
+    list(listOptions?: ListOptions): AsyncIterable<MemorySpillEntry> {
+      return {
+        // An async generator is the plainest AsyncIterable; nothing inside has to wait.
+        // eslint-disable-next-line @typescript-eslint/require-await
+        async *[Symbol.asyncIterator](): AsyncGenerator<MemorySpillEntry> {
+          const bag = optionsBag(listOptions, 'list');
+          const signal = signalOf(bag);
+          const sessionId = bag.sessionId;
+          if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
+            throw new SpillError('SPILL_INVALID_INPUT', 'sessionId must be a non-empty string when given.');
+          }
+          const bySession = sessionId !== undefined;
+          let current = store.first(sessionId);
+          while (current !== undefined) {
+            throwIfAborted(signal, 'The listing');
+            const artifact: Artifact = current;
+            if (!artifact.removed) {
+              yield {
+                locator: artifact.locator as SpillLocator,
+                bytes: artifact.byteLength,
+                createdAt: new Date(artifact.createdAt),
+                session: `session-${artifact.session.key}`,
+                name: artifact.name,
+                toolName: artifact.toolName,
+              };
+            }
+            current = ArtifactStore.after(artifact, bySession);
+          }
+        },
+      };
+    },
+
+    async delete(locator: SpillLocator, deleteOptions?: SpillCallOptions): Promise<boolean> {
+      await Promise.resolve();
+      const signal = signalOf(optionsBag(deleteOptions, 'delete'));
+      throwIfAborted(signal, 'The delete');
+      return store.delete(parseLocator(locator));
+    },
+  };
+
+  return {
+    name: 'memory',
+
+    async saveText(input: SaveTextSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
+      await Promise.resolve();
+      assertSaveTextRequest(input);
+      const signal = signalOf(optionsBag(saveOptions, 'save'));
+      throwIfAborted(signal, 'The save');
+      const { content } = input;
+      if (content.length > maxBytes) throw tooLarge(undefined, maxBytes); // every code unit is at least a byte
+      const size = utf8ByteLength(content);
+      if (size > maxBytes) throw tooLarge(size, maxBytes);
+      return publish(input, encoder.encode(content));
+    },
+
+    async saveTextStream(input: SaveTextStreamSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
+      await Promise.resolve();
+      assertSaveTextStreamRequest(input);
+      const signal = signalOf(optionsBag(saveOptions, 'save'));
+      throwIfAborted(signal, 'The save');
+      const accumulator = new Utf8Accumulator(maxBytes);
+      await consumeStream(input.content, signal, (chunk) => {
+        accumulator.push(chunk);
+      });
+      const bytes = accumulator.finish();
+      throwIfAborted(signal, 'The save');
+      return publish(input, bytes);
+    },
+
+    reader,
+    catalog,
+
+    stats(): MemoryBackendStats {
+      const c = store.counters;
+      return {
+        bytes: c.bytes,
+        artifacts: c.artifacts,
+        sessions: store.sessionCount,
+        evictions: c.evictions,
+        evictedBytes: c.evictedBytes,
+        deletions: c.deletions,
+        tombstones: store.tombstoneCount,
+        maxBytes,
+        maxArtifacts,
+      };
+    },
+  };
+}
+
