@@ -54,6 +54,8 @@ export interface CommonOptions {
   readonly verbose?: boolean;
 }
 
+const ROOT_SOURCE_LABEL = { option: '--root', env: 'SPILLWAY_ROOT', default: 'the default' } as const;
+
 /** The shared state of one CLI invocation, handed to every command's register function. */
 export class CliContext {
   /** The environment. */
@@ -64,8 +66,11 @@ export class CliContext {
   readonly err: Style;
   /** The exit code the invocation ends with, unless a failure overrides it. */
   exitCode = 0;
-  /** The common options of the command being run, recorded before its action starts. */
-  options: CommonOptions = {};
+  /**
+   * The common options of the command being run, recorded before its action starts;
+   * `undefined` while the arguments are still being parsed.
+   */
+  options: CommonOptions | undefined;
   /** Whether `--json` appears among the options, known before parsing (for usage errors). */
   readonly jsonRequested: boolean;
 
@@ -96,7 +101,7 @@ export class CliContext {
 
   /** Writes one `spillway: …` status line to stderr, only under `--verbose`. */
   async info(message: string): Promise<void> {
-    if (this.options.verbose !== true) return;
+    if (this.options?.verbose !== true) return;
     await writeAll(this.io.stderr, `${this.err.dim('spillway:')} ${oneLine(message)}\n`);
   }
 
@@ -112,7 +117,9 @@ export class CliContext {
 
   /** The backend on the root these options choose (see {@link localBackendFactory}). */
   backend(options: CommonOptions): CliBackend {
-    return this.makeBackend(this.root(options));
+    const root = this.root(options);
+    void this.info(`root ${root.path} (from ${ROOT_SOURCE_LABEL[root.source]})`);
+    return this.makeBackend(root);
   }
 }
 

@@ -333,6 +333,13 @@ describe('run', () => {
     expect(r.stderr).toMatch(/--max-inline-bytes 10 cannot hold even a spill notice/);
   });
 
+  it('leaves a --json after the command name to the command, for errors too', async () => {
+    const factory = await freshRoot();
+    const r = await cli(['run', 'spillway-no-such-command', '--json'], { backend: factory });
+    expect(r.code).toBe(127);
+    expect(r.stderr).toMatch(/^spillway: error: command not found/);
+  });
+
   it('passes options after the command name to the command itself', async () => {
     const factory = await freshRoot();
     const r = await cli(['run', node, '-e', 'console.log(process.argv.slice(1).join(","))', '--', '--json', '-x'], { backend: factory });

@@ -72,14 +72,16 @@ export async function main(
       return EXIT_CODES.USAGE;
     }
     const described = describeError(error);
-    if (json) {
+    // Once parsing is done the command's own options say; before that, a scan of the
+    // arguments (which cannot tell `run`'s --json from its command's).
+    if (ctx.options === undefined ? json : ctx.options.json === true) {
       const out: ErrorJson = { error: described };
       io.stderr.write(jsonLine(out));
     } else {
       const code = described.code === 'INTERNAL' ? '' : ` [${described.code}]`;
       io.stderr.write(`${ctx.err.red('spillway: error:')} ${described.message}${ctx.err.dim(code)}\n`);
     }
-    if (ctx.options.debug === true || wantsDebug(args)) {
+    if (ctx.options === undefined ? wantsDebug(args) : ctx.options.debug === true) {
       io.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : inspect(error)}\n`);
       if (error instanceof Error && error.cause !== undefined) io.stderr.write(`caused by: ${inspect(error.cause)}\n`);
     }

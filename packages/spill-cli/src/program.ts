@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { registerGc } from './commands/gc.js';
 import { registerGrep } from './commands/grep.js';
 import { registerLs } from './commands/ls.js';
 import { registerRead } from './commands/read.js';
@@ -19,6 +20,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerGrep,
   registerLs,
   registerRm,
+  registerGc,
 ];
 
 const EXAMPLES = `

@@ -1,0 +1,286 @@
+import { createReadStream } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { isSpillErrorCode, type SpillEntry } from '@spillway/core';
+import {
+  createRetention,
+  DEFAULT_GRACE_MS,
+  formatDuration,
+  keepReferenced,
+  parseByteSize,
+  parseDuration,
+  type DeleteReason,
+  type KeepReason,
+  type ReportedEntry,
+  type RetentionReport,
+  type RetentionOptions,
+  type SweepProgress,
+  type Tally,
+} from '@spillway/retention';
+import { CliError, oneLine } from '../cli-error.js';
+import { addCommonOptions, type CliContext, type CommonOptions, type OutputStream } from '../context.js';
+import { exitCodeForSpillError } from '../exit-codes.js';
+import { formatBytes } from '../format.js';
+import { jsonLine } from '../json.js';
+
+interface GcOptions extends CommonOptions {
+  readonly olderThan?: number;
+  readonly maxBytes?: number;
+  readonly maxSessionBytes?: number;
+  readonly grace: number;
+  readonly session?: string;
+  readonly keepReferenced?: string[];
+  readonly dryRun?: boolean;
+}
+
+/** Sweeps with more artifacts than this get a progress bar on a terminal. */
+export const PROGRESS_THRESHOLD = 10_000;
+
+const EXAMPLES = `
+Examples:
+  $ spillway gc --older-than 7d --max-bytes 2GB
+  $ spillway gc --max-bytes 500MB --dry-run
+  $ spillway gc --session conversation-42 --older-than 1d
+  $ spillway gc --older-than 30d --keep-referenced ~/.agent/transcripts/*.jsonl
+  $ spillway gc --older-than 7d --json | jq .deleted
+
+Durations: ms, s, m, h, d, w, or sums such as 1h30m. Sizes: a number of bytes, or
+KB/MB/GB/TB (powers of 1000), KiB/MiB/GiB/TiB or K/M/G/T (powers of 1024).
+Oldest artifacts go first; nothing younger than --grace (default 5m) is deleted, and
+artifacts referenced by a spill notice in a --keep-referenced file are kept.
+`;
+
+/** Wraps a strict parser from @spillway/retention as a commander argument parser. */
+function argument<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    }
+  };
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Reads a transcript file as UTF-8 chunks, so a large one never sits in memory. */
+async function* fileChunks(path: string): AsyncGenerator<string> {
+  for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 })) {
+    yield chunk as string;
+  }
+}
+
+async function* allFiles(paths: readonly string[]): AsyncGenerator<string> {
+  for (const path of paths) {
+    try {
+      yield* fileChunks(path);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new CliError('USAGE', `--keep-referenced: cannot read ${path}: ${reason}`, undefined, { cause: error });
+    }
+    // A notice never spans two files.
+    yield '\n';
+  }
+}
+
+/**
+ * A one-line progress bar on a terminal, redrawn at most every 100 ms. It appears only
+ * once the sweep has seen more than {@link PROGRESS_THRESHOLD} artifacts.
+ */
+export class ProgressBar {
+  private lastDraw = 0;
+  private drawn = false;
+
+  constructor(
+    private readonly stream: OutputStream,
+    private readonly dryRun: boolean,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  /** Takes one progress report from the sweep. */
+  update(p: SweepProgress): void {
+    const size = Math.max(p.seen, p.total ?? 0);
+    if (size <= PROGRESS_THRESHOLD) return;
+    const now = this.clock();
+    if (this.drawn && now - this.lastDraw < 100) return;
+    this.lastDraw = now;
+    this.drawn = true;
+    this.stream.write(`\r\u001b[K${renderProgress(p, this.dryRun)}`);
+  }
+
+  /** Clears the bar, if one was drawn. */
+  done(): void {
+    if (this.drawn) this.stream.write('\r\u001b[K');
+    this.drawn = false;
+  }
+}
+
+/** The text of one progress line, such as `gc pass 2 (sizing quotas) [#####-----] 50% 50000/100000`. */
+export function renderProgress(p: SweepProgress, dryRun: boolean): string {
+  const what = p.phase === 'scan' ? 'counting' : p.phase === 'select' ? 'sizing quotas' : dryRun ? 'planning' : 'deleting';
+  const head = `gc pass ${String(p.pass)} (${what})`;
+  const tail = p.deleted > 0 ? `, ${p.deleted.toLocaleString('en-US')} ${dryRun ? 'to delete' : 'deleted'}` : '';
+  if (p.total === undefined || p.total === 0) return `${head} ${p.seen.toLocaleString('en-US')} artifacts${tail}`;
+  const ratio = Math.min(1, p.seen / p.total);
+  const width = 24;
+  const filled = Math.round(ratio * width);
+  const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+  return `${head} ${bar} ${String(Math.round(ratio * 100)).padStart(3)}% ${p.seen.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}${tail}`;
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+}
+
+function sized(t: Tally, noun = 'artifact'): string {
+  return `${count(t.count, noun)} (${formatBytes(t.bytes)})`;
+}
+
+const DELETE_WORDS: Record<DeleteReason, (o: GcOptions) => string> = {
+  age: (o) => `older than ${formatDuration(o.olderThan ?? 0)}`,
+  'session-quota': () => 'over --max-session-bytes',
+  'total-quota': () => 'over --max-bytes',
+  purge: () => 'purged',
+};
+
+const KEEP_WORDS: Record<KeepReason, (o: GcOptions) => string> = {
+  keep: () => 'referenced',
+  grace: (o) => `younger than the ${formatDuration(o.grace)} grace period`,
+};
+
+function breakdown<R extends string>(
+  byReason: Readonly<Record<R, Tally>>,
+  words: Record<R, (o: GcOptions) => string>,
+  options: GcOptions,
+): string {
+  const parts: string[] = [];
+  for (const reason of Object.keys(byReason) as R[]) {
+    const t = byReason[reason];
+    if (t.count > 0) parts.push(`${t.count.toLocaleString('en-US')} ${words[reason](options)}`);
+  }
+  return parts.join(', ');
+}
+
+/** The human summary printed at the end of `spillway gc`. */
+export function formatGcSummary(report: RetentionReport, options: GcOptions): string {
+  const lines: string[] = [];
+  const dry = report.dryRun;
+  if (report.deleted.count === 0) {
+    lines.push(dry ? 'Would delete nothing.' : 'Deleted nothing.');
+  } else {
+    const verb = dry ? 'Would delete' : 'Deleted';
+    lines.push(`${verb} ${sized(report.deleted)}: ${breakdown(report.deleted.byReason, DELETE_WORDS, options)}.`);
+  }
+  if (report.kept.count > 0) {
+    lines.push(`Kept ${sized(report.kept)} that a limit would have deleted: ${breakdown(report.kept.byReason, KEEP_WORDS, options)}.`);
+  }
+  if (report.vanished.count > 0) lines.push(`${count(report.vanished.count, 'artifact was', 'artifacts were')} already gone.`);
+  const left = `${dry ? 'Would leave' : 'Left'} ${sized(report.remaining)}`;
+  const total = report.limits.total;
+  lines.push(
+    total === undefined
+      ? `${left}.`
+      : `${left}; --max-bytes ${formatBytes(total.limit)} ${total.met ? 'is met' : `is NOT met (${total.reason === 'protected' ? 'kept and fresh artifacts alone exceed it' : 'some deletions failed'})`}.`,
+  );
+  const session = report.limits.session;
+  if (session !== undefined && session.overCount > 0) {
+    lines.push(`${count(session.overCount, 'session stays', 'sessions stay')} over --max-session-bytes ${formatBytes(session.limit)} (kept, fresh or undeletable artifacts).`);
+  }
+  if (report.temp !== null && report.temp.removed > 0) {
+    lines.push(`Removed ${sized({ count: report.temp.removed, bytes: report.temp.bytes }, 'leftover temp file')}.`);
+  }
+  if (report.errorCount > 0) {
+    const first = report.errors[0];
+    const where = first?.locator === undefined ? '' : `${first.locator}: `;
+    lines.push(`${count(report.errorCount, 'error')}${first === undefined ? '' : `; first: ${where}${first.message} [${first.code}]`}`);
+  }
+  if (!report.complete) lines.push('The sweep stopped early; run it again once the problem above is fixed.');
+  if (options.olderThan === undefined && options.maxBytes === undefined && options.maxSessionBytes === undefined) {
+    lines.push('No limit given (--older-than, --max-bytes, --max-session-bytes): only leftover temp files were cleaned.');
+  }
+  lines.push(`Done in ${formatDuration(report.durationMs)} (${count(report.passes, 'pass', 'passes')} over the catalog).`);
+  return lines.map((l) => `${oneLine(l)}\n`).join('');
+}
+
+function entryJson(e: ReportedEntry): Record<string, unknown> {
+  return { locator: e.locator, bytes: e.bytes, createdAt: e.createdAt.toISOString(), session: e.session, reason: e.reason };
+}
+
+/** The `spillway gc --json` document: the report, with dates as ISO strings and `null` for absent values. */
+export function gcJson(report: RetentionReport): Record<string, unknown> {
+  const total = report.limits.total;
+  const session = report.limits.session;
+  return {
+    dryRun: report.dryRun,
+    complete: report.complete,
+    startedAt: report.startedAt.toISOString(),
+    durationMs: Math.round(report.durationMs),
+    passes: report.passes,
+    scanned: report.scanned,
+    deleted: report.deleted,
+    vanished: report.vanished,
+    kept: report.kept,
+    remaining: report.remaining,
+    limits: {
+      total: total === undefined ? null : { limit: total.limit, bytes: total.bytes, met: total.met, reason: total.reason ?? null },
+      session: session ?? null,
+    },
+    temp: report.temp,
+    errors: report.errors.map((e) => ({ phase: e.phase, locator: e.locator ?? null, code: e.code, message: e.message })),
+    errorCount: report.errorCount,
+    entries: {
+      deleted: report.entries.deleted.map(entryJson),
+      kept: report.entries.kept.map(entryJson),
+      omitted: report.entries.omitted,
+    },
+  };
+}
+
+/** Registers `spillway gc`: applies age and size limits to the artifacts under the root. */
+export function registerGc(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('gc')
+    .description('Delete old artifacts, oldest first, to stay within age and size limits.')
+    .option('--older-than <duration>', 'delete artifacts older than this (e.g. 7d, 12h)', argument(parseDuration))
+    .option('--max-bytes <size>', 'keep the total at or under this size (e.g. 2GB, 500MiB)', argument(parseByteSize))
+    .option('--max-session-bytes <size>', 'keep each session at or under this size', argument(parseByteSize))
+    .option('--grace <duration>', 'never delete anything younger than this', argument(parseDuration), DEFAULT_GRACE_MS)
+    .option('--session <id>', 'only this session\'s artifacts (the limits apply within it)')
+    .option('--keep-referenced <file>', 'keep artifacts a spill notice in this transcript file points at (repeatable)', collect)
+    .option('--dry-run', 'print what would be deleted, and delete nothing');
+  addCommonOptions(command, { json: true });
+  command.addHelpText('after', EXAMPLES);
+  command.action(async (options: GcOptions) => {
+    const backend = ctx.backend(options);
+    // An unsafe or missing root is a plain failure, before any listing starts.
+    if (typeof backend.root === 'function') await backend.root();
+    const files = options.keepReferenced ?? [];
+    const keep: ((entry: SpillEntry) => boolean) | undefined = files.length > 0 ? await keepReferenced(allFiles(files)) : undefined;
+    const retentionOptions: RetentionOptions = {
+      catalog: backend.catalog,
+      maxAgeMs: options.olderThan,
+      maxTotalBytes: options.maxBytes,
+      maxSessionBytes: options.maxSessionBytes,
+      graceMs: options.grace,
+      keep,
+      dryRun: options.dryRun === true,
+    };
+    const retention = createRetention(retentionOptions);
+    const bar = options.json !== true && ctx.io.stderr.isTTY === true ? new ProgressBar(ctx.io.stderr, options.dryRun === true) : undefined;
+    let report: RetentionReport;
+    try {
+      report = await retention.sweep({
+        sessionId: options.session === undefined ? undefined : ctx.session(options.session),
+        onProgress: bar === undefined ? undefined : (p) => {
+          bar.update(p);
+        },
+      });
+    } finally {
+      bar?.done();
+    }
+    await ctx.print(options.json === true ? jsonLine(gcJson(report)) : formatGcSummary(report, options));
+    const first = report.errors.find((e) => e.phase === 'list') ?? report.errors[0];
+    if (first !== undefined && isSpillErrorCode(first.code)) ctx.exitCode = exitCodeForSpillError(first.code);
+  });
+}
