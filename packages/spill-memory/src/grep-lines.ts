@@ -1,4 +1,4 @@
-import { SpillError, abortedError, utf8ByteLength } from '@spillway/core';
+import { SpillError, abortedError, isSpillError, utf8ByteLength } from '@spillway/core';
 import type { GrepMatch, GrepResult } from '@spillway/core';
 import { escapeRegex, planRegex } from './pattern-guard.js';
 import type { RegexPlan } from './pattern-guard.js';
@@ -9,7 +9,8 @@ const DECODE_BLOCK = 1 << 20;
 /** Hand the event loop back this often (ms) during a long grep. */
 const YIELD_EVERY_MS = 10;
 
-const decoder = new TextDecoder();
+// ignoreBOM keeps a leading U+FEFF: it is content, and the default decoder would drop it.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Where the first match on a line starts, in code units, and how long it is. */
 interface Hit {
@@ -74,47 +75,83 @@ export function makeMatcher(pattern: string, literal: boolean, ignoreCase: boole
   return regexMatcher(planRegex(pattern, ignoreCase));
 }
 
-function unitBytes(line: string, i: number): { units: number; bytes: number } {
-  const c = line.charCodeAt(i);
+function isHigh(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+function isLow(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
+}
+
+/** True when index `i` of `s` does not fall between the halves of a surrogate pair. */
+function isBoundary(s: string, i: number): boolean {
+  return i <= 0 || i >= s.length || !(isHigh(s.charCodeAt(i - 1)) && isLow(s.charCodeAt(i)));
+}
+
+/** UTF-8 size of the code point that starts at `i` (a lone surrogate is U+FFFD, 3 bytes). */
+function forwardStep(s: string, i: number): { units: number; bytes: number } {
+  const c = s.charCodeAt(i);
   if (c < 0x80) return { units: 1, bytes: 1 };
   if (c < 0x800) return { units: 1, bytes: 2 };
-  if (c >= 0xd800 && c <= 0xdbff) {
-    const d = line.charCodeAt(i + 1);
-    if (d >= 0xdc00 && d <= 0xdfff) return { units: 2, bytes: 4 };
-  }
+  if (isHigh(c) && isLow(s.charCodeAt(i + 1))) return { units: 2, bytes: 4 };
   return { units: 1, bytes: 3 };
 }
 
+/** UTF-8 size of the code point that ends just before `i`. */
+function backwardStep(s: string, i: number): { units: number; bytes: number } {
+  if (i >= 2 && isLow(s.charCodeAt(i - 1)) && isHigh(s.charCodeAt(i - 2))) return { units: 2, bytes: 4 };
+  return forwardStep(s, i - 1);
+}
+
+/** Moves forward from `from` over whole code points while they fit in `budget` bytes. */
+function extendForward(s: string, from: number, budget: number): { to: number; used: number } {
+  let to = from;
+  let used = 0;
+  while (to < s.length) {
+    const step = forwardStep(s, to);
+    if (used + step.bytes > budget) break;
+    used += step.bytes;
+    to += step.units;
+  }
+  return { to, used };
+}
+
+/** Moves back from `from` over whole code points while they fit in `budget` bytes. */
+function extendBackward(s: string, from: number, budget: number): { at: number; used: number } {
+  let at = from;
+  let used = 0;
+  while (at > 0) {
+    const step = backwardStep(s, at);
+    if (used + step.bytes > budget) break;
+    used += step.bytes;
+    at -= step.units;
+  }
+  return { at, used };
+}
+
 /**
- * The text to show for a matching line: the whole line when it fits in `maxBytes`, or
- * else a window of at most `maxBytes` bytes that starts a little before the match (a
- * quarter of the budget of context) and never splits a code point.
+ * The text to show for a matching line: the whole line when it fits in `maxBytes`. A
+ * longer line is cut to a window of at most `maxBytes` bytes, never inside a code point,
+ * that holds the whole first match with the spare room shared before and after it; when
+ * the match alone is too long, the window starts at the match.
  */
 export function matchWindow(line: string, hit: Hit, maxBytes: number): { text: string; truncated: boolean } {
   if (line.length * 3 <= maxBytes || utf8ByteLength(line) <= maxBytes) return { text: line, truncated: false };
-  let at = hit.index;
-  const before = line.charCodeAt(at - 1);
-  const here = line.charCodeAt(at);
-  if (at > 0 && before >= 0xd800 && before <= 0xdbff && here >= 0xdc00 && here <= 0xdfff) at -= 1; // inside a pair
-  let start = at;
-  let context = 0;
-  const contextBudget = Math.floor(maxBytes / 4);
-  while (start > 0) {
-    const prevIsPair = start >= 2 && unitBytes(line, start - 2).units === 2;
-    const step = prevIsPair ? unitBytes(line, start - 2) : unitBytes(line, start - 1);
-    if (context + step.bytes > contextBudget) break;
-    context += step.bytes;
-    start -= step.units;
+  let start = hit.index;
+  let end = hit.index + hit.length;
+  if (!isBoundary(line, start)) start -= 1; // a regex without the u flag can match half a pair
+  if (!isBoundary(line, end)) end += 1;
+  const matchBytes = utf8ByteLength(line.slice(start, end));
+  if (matchBytes >= maxBytes) {
+    return { text: line.slice(start, extendForward(line, start, maxBytes).to), truncated: true };
   }
-  let end = start;
-  let used = 0;
-  while (end < line.length) {
-    const step = unitBytes(line, end);
-    if (used + step.bytes > maxBytes) break;
-    used += step.bytes;
-    end += step.units;
-  }
-  return { text: line.slice(start, end), truncated: true };
+  let spare = maxBytes - matchBytes;
+  const before = extendBackward(line, start, Math.floor(spare / 2));
+  spare -= before.used;
+  const after = extendForward(line, end, spare);
+  spare -= after.used;
+  const from = extendBackward(line, before.at, spare).at; // room left after the line end goes before
+  return { text: line.slice(from, after.to), truncated: true };
 }
 
 function yieldToEventLoop(): Promise<void> {
@@ -122,29 +159,11 @@ function yieldToEventLoop(): Promise<void> {
 }
 
 /**
- * Searches the stored bytes line by line, with the semantics of `SpillReader.grep`. The
- * bytes are decoded a block at a time (whole lines only). The time budget and the abort
- * signal are checked between lines (and between windows of a long line), and the event
- * loop gets a turn every few milliseconds, so a long grep never freezes the process.
+ * The lines of UTF-8 `bytes` without their `\n` terminators, decoded a block of whole
+ * lines at a time (a line longer than a block is decoded whole).
  */
-export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<GrepResult> {
-  const matcher = makeMatcher(params.pattern, params.literal, params.ignoreCase);
-  const { clock, signal, maxMatches, maxLineBytes, timeoutMs } = params;
+function* decodeLines(bytes: Uint8Array): Generator<string> {
   const total = bytes.length;
-  const matches: GrepMatch[] = [];
-  if (maxMatches === 0) return { matches, limitReached: total > 0, totalBytes: total };
-  const started = clock();
-  let lastYield = started;
-  let lineNumber = 0;
-  const checkBudget = (): void => {
-    if (signal?.aborted === true) throw abortedError(signal, 'The grep');
-    if (clock() - started > timeoutMs) {
-      throw new SpillError(
-        'SPILL_TIMEOUT',
-        `The grep ran out of its ${timeoutMs} ms budget at line ${lineNumber}; use a simpler pattern, literal: true, or a larger timeoutMs.`,
-      );
-    }
-  };
   let blockStart = 0;
   while (blockStart < total) {
     let blockEnd = Math.min(total, blockStart + DECODE_BLOCK);
@@ -161,26 +180,59 @@ export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<
     while (pos < text.length) {
       const nl = text.indexOf('\n', pos);
       const lineEnd = nl === -1 ? text.length : nl;
-      const line = text.slice(pos, lineEnd);
-      pos = nl === -1 ? text.length : nl + 1;
-      lineNumber += 1;
-      checkBudget();
-      const hit = matcher(line, checkBudget);
-      if (hit !== undefined) {
-        const { text: shown, truncated } = matchWindow(line, hit, maxLineBytes);
-        matches.push({ line: lineNumber, text: shown, truncated });
-        if (matches.length >= maxMatches) {
-          const moreAfter = pos < text.length || blockEnd < total;
-          return { matches, limitReached: moreAfter, totalBytes: total };
-        }
-      }
-      const now = clock();
-      if (now - lastYield >= YIELD_EVERY_MS) {
-        await yieldToEventLoop();
-        lastYield = clock();
-      }
+      yield text.slice(pos, lineEnd);
+      pos = lineEnd + 1;
     }
     blockStart = blockEnd;
   }
-  return { matches, limitReached: false, totalBytes: total };
+}
+
+/**
+ * Searches the stored bytes line by line, with the semantics of `SpillReader.grep`.
+ * After `maxMatches` matches it keeps looking for one more, so `limitReached` is true
+ * exactly when another matching line exists (or, if the time budget runs out during that
+ * look-ahead, when one may exist). The time budget and the abort signal are checked
+ * between lines (and between windows of a long line), and the event loop gets a turn
+ * every few milliseconds, so a long grep never freezes the process.
+ */
+export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<GrepResult> {
+  const matcher = makeMatcher(params.pattern, params.literal, params.ignoreCase);
+  const { clock, signal, maxMatches, maxLineBytes, timeoutMs } = params;
+  const totalBytes = bytes.length;
+  const matches: GrepMatch[] = [];
+  const started = clock();
+  let lastYield = started;
+  let lineNumber = 0;
+  const checkBudget = (): void => {
+    if (signal?.aborted === true) throw abortedError(signal, 'The grep');
+    if (clock() - started > timeoutMs) {
+      throw new SpillError(
+        'SPILL_TIMEOUT',
+        `The grep ran out of its ${timeoutMs} ms budget at line ${lineNumber}; use a simpler pattern, literal: true, or a larger timeoutMs.`,
+      );
+    }
+  };
+  for (const line of decodeLines(bytes)) {
+    lineNumber += 1;
+    let hit: Hit | undefined;
+    try {
+      checkBudget();
+      hit = matcher(line, checkBudget);
+    } catch (error) {
+      // Out of time while only looking for one more match: there may be more.
+      if (matches.length === maxMatches && isSpillError(error, 'SPILL_TIMEOUT')) {
+        return { matches, limitReached: true, totalBytes };
+      }
+      throw error;
+    }
+    if (hit !== undefined) {
+      if (matches.length === maxMatches) return { matches, limitReached: true, totalBytes };
+      matches.push({ line: lineNumber, ...matchWindow(line, hit, maxLineBytes) });
+    }
+    if (clock() - lastYield >= YIELD_EVERY_MS) {
+      await yieldToEventLoop();
+      lastYield = clock();
+    }
+  }
+  return { matches, limitReached: false, totalBytes };
 }

@@ -3,7 +3,8 @@ import type { Artifact } from './artifact-store.js';
 import { lineStart } from './line-index.js';
 
 const NEWLINE = 0x0a;
-const decoder = new TextDecoder();
+// ignoreBOM keeps a leading U+FEFF: it is content, and the default decoder would drop it.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Moves `cut` back to the start of the UTF-8 sequence it falls inside, if any. */
 export function codePointBoundary(bytes: Uint8Array, cut: number, floor: number): number {

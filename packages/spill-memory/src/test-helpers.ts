@@ -38,7 +38,7 @@ export function locators(entries: readonly SpillEntry[]): string[] {
 
 /** The UTF-8 round trip of `text`: what a backend stores and gives back. */
 export function wellFormed(text: string): string {
-  return new TextDecoder().decode(new TextEncoder().encode(text));
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode(new TextEncoder().encode(text));
 }
 
 /** The rejection of `promise`, failing when it resolves. */
