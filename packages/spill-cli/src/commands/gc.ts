@@ -85,11 +85,13 @@ async function* allFiles(paths: readonly string[]): AsyncGenerator<string> {
 }
 
 /**
- * A one-line progress bar on a terminal, redrawn at most every 100 ms. It appears only
- * once the sweep has seen more than {@link PROGRESS_THRESHOLD} artifacts.
+ * A one-line progress bar on a terminal, redrawn at most every 100 ms (and whenever a new
+ * pass over the catalog starts). It appears only once the sweep has seen more than
+ * {@link PROGRESS_THRESHOLD} artifacts.
  */
 export class ProgressBar {
   private lastDraw = 0;
+  private lastPass = 0;
   private drawn = false;
 
   constructor(
@@ -103,8 +105,9 @@ export class ProgressBar {
     const size = Math.max(p.seen, p.total ?? 0);
     if (size <= PROGRESS_THRESHOLD) return;
     const now = this.clock();
-    if (this.drawn && now - this.lastDraw < 100) return;
+    if (this.drawn && now - this.lastDraw < 100 && p.pass === this.lastPass) return;
     this.lastDraw = now;
+    this.lastPass = p.pass;
     this.drawn = true;
     this.stream.write(`\r\u001b[K${renderProgress(p, this.dryRun)}`);
   }

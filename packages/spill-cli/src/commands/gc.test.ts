@@ -1,0 +1,268 @@
+import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callId, sessionId, spillLocator, type SpillEntry, type SpillLocator } from '@spillway/core';
+import { createLocalBackend } from '@spillway/local';
+import { formatSpillNotice } from '@spillway/policy/notice';
+import type { RetentionReport, SweepProgress } from '@spillway/retention';
+import { localBackendFactory, type BackendFactory, type CliBackend } from '../context.js';
+import { main } from '../main.js';
+import { ensureBuilt, spillway } from '../test-bin.js';
+import { capture, testIO } from '../test-io.js';
+import { formatGcSummary, gcJson, ProgressBar, renderProgress } from './gc.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+let base: string;
+let counter = 0;
+
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'spillway-cli-gc-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+/** A fresh private root holding `count` artifacts of 100 bytes, aged 1..count days. */
+async function rootWithArtifacts(count: number): Promise<{ root: string; locators: SpillLocator[] }> {
+  counter++;
+  const root = join(base, `root-${String(counter)}`);
+  await mkdir(root, { mode: 0o700 });
+  await chmod(root, 0o700);
+  const backend = createLocalBackend({ root });
+  const locators: SpillLocator[] = [];
+  const now = Date.now();
+  for (let i = 1; i <= count; i++) {
+    const ref = await backend.saveText({
+      owner: { sessionId: sessionId(`s${String(i % 2)}`) },
+      source: { toolName: 'test', callId: callId(`c${String(i)}`) },
+      suggestedName: `out-${String(i)}.txt`,
+      content: 'x'.repeat(100),
+    });
+    const when = new Date(now - i * DAY);
+    await utimes(ref.locator, when, when);
+    locators.push(ref.locator);
+  }
+  return { root, locators };
+}
+
+async function remaining(root: string): Promise<string[]> {
+  const out: string[] = [];
+  for await (const e of createLocalBackend({ root }).catalog.list()) out.push(e.locator);
+  return out.sort();
+}
+
+async function cli(args: string[], backend: BackendFactory, stderrTTY = false) {
+  const { io, stdout, stderr: plainErr } = testIO({ env: { SPILLWAY_ROOT: join(base, 'never-used') }, homedir: join(base, 'home') });
+  const stderr = stderrTTY ? capture(true) : plainErr;
+  const code = await main(args, { ...io, stderr: stderr.stream }, { backend });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+function factoryFor(root: string): BackendFactory {
+  return () => localBackendFactory({ path: root, source: 'option' });
+}
+
+describe('spillway gc (in process, real root)', () => {
+  it('deletes nothing with --dry-run, and reports what it would delete', async () => {
+    const { root, locators } = await rootWithArtifacts(6);
+    const result = await cli(['gc', '--older-than', '3d12h', '--dry-run', '--json'], factoryFor(root));
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout) as ReturnType<typeof gcJson> & { deleted: { count: number }; entries: { deleted: { locator: string }[] } };
+    expect(json.dryRun).toBe(true);
+    expect(json.deleted.count).toBe(3);
+    expect(json.entries.deleted.map((e) => e.locator).sort()).toEqual(locators.slice(3).sort());
+    expect(await remaining(root)).toEqual([...locators].sort());
+  });
+
+  it('deletes by age and by total size, oldest first, and summarises', async () => {
+    const { root, locators } = await rootWithArtifacts(6);
+    const result = await cli(['gc', '--older-than', '5d12h', '--max-bytes', '300'], factoryFor(root));
+    expect(result.code).toBe(0);
+    // out-6 is too old; then the two oldest of the rest go to get down to 300 bytes.
+    expect(await remaining(root)).toEqual(locators.slice(0, 3).sort());
+    expect(result.stdout).toContain('Deleted 3 artifacts (300 B): 1 older than 5d 12h, 2 over --max-bytes.');
+    expect(result.stdout).toContain('Left 3 artifacts (300 B); --max-bytes 300 B is met.');
+  });
+
+  it('keeps artifacts referenced by a transcript file given with --keep-referenced', async () => {
+    const { root, locators } = await rootWithArtifacts(4);
+    const oldest = locators[3] as SpillLocator;
+    const transcript = join(base, `transcript-${String(counter)}.jsonl`);
+    const notice = formatSpillNotice({ omittedBytes: 5000, locator: oldest, retrievalHint: 'Use read with offset/limit, or grep this path to search within it.' });
+    await writeFile(transcript, `${JSON.stringify({ role: 'tool', content: `preview\n\n${notice}` })}\n`);
+    const result = await cli(['gc', '--max-bytes', '0', '--keep-referenced', transcript], factoryFor(root));
+    expect(result.code).toBe(0);
+    expect(await remaining(root)).toEqual([oldest]);
+    expect(result.stdout).toContain('Kept 1 artifact (100 B) that a limit would have deleted: 1 referenced.');
+    expect(result.stdout).toContain('is NOT met (kept and fresh artifacts alone exceed it)');
+  });
+
+  it('limits the sweep to one session with --session', async () => {
+    const { root, locators } = await rootWithArtifacts(4);
+    const result = await cli(['gc', '--older-than', '0s', '--session', 's1', '--json'], factoryFor(root));
+    expect(result.code).toBe(0);
+    // Artifacts 1 and 3 belong to session s1.
+    expect(await remaining(root)).toEqual([locators[1], locators[3]].sort());
+  });
+
+  it('refuses malformed durations and sizes as usage errors', async () => {
+    const { root } = await rootWithArtifacts(0);
+    for (const args of [['--older-than', '7'], ['--older-than', '7 days'], ['--max-bytes', 'lots'], ['--grace', '-1m']]) {
+      const result = await cli(['gc', ...args], factoryFor(root));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/Expected a (duration|size)/);
+    }
+  });
+
+  it('fails a missing transcript file as a usage error before deleting anything', async () => {
+    const { root, locators } = await rootWithArtifacts(2);
+    const result = await cli(['gc', '--max-bytes', '0', '--keep-referenced', join(base, 'nope.jsonl')], factoryFor(root));
+    expect(result.code).toBe(2);
+    expect(await remaining(root)).toEqual([...locators].sort());
+  });
+
+  it('refuses an unsafe root with its exit code', async () => {
+    const root = join(base, 'world-writable');
+    await mkdir(root, { mode: 0o777 });
+    await chmod(root, 0o777);
+    const result = await cli(['gc', '--older-than', '1d'], factoryFor(root));
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('SPILL_UNSAFE_ROOT');
+  });
+});
+
+/** A backend whose catalog holds `n` synthetic old artifacts and deletes nothing for real. */
+function syntheticBackend(n: number): BackendFactory {
+  const now = Date.now();
+  const entries = function* (): Generator<SpillEntry> {
+    for (let i = 0; i < n; i++) {
+      yield { locator: spillLocator(`/synthetic/${String(i)}`), bytes: 10, createdAt: new Date(now - (i + 1) * DAY), session: 'session-x' };
+    }
+  };
+  const unused = (): Promise<never> => Promise.reject(new Error('unused'));
+  const backend: CliBackend = {
+    name: 'synthetic',
+    saveText: unused,
+    saveTextStream: unused,
+    reader: { read: unused, grep: unused },
+    catalog: {
+      // eslint-disable-next-line @typescript-eslint/require-await
+      list: async function* () {
+        yield* entries();
+      },
+      delete: () => Promise.resolve(true),
+    },
+  };
+  return () => backend;
+}
+
+describe('the progress bar', () => {
+  it('appears on a terminal for a sweep of more than 10,000 artifacts, and is cleared at the end', async () => {
+    const result = await cli(['gc', '--max-bytes', '50000', '--dry-run'], syntheticBackend(12_000), true);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/gc pass \d \((counting|sizing quotas|planning)\)/);
+    expect(result.stderr).toMatch(/\[#*-*\]\s+\d+% [\d,]+\/12,000/);
+    expect(result.stderr.endsWith('\r\u001b[K')).toBe(true);
+    expect(result.stdout).toContain('Would delete 7,000 artifacts');
+  });
+
+  it('stays away from small sweeps, from pipes and from --json', async () => {
+    const small = await cli(['gc', '--max-bytes', '0', '--dry-run'], syntheticBackend(9_000), true);
+    expect(small.stderr).toBe('');
+    const piped = await cli(['gc', '--max-bytes', '0', '--dry-run'], syntheticBackend(12_000), false);
+    expect(piped.stderr).toBe('');
+    const json = await cli(['gc', '--max-bytes', '0', '--dry-run', '--json'], syntheticBackend(12_000), true);
+    expect(json.stderr).toBe('');
+  });
+
+  it('redraws at most every 100 ms, and when a new pass starts', () => {
+    const out = capture(true);
+    let t = 0;
+    const bar = new ProgressBar(out.stream, false, () => t);
+    const p = (seen: number): SweepProgress => ({ phase: 'delete', pass: 1, seen, total: 20_000, deleted: 5 });
+    bar.update(p(11_000));
+    t = 50;
+    bar.update(p(12_000));
+    t = 150;
+    bar.update(p(13_000));
+    t = 160;
+    const next: SweepProgress = { ...p(1000), pass: 2 };
+    bar.update(next);
+    bar.done();
+    expect(out.text().split('\r\u001b[K').filter((s) => s !== '')).toEqual([
+      renderProgress(p(11_000), false),
+      renderProgress(p(13_000), false),
+      renderProgress(next, false),
+    ]);
+  });
+
+  it('renders a counter while the total is unknown', () => {
+    expect(renderProgress({ phase: 'scan', pass: 1, seen: 12_345, total: undefined, deleted: 0 }, false)).toBe('gc pass 1 (counting) 12,345 artifacts');
+    expect(renderProgress({ phase: 'delete', pass: 3, seen: 5_000, total: 20_000, deleted: 10 }, true)).toBe(
+      'gc pass 3 (planning) [######------------------]  25% 5,000/20,000, 10 to delete',
+    );
+  });
+});
+
+describe('the summary', () => {
+  const base: RetentionReport = {
+    kind: 'sweep',
+    dryRun: false,
+    complete: true,
+    startedAt: new Date(0),
+    durationMs: 1500,
+    passes: 1,
+    scanned: { count: 0, bytes: 0 },
+    deleted: { count: 0, bytes: 0, byReason: { age: { count: 0, bytes: 0 }, 'session-quota': { count: 0, bytes: 0 }, 'total-quota': { count: 0, bytes: 0 }, purge: { count: 0, bytes: 0 } } },
+    vanished: { count: 0, bytes: 0 },
+    kept: { count: 0, bytes: 0, byReason: { grace: { count: 0, bytes: 0 }, keep: { count: 0, bytes: 0 } } },
+    remaining: { count: 0, bytes: 0 },
+    limits: {},
+    entries: { deleted: [], kept: [], omitted: 0 },
+    temp: null,
+    errors: [],
+    errorCount: 0,
+  };
+
+  it('says when no limit was given, and how long it took', () => {
+    const text = formatGcSummary(base, { grace: 300_000 });
+    expect(text).toBe(
+      'Deleted nothing.\nLeft 0 artifacts (0 B).\nNo limit given (--older-than, --max-bytes, --max-session-bytes): only leftover temp files were cleaned.\nDone in 2s (1 pass over the catalog).\n',
+    );
+  });
+
+  it('names the first error, temp files and an early stop', () => {
+    const text = formatGcSummary(
+      {
+        ...base,
+        complete: false,
+        temp: { removed: 2, bytes: 2048 },
+        errors: [{ phase: 'delete', locator: spillLocator('/r/x'), code: 'SPILL_STORAGE_FAILED', message: 'EIO\nboom' }],
+        errorCount: 3,
+      },
+      { grace: 300_000, olderThan: DAY },
+    );
+    expect(text).toContain('Removed 2 leftover temp files (2.0 KiB).');
+    expect(text).toContain('3 errors; first: /r/x: EIO\\nboom [SPILL_STORAGE_FAILED]');
+    expect(text).toContain('The sweep stopped early');
+  });
+});
+
+describe('the built binary', () => {
+  it('runs gc --dry-run on a real root without deleting anything, then deletes for real', async () => {
+    ensureBuilt();
+    const { root, locators } = await rootWithArtifacts(5);
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(base, 'home'), SPILLWAY_ROOT: root, NO_COLOR: '1' };
+    const dry = await spillway(['gc', '--older-than', '2d12h', '--max-bytes', '0', '--dry-run'], { env });
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('Would delete 5 artifacts (500 B): 3 older than 2d 12h, 2 over --max-bytes.');
+    expect(await remaining(root)).toEqual([...locators].sort());
+    const real = await spillway(['gc', '--older-than', '2d12h', '--json'], { env });
+    expect(real.code).toBe(0);
+    expect((JSON.parse(real.out) as { deleted: { count: number } }).deleted.count).toBe(3);
+    expect(await remaining(root)).toEqual(locators.slice(0, 2).sort());
+  });
+});
