@@ -1,1 +1,47 @@
-export {};
+/**
+ * The contract test suite for spillway backends. A backend's own test file calls
+ * {@link describeSpillBackend}; the reference reader (the oracle for `read`/`grep`
+ * semantics), the fast-check arbitraries and the hostile inputs are exported too, for
+ * backend authors' own tests.
+ *
+ * @packageDocumentation
+ */
+export { describeSpillBackend } from './describe-spill-backend.js';
+export type {
+  Awaitable,
+  DescribeSpillBackendOptions,
+  PropertyOptions,
+  RestoreStorage,
+  SpillBackendFixture,
+  SpillBackendHooks,
+} from './options.js';
+export { resolveOptions } from './options.js';
+export type { ResolvedOptions } from './options.js';
+export {
+  ReferenceArtifact,
+  checkGrepResult,
+  checkReadResult,
+  escapeRegExp,
+  referenceGrep,
+  referenceRead,
+  splitLines,
+} from './reference-reader.js';
+export type { ReferenceGrepHit, ReferenceReadKind } from './reference-reader.js';
+export {
+  chunkedContentArbitrary,
+  contentArbitrary,
+  grepQueryArbitrary,
+  linesContentArbitrary,
+  loneSurrogateArbitrary,
+  readOptionsArbitrary,
+  sessionIdArbitrary,
+  splitAt,
+  suggestedNameArbitrary,
+  toChunkSource,
+} from './arbitraries.js';
+export type { ChunkDelivery, ChunkedContent, ContentArbitraryOptions, GrepQuery } from './arbitraries.js';
+export { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from './hostile-inputs.js';
+export { SAMPLE_CONTENTS, makeLargeContent } from './samples.js';
+export { cutToBytes, isCodePointBoundary, isWellFormed, toStoredText } from './text.js';
+export { ConformanceFailure, readWhole } from './harness.js';
+export type { PageSize } from './harness.js';

@@ -1,0 +1,36 @@
+import type { ReferenceBug } from './reference-backend.js';
+
+/**
+ * For each deliberate defect of the reference backend, tests of the suite that must fail
+ * because of it (titles are matched as substrings of the full test name).
+ */
+export const EXPECTED_FAILURES: Readonly<Record<ReferenceBug, readonly string[]>> = {
+  'drop-last-byte': ['round-trips ASCII text verbatim', 'any content, suggested name and session id round-trips'],
+  'bytes-as-length': ['reports the exact UTF-8 size and a non-empty retrieval hint for every sample'],
+  'publish-partial-stream': ['a generator that throws after two chunks makes saveTextStream reject with SPILL_STREAM_FAILED'],
+  'ignore-abort': [
+    'an already-aborted signal makes saveText reject with SPILL_ABORTED',
+    'aborting while a stream is still delivering makes saveTextStream reject with SPILL_ABORTED',
+  ],
+  'encode-chunks-separately': ['joins a surrogate pair split across chunks (array)', 'a stream split anywhere, even inside a surrogate pair'],
+  'read-off-by-one': ['returns a small artifact whole with default options', 'read answers what the reference reader answers'],
+  'read-ignores-max-bytes': ['stops at a line end when whole lines fit in maxBytes', 'read never returns more than maxBytes'],
+  'grep-literal-as-regex': ['finds regular-expression syntax characters literally with literal: true'],
+  'delete-always-true': ['delete answers true once, then false for the same locator', 'two concurrent deletes of one artifact'],
+  'list-ignores-session': ["listing one session never yields another session's artifacts"],
+  'name-in-storage-key': ['a suggested name of parent traversal ../x saves, round-trips and lands where a plain name does'],
+  'same-name-collides': ['concurrent saves with the same suggested name get distinct locators'],
+  'plain-error-on-invalid-input': ['saveText rejects a request with no owner with SPILL_INVALID_INPUT'],
+  'lossy-session-key': ["listing one session never yields another session's artifacts"],
+  'throws-synchronously': ['saveText rejects a request with no owner with SPILL_INVALID_INPUT'],
+  'reuses-locators': ["never hands out a deleted artifact's locator again"],
+  'locator-by-last-segment': ["the real locator's last segment alone is refused"],
+};
+
+/** The describe title of the control run (the reference backend without a bug). */
+export const CONTROL_NAME = 'control: reference backend without bugs';
+
+/** The describe title of the run for `bug`. */
+export function mutantName(bug: ReferenceBug): string {
+  return `mutant: ${bug}`;
+}

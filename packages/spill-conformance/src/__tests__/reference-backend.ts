@@ -1,0 +1,291 @@
+/**
+ * A small, correct in-memory backend built on the reference reader, used to test the
+ * suite itself. It implements every capability and every hook, and each `bug` switches on
+ * one deliberate defect, so the suite can be shown to catch it.
+ */
+import { runInNewContext } from 'node:vm';
+import {
+  SpillError,
+  abortedError,
+  assertSaveTextRequest,
+  assertSaveTextStreamRequest,
+  isSpillError,
+  spillLocator,
+  type GrepOptions,
+  type GrepResult,
+  type ListOptions,
+  type ReadOptions,
+  type SaveTextSpill,
+  type SaveTextStreamSpill,
+  type SpillBackend,
+  type SpillCallOptions,
+  type SpillEntry,
+  type SpillLocator,
+  type SpillRef,
+} from '@spillway/core';
+import { ReferenceArtifact } from '../reference-reader.js';
+import { toStoredText } from '../text.js';
+import type { SpillBackendFixture, SpillBackendHooks } from '../options.js';
+
+/** The deliberate defects a reference backend can carry. */
+export const REFERENCE_BUGS = [
+  'drop-last-byte',
+  'bytes-as-length',
+  'publish-partial-stream',
+  'ignore-abort',
+  'encode-chunks-separately',
+  'read-off-by-one',
+  'read-ignores-max-bytes',
+  'grep-literal-as-regex',
+  'delete-always-true',
+  'list-ignores-session',
+  'name-in-storage-key',
+  'same-name-collides',
+  'plain-error-on-invalid-input',
+  'lossy-session-key',
+  'throws-synchronously',
+  'reuses-locators',
+  'locator-by-last-segment',
+] as const;
+
+/** One of {@link REFERENCE_BUGS}. */
+export type ReferenceBug = (typeof REFERENCE_BUGS)[number];
+
+interface Stored {
+  readonly bytes: Uint8Array;
+  readonly session: string;
+  readonly createdAt: Date;
+  readonly key: string;
+}
+
+/** Options of {@link createReferenceFixture}. */
+export interface ReferenceOptions {
+  readonly reader?: boolean;
+  readonly catalog?: boolean;
+  readonly maxArtifactBytes?: number;
+  readonly bug?: ReferenceBug;
+}
+
+/** A reference backend plus the handles its hooks use. */
+export interface ReferenceFixture extends SpillBackendFixture {
+  /** Every stored artifact by locator. */
+  readonly store: Map<string, Stored>;
+  /** When true, every save fails as if the storage were broken. */
+  broken: boolean;
+}
+
+// ignoreBOM keeps a leading U+FEFF: the default decoder would silently drop it.
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const encoder = new TextEncoder();
+const LOCATOR = /^ref:\/\/(s\d+)\/([0-9a-f]{32})(?:-.*)?$/s;
+
+function randomId(): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Makes a fresh reference backend fixture. */
+export function createReferenceFixture(options: ReferenceOptions = {}): ReferenceFixture {
+  const bug = options.bug;
+  const store = new Map<string, Stored>();
+  const sessionKeys = new Map<string, string>();
+  const fixture: { backend?: SpillBackend; store: Map<string, Stored>; broken: boolean } = { store, broken: false };
+
+  const keyOfSession = (id: string): string => {
+    const lookup = bug === 'lossy-session-key' ? toStoredText(id) : id;
+    let key = sessionKeys.get(lookup);
+    if (key === undefined) {
+      key = `s${sessionKeys.size + 1}`;
+      sessionKeys.set(lookup, key);
+    }
+    return key;
+  };
+
+  const checkAbort = (signal: AbortSignal | undefined): void => {
+    if (bug !== 'ignore-abort' && signal?.aborted === true) throw abortedError(signal, 'The save');
+  };
+
+  const invalid = (error: unknown): never => {
+    if (bug === 'plain-error-on-invalid-input' && isSpillError(error)) throw new TypeError(error.message);
+    throw error;
+  };
+
+  const publish = (input: Pick<SaveTextSpill, 'owner' | 'suggestedName'>, text: string, signal?: AbortSignal): SpillRef => {
+    checkAbort(signal);
+    if (fixture.broken) throw new SpillError('SPILL_STORAGE_FAILED', 'The reference store is broken.', { cause: new Error('EIO') });
+    let bytes = encoder.encode(text);
+    if (bug === 'drop-last-byte' && bytes.length > 0) bytes = bytes.subarray(0, bytes.length - 1);
+    if (options.maxArtifactBytes !== undefined && bytes.length > options.maxArtifactBytes) {
+      throw new SpillError('SPILL_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes.`);
+    }
+    const session = keyOfSession(input.owner.sessionId);
+    let id = randomId();
+    if (bug === 'same-name-collides') id = [...encoder.encode(`${session}/${input.suggestedName}`)].map((b) => (b % 16).toString(16)).join('').padEnd(32, '0').slice(0, 32);
+    if (bug === 'reuses-locators') id = String(store.size).padStart(32, '0');
+    const locator = `ref://${session}/${id}`;
+    const key = bug === 'name-in-storage-key' ? `${session}/${input.suggestedName}-${id}` : `${session}/${id}`;
+    store.set(locator, { bytes, session, createdAt: new Date(), key });
+    return {
+      locator: spillLocator(locator),
+      bytes: bug === 'bytes-as-length' ? text.length : bytes.length,
+      retrievalHint: 'Use spill_read or spill_grep with this locator.',
+    };
+  };
+
+  // Parsing a stored artifact into lines once keeps paged reads of megabytes fast.
+  const parsed = new WeakMap<Stored, ReferenceArtifact>();
+  const artifactAt = (locator: SpillLocator): ReferenceArtifact => {
+    const stored = find(locator);
+    let artifact = parsed.get(stored);
+    if (artifact === undefined) {
+      artifact = new ReferenceArtifact(decoder.decode(stored.bytes));
+      parsed.set(stored, artifact);
+    }
+    return artifact;
+  };
+
+  const find = (locator: SpillLocator): Stored => {
+    if (typeof locator !== 'string') throw new SpillError('SPILL_INVALID_LOCATOR', 'A locator must be a string.');
+    if (bug === 'locator-by-last-segment') {
+      const id = locator.slice(locator.lastIndexOf('/') + 1);
+      const hit = [...store.entries()].find(([l]) => l.endsWith(`/${id}`) || l.endsWith(id));
+      if (hit !== undefined) return hit[1];
+    }
+    const match = LOCATOR.exec(locator);
+    if (match === null || match[0] !== locator) throw new SpillError('SPILL_INVALID_LOCATOR', 'Not a reference-backend locator.');
+    const stored = store.get(locator);
+    if (stored === undefined) throw new SpillError('SPILL_NOT_FOUND', 'No such artifact.');
+    return stored;
+  };
+
+  const backend: SpillBackend = {
+    name: bug === undefined ? 'reference' : `reference with bug ${bug}`,
+
+    saveText(input: SaveTextSpill, callOptions: SpillCallOptions = {}): Promise<SpillRef> {
+      if (bug === 'throws-synchronously') assertSaveTextRequest(input);
+      return Promise.resolve().then(() => {
+        try {
+          assertSaveTextRequest(input);
+        } catch (error) {
+          invalid(error);
+        }
+        return publish(input, input.content, callOptions.signal);
+      });
+    },
+
+    async saveTextStream(input: SaveTextStreamSpill, callOptions: SpillCallOptions = {}): Promise<SpillRef> {
+      try {
+        assertSaveTextStreamRequest(input);
+      } catch (error) {
+        invalid(error);
+      }
+      checkAbort(callOptions.signal);
+      const parts: string[] = [];
+      try {
+        for await (const chunk of input.content as AsyncIterable<unknown>) {
+          checkAbort(callOptions.signal);
+          if (typeof chunk !== 'string') throw new TypeError(`The stream yielded ${typeof chunk}, not a string.`);
+          // Encoding each chunk on its own turns a split surrogate pair into two U+FFFD.
+          parts.push(bug === 'encode-chunks-separately' ? toStoredText(chunk) : chunk);
+        }
+      } catch (error) {
+        if (isSpillError(error, 'SPILL_ABORTED')) throw error;
+        if (bug === 'publish-partial-stream') publish(input, parts.join(''));
+        throw new SpillError('SPILL_STREAM_FAILED', 'The content stream failed.', { cause: error });
+      }
+      return publish(input, parts.join(''), callOptions.signal);
+    },
+  };
+
+  const reader: NonNullable<SpillBackend['reader']> = {
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async read(locator: SpillLocator, readOptions: ReadOptions = {}) {
+      if (readOptions.signal?.aborted === true) throw abortedError(readOptions.signal, 'The read');
+      const artifact = artifactAt(locator);
+      if (bug === 'read-off-by-one') return artifact.read({ ...readOptions, offset: (readOptions.offset ?? 1) + 1 });
+      if (bug === 'read-ignores-max-bytes') return artifact.read({ ...readOptions, maxBytes: Number.MAX_SAFE_INTEGER });
+      return artifact.read(readOptions);
+    },
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async grep(locator: SpillLocator, pattern: string, grepOptions: GrepOptions = {}) {
+      if (grepOptions.signal?.aborted === true) throw abortedError(grepOptions.signal, 'The grep');
+      const artifact = artifactAt(locator);
+      const effective = bug === 'grep-literal-as-regex' ? { ...grepOptions, literal: false } : grepOptions;
+      const { signal: _signal, ...plain } = effective;
+      try {
+        // A vm timeout interrupts even a regular expression stuck in backtracking.
+        return runInNewContext('artifact.grep(pattern, options)', { artifact, pattern, options: plain }, {
+          timeout: grepOptions.timeoutMs ?? 5000,
+        }) as GrepResult;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
+          throw new SpillError('SPILL_TIMEOUT', 'The grep ran out of time.', { cause: error });
+        }
+        throw error;
+      }
+    },
+  };
+
+  const catalog: NonNullable<SpillBackend['catalog']> = {
+    async *list(listOptions: ListOptions = {}): AsyncIterable<SpillEntry> {
+      await Promise.resolve();
+      if (listOptions.signal?.aborted === true) throw abortedError(listOptions.signal, 'The listing');
+      const only = listOptions.sessionId === undefined || bug === 'list-ignores-session' ? undefined : keyOfSession(listOptions.sessionId);
+      for (const [locator, stored] of [...store.entries()]) {
+        if (only !== undefined && stored.session !== only) continue;
+        yield { locator: spillLocator(locator), bytes: stored.bytes.length, createdAt: stored.createdAt, session: stored.session };
+      }
+    },
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async delete(locator: SpillLocator, callOptions: SpillCallOptions = {}) {
+      if (callOptions.signal?.aborted === true) throw abortedError(callOptions.signal, 'The delete');
+      try {
+        find(locator);
+      } catch (error) {
+        if (isSpillError(error, 'SPILL_NOT_FOUND')) return bug === 'delete-always-true';
+        throw error;
+      }
+      store.delete(locator);
+      return true;
+    },
+    // Nothing is ever half-written here, so there is never anything to sweep.
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async sweepTemp(sweepOptions) {
+      if (sweepOptions.signal?.aborted === true) throw abortedError(sweepOptions.signal, 'The sweep');
+      return { removed: 0, bytes: 0 };
+    },
+  };
+
+  fixture.backend = {
+    ...backend,
+    ...(options.reader === false ? {} : { reader }),
+    ...(options.catalog === false ? {} : { catalog }),
+  };
+  return fixture as ReferenceFixture;
+}
+
+/** hooks.readBack for a reference fixture: the raw stored bytes. */
+export function readBackReference(ref: SpillRef, fixture: ReferenceFixture): Uint8Array {
+  const stored = fixture.store.get(ref.locator);
+  if (stored === undefined) throw new Error(`readBack: nothing at ${ref.locator}`);
+  return stored.bytes;
+}
+
+/** hooks.listStored for a reference fixture: the storage key of every artifact. */
+export function listStoredReference(fixture: ReferenceFixture): string[] {
+  return [...fixture.store.values()].map((s) => s.key);
+}
+
+/** Hooks for a reference fixture: all of them. */
+export function referenceHooks(options: ReferenceOptions = {}): SpillBackendHooks<ReferenceFixture> {
+  return {
+    readBack: readBackReference,
+    breakStorage: (fixture) => {
+      fixture.broken = true;
+      return () => {
+        fixture.broken = false;
+      };
+    },
+    listStored: listStoredReference,
+    ...(options.maxArtifactBytes === undefined ? {} : { maxArtifactBytes: options.maxArtifactBytes }),
+  };
+}

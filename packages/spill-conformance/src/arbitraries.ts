@@ -1,0 +1,214 @@
+import fc from 'fast-check';
+import type { GrepOptions, ReadOptions } from '@spillway/core';
+import { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from './hostile-inputs.js';
+import { escapeRegExp } from './reference-reader.js';
+import { isCodePointBoundary, toStoredText } from './text.js';
+
+/** One lone surrogate (U+D800–U+DFFF), which UTF-8 storage turns into U+FFFD. */
+export const loneSurrogateArbitrary: fc.Arbitrary<string> = fc
+  .integer({ min: 0xd800, max: 0xdfff })
+  .map((code) => String.fromCharCode(code));
+
+/** Options for {@link contentArbitrary}. */
+export interface ContentArbitraryOptions {
+  /** Most pieces in one content (each piece is a few characters or a line break). Default 40. */
+  readonly maxPieces?: number;
+}
+
+const piece: fc.Arbitrary<string> = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 12 }) },
+  { weight: 3, arbitrary: fc.constantFrom('\n', '\r\n', '\r', '\n\n') },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom('\u00e9', '\u20ac', '\u4e2d\u6587', '\u{1F600}', '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}', '\u0000', '\uFFFD') },
+  { weight: 1, arbitrary: loneSurrogateArbitrary },
+);
+
+/**
+ * Text of any kind a tool may return: ASCII, every Unicode plane, line breaks (`\n`,
+ * `\r\n`, a bare `\r`), NUL, emoji sequences and lone surrogates, mixed in short pieces
+ * so that lines, multi-byte characters and breaks all appear often. The empty string is
+ * included.
+ */
+export function contentArbitrary(options: ContentArbitraryOptions = {}): fc.Arbitrary<string> {
+  return fc.array(piece, { maxLength: options.maxPieces ?? 40 }).map((pieces) => pieces.join(''));
+}
+
+const greppableChar: fc.Arbitrary<string> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom(...Array.from('abcxyzABCXYZ019 ')) },
+  { weight: 2, arbitrary: fc.constantFrom(...Array.from('.*+?()[]{}|^$\\/-')) },
+  { weight: 1, arbitrary: fc.constantFrom('\u00e9', '\u00c9', '\u4e2d', '\u{1F600}', '\r', '\t') },
+);
+
+/**
+ * Line-oriented text for read and grep: short lines of letters, digits, spaces and
+ * regular-expression syntax characters, with some multi-byte characters, `\r\n` endings,
+ * empty lines and sometimes no final newline. It stays well-formed and avoids characters
+ * whose case folding differs between regular-expression modes, so any correct grep agrees
+ * with the reference one.
+ */
+export function linesContentArbitrary(options: { readonly maxLines?: number; readonly maxLineLength?: number } = {}): fc.Arbitrary<string> {
+  const line = fc.string({ unit: greppableChar, maxLength: options.maxLineLength ?? 30 });
+  return fc
+    .tuple(fc.array(line, { maxLength: options.maxLines ?? 25 }), fc.boolean())
+    .map(([lines, finalNewline]) => lines.join('\n') + (finalNewline && lines.length > 0 ? '\n' : ''));
+}
+
+/**
+ * Suggested names: every hostile name from {@link HOSTILE_SUGGESTED_NAMES}, arbitrary
+ * Unicode (lone surrogates included) and long names.
+ */
+export function suggestedNameArbitrary(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...HOSTILE_SUGGESTED_NAMES.map(([, name]) => name)),
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    contentArbitrary({ maxPieces: 6 }),
+    fc.string({ unit: 'grapheme-ascii', minLength: 200, maxLength: 400 }),
+  );
+}
+
+/**
+ * Session ids: any non-empty string, including the hostile ones from
+ * {@link HOSTILE_SESSION_IDS}, lone surrogates and look-alikes.
+ */
+export function sessionIdArbitrary(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...HOSTILE_SESSION_IDS.map(([, id]) => id)),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }),
+    contentArbitrary({ maxPieces: 6 }).filter((s) => s.length > 0),
+  );
+}
+
+/** How a chunked stream is handed to `saveTextStream`. */
+export type ChunkDelivery = 'array' | 'generator' | 'async-generator';
+
+/** A content, the chunks it is split into, and how the chunks are delivered. */
+export interface ChunkedContent {
+  /** The whole text, the concatenation of `chunks`. */
+  readonly content: string;
+  /** The pieces, split at arbitrary UTF-16 indices (so sometimes inside a surrogate pair). */
+  readonly chunks: readonly string[];
+  /** How to deliver them; see {@link toChunkSource}. */
+  readonly delivery: ChunkDelivery;
+}
+
+/** Splits `text` at the given UTF-16 indices (sorted, deduplicated, out-of-range ones dropped). */
+export function splitAt(text: string, indices: readonly number[]): string[] {
+  const cuts = [...new Set(indices.filter((i) => i > 0 && i < text.length))].sort((a, b) => a - b);
+  const chunks: string[] = [];
+  let from = 0;
+  for (const cut of cuts) {
+    chunks.push(text.slice(from, cut));
+    from = cut;
+  }
+  chunks.push(text.slice(from));
+  return chunks;
+}
+
+/**
+ * Content split into chunks anywhere, including between the halves of a surrogate pair,
+ * with empty chunks mixed in, delivered as an array, a generator or an async generator.
+ */
+export function chunkedContentArbitrary(options: ContentArbitraryOptions = {}): fc.Arbitrary<ChunkedContent> {
+  return fc
+    .tuple(
+      contentArbitrary(options),
+      fc.array(fc.nat(), { maxLength: 12 }),
+      fc.array(fc.nat(), { maxLength: 3 }),
+      fc.array(fc.nat(), { maxLength: 3 }),
+      fc.constantFrom<ChunkDelivery>('array', 'generator', 'async-generator'),
+    )
+    .map(([content, cuts, pairCuts, empties, delivery]) => {
+      // Random cuts rarely land inside a pair, so some cuts aim there on purpose.
+      const insidePairs: number[] = [];
+      for (let i = 1; i < content.length; i++) if (!isCodePointBoundary(content, i)) insidePairs.push(i);
+      const aimed = insidePairs.length === 0 ? [] : pairCuts.map((c) => insidePairs[c % insidePairs.length] ?? 0);
+      const random = cuts.map((c) => (content.length === 0 ? 0 : c % (content.length + 1)));
+      const chunks = splitAt(content, [...random, ...aimed]);
+      for (const e of empties) chunks.splice(e % (chunks.length + 1), 0, '');
+      return { content, chunks, delivery };
+    });
+}
+
+/**
+ * Turns chunks into what `saveTextStream` accepts. An async generator yields to the
+ * event loop between chunks, as real streams do.
+ */
+export function toChunkSource(chunks: readonly string[], delivery: ChunkDelivery): Iterable<string> | AsyncIterable<string> {
+  if (delivery === 'array') return [...chunks];
+  if (delivery === 'generator') {
+    return (function* () {
+      yield* chunks;
+    })();
+  }
+  return (async function* () {
+    for (const chunk of chunks) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      yield chunk;
+    }
+  })();
+}
+
+/**
+ * Valid read options for an artifact with `lineCount` lines: offsets from 1 to past the
+ * end, limits from 0 to past the end, and `maxBytes` from 4 (one code point always fits)
+ * to more than a short artifact holds. Fields are sometimes left out to use defaults.
+ */
+export function readOptionsArbitrary(lineCount: number): fc.Arbitrary<ReadOptions> {
+  return fc.record(
+    {
+      offset: fc.integer({ min: 1, max: lineCount + 3 }),
+      limit: fc.integer({ min: 0, max: lineCount + 3 }),
+      maxBytes: fc.oneof(fc.integer({ min: 4, max: 64 }), fc.integer({ min: 4, max: 4096 })),
+    },
+    { requiredKeys: [] },
+  );
+}
+
+/** A grep query: a pattern and valid options. */
+export interface GrepQuery {
+  /** The pattern, regular-expression source unless `options.literal`. */
+  readonly pattern: string;
+  /** Valid grep options. */
+  readonly options: GrepOptions;
+}
+
+const REGEX_SAMPLES = ['^', '$', '^$', '\\d', '[a-c]+', 'a|b', '\\s', 'x*', '[A-Z]', '\\.', '\\(', '\u00e9', '\u{1F600}', 'b.c'];
+
+/**
+ * Grep queries against `content`: a piece of the content searched literally, the same
+ * piece as an escaped regular expression, or a small regular expression; with random
+ * `ignoreCase`, `maxMatches` and `maxLineBytes` (small enough to force cut lines).
+ */
+export function grepQueryArbitrary(content: string): fc.Arbitrary<GrepQuery> {
+  const stored = toStoredText(content);
+  const piece = fc
+    .tuple(fc.nat(), fc.integer({ min: 1, max: 8 }))
+    .map(([at, len]) => {
+      const lines = stored.split('\n').filter((l) => l.length > 0);
+      if (lines.length === 0) return 'a';
+      const line = lines[at % lines.length] ?? 'a';
+      let from = at % line.length;
+      if (!isCodePointBoundary(line, from)) from--;
+      let to = Math.min(line.length, from + len);
+      if (!isCodePointBoundary(line, to)) to++;
+      return line.slice(from, to);
+    });
+  const search = fc.oneof(
+    piece.map((p) => ({ pattern: p, literal: true })),
+    piece.map((p) => ({ pattern: escapeRegExp(p), literal: false })),
+    fc.constantFrom(...REGEX_SAMPLES).map((p) => ({ pattern: p, literal: false })),
+  );
+  return fc
+    .tuple(
+      search,
+      fc.record(
+        {
+          ignoreCase: fc.boolean(),
+          maxMatches: fc.integer({ min: 0, max: 30 }),
+          maxLineBytes: fc.integer({ min: 4, max: 64 }),
+        },
+        { requiredKeys: [] },
+      ),
+    )
+    .map(([{ pattern, literal }, options]) => ({ pattern, options: literal ? { ...options, literal } : options }));
+}

@@ -1,0 +1,45 @@
+import { describe } from 'vitest';
+import { resolveOptions, type DescribeSpillBackendOptions, type SpillBackendFixture } from './options.js';
+import { describeCatalog } from './suites/catalog.js';
+import { describeFailedSaves } from './suites/failures.js';
+import { describeIsolation } from './suites/isolation.js';
+import { describeModel } from './suites/model.js';
+import { describeProperties } from './suites/properties.js';
+import { describeReader } from './suites/reader.js';
+import { describeSaveText } from './suites/save.js';
+import { describeSaveTextStream } from './suites/stream.js';
+
+/**
+ * Registers the spillway backend contract as vitest tests, inside one `describe` named
+ * after the backend. Call it at the top level of a test file.
+ *
+ * Every test makes a fresh fixture with `create` and cleans it up afterwards. Tests for
+ * an optional capability run only when the backend declares it (`backend.reader`,
+ * `backend.catalog`); tests that need a hook the caller did not give are skipped with a
+ * note saying which. Failures are reported by error code, never by message.
+ *
+ * @example
+ * import { describeSpillBackend } from '@spillway/conformance';
+ * import { createMemoryBackend } from '@spillway/memory';
+ *
+ * describeSpillBackend({
+ *   name: 'memory',
+ *   create: () => ({ backend: createMemoryBackend({ maxBytes: 64 * 1024 * 1024 }) }),
+ *   hooks: { maxArtifactBytes: 64 * 1024 * 1024 },
+ * });
+ *
+ * @throws TypeError when the options are malformed (see {@link resolveOptions}).
+ */
+export function describeSpillBackend<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): void {
+  const resolved = resolveOptions(options);
+  describe(`spill backend conformance: ${resolved.name}`, () => {
+    describeSaveText(resolved);
+    describeSaveTextStream(resolved);
+    describeFailedSaves(resolved);
+    describeIsolation(resolved);
+    describeReader(resolved);
+    describeCatalog(resolved);
+    describeProperties(resolved);
+    describeModel(resolved);
+  });
+}

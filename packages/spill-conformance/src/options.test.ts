@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { describeSpillBackend, resolveOptions, type DescribeSpillBackendOptions } from './index.js';
+import { createReferenceFixture } from './__tests__/reference-backend.js';
+
+const create = (): ReturnType<typeof createReferenceFixture> => createReferenceFixture();
+
+describe('resolveOptions', () => {
+  it('fills in the defaults', () => {
+    const resolved = resolveOptions({ name: 'x', create });
+    expect(resolved).toMatchObject({
+      numRuns: 20,
+      modelRuns: 10,
+      maxCommands: 25,
+      concurrency: 1000,
+      largeContentBytes: 5 * 1024 * 1024,
+      testTimeoutMs: 60_000,
+      endOnFailure: false,
+      seed: undefined,
+    });
+  });
+
+  it('lowers largeContentBytes to hooks.maxArtifactBytes', () => {
+    expect(resolveOptions({ name: 'x', create, hooks: { maxArtifactBytes: 1000 } }).largeContentBytes).toBe(1000);
+  });
+
+  it.each<[string, unknown]>([
+    ['no options', undefined],
+    ['a missing name', { create }],
+    ['an empty name', { name: ' ', create }],
+    ['a create that is not a function', { name: 'x', create: {} }],
+    ['an unknown option (a typo)', { name: 'x', create, hook: {} }],
+    ['an unknown hook', { name: 'x', create, hooks: { readback: () => '' } }],
+    ['hooks that are an array', { name: 'x', create, hooks: [] }],
+    ['a hook that is not a function', { name: 'x', create, hooks: { listStored: [] } }],
+    ['maxArtifactBytes 0', { name: 'x', create, hooks: { maxArtifactBytes: 0 } }],
+    ['a fractional maxArtifactBytes', { name: 'x', create, hooks: { maxArtifactBytes: 1.5 } }],
+    ['numRuns 0', { name: 'x', create, properties: { numRuns: 0 } }],
+    ['an unknown property option', { name: 'x', create, properties: { runs: 3 } }],
+    ['a fractional seed', { name: 'x', create, properties: { seed: 1.5 } }],
+    ['a string endOnFailure', { name: 'x', create, properties: { endOnFailure: 'yes' } }],
+    ['concurrency 1', { name: 'x', create, concurrency: 1 }],
+    ['a NaN largeContentBytes', { name: 'x', create, largeContentBytes: Number.NaN }],
+    ['a negative testTimeoutMs', { name: 'x', create, testTimeoutMs: -5 }],
+  ])('throws a TypeError for %s', (_label, options) => {
+    expect(() => resolveOptions(options as DescribeSpillBackendOptions)).toThrow(TypeError);
+  });
+
+  it('names the bad option in the message', () => {
+    expect(() => resolveOptions({ name: 'x', create, hooks: { readback: () => '' } } as never)).toThrow(/unknown hook "readback"/);
+  });
+
+  it('makes describeSpillBackend throw before it registers anything', () => {
+    expect(() => {
+      describeSpillBackend({ name: '', create });
+    }).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,398 @@
+import {
+  DEFAULT_GREP_MAX_LINE_BYTES,
+  DEFAULT_GREP_MAX_MATCHES,
+  DEFAULT_READ_LIMIT,
+  DEFAULT_READ_MAX_BYTES,
+  SpillError,
+  utf8ByteLength,
+  type GrepMatch,
+  type GrepOptions,
+  type GrepResult,
+  type ReadOptions,
+  type ReadResult,
+} from '@spillway/core';
+import {
+  cutToBytes,
+  isCodePointBoundary,
+  prefixEndForBytes,
+  suffixStartForBytes,
+  toStoredText,
+} from './text.js';
+
+/**
+ * Splits text into lines as `ReadOptions` defines them: each line keeps its `\n`
+ * terminator (and any `\r` before it); a final line without a terminator is still a
+ * line; a trailing `\n` does not start a new one. `""` has no lines.
+ */
+export function splitLines(text: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', start);
+    if (nl === -1) break;
+    lines.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  if (start < text.length) lines.push(text.slice(start));
+  return lines;
+}
+
+/** Escapes every regular-expression syntax character, so the result matches `text` literally. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+}
+
+/**
+ * How the reference reader produced a {@link ReadResult}, which decides how strictly a
+ * backend's answer is compared with it (see {@link checkReadResult}).
+ *
+ * - `lines`: whole lines (possibly none); every field is fully determined by the contract.
+ * - `partial`: the first line alone exceeds `maxBytes` and was cut inside; the contract
+ *   fixes the flags but lets the backend pick any non-empty, code-point-safe prefix.
+ * - `nothing-fits`: `maxBytes` is smaller than the first code point; `text` must be empty.
+ */
+export type ReferenceReadKind = 'lines' | 'partial' | 'nothing-fits';
+
+/** One matching line as the reference grep sees it, before any cut. */
+export interface ReferenceGrepHit {
+  /** 1-based line number. */
+  readonly line: number;
+  /** The line without its `\n` terminator (a `\r` stays). */
+  readonly body: string;
+  /** UTF-16 index of the first match in `body`, widened to a code-point boundary. */
+  readonly start: number;
+  /** UTF-16 index just after the first match, widened to a code-point boundary. */
+  readonly end: number;
+}
+
+function invalidInput(message: string): SpillError {
+  return new SpillError('SPILL_INVALID_INPUT', message);
+}
+
+function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw invalidInput(`${name} must be an integer >= ${min}; got ${String(value)}.`);
+  }
+  return value;
+}
+
+/**
+ * The reference implementation (the oracle) of `SpillReader.read` and `SpillReader.grep`
+ * over one artifact's text, written straight from the TSDoc of `ReadOptions`,
+ * `ReadResult`, `GrepOptions` and `GrepMatch` in `@spillway/core`.
+ *
+ * It holds the text as stored (lone surrogates already U+FFFD) and its lines, so many
+ * queries against one artifact split it once. It is meant for tests: it keeps the
+ * whole text in memory and runs regular expressions without a time limit.
+ *
+ * @example
+ * const ref = new ReferenceArtifact('a\nb\n');
+ * ref.read({ offset: 2 }); // { text: 'b\n', startLine: 2, endLine: 2, hasMore: false, … }
+ */
+export class ReferenceArtifact {
+  /** The text as a backend stores it (see {@link toStoredText}). */
+  readonly text: string;
+  /** The lines, each with its terminator (see {@link splitLines}). */
+  readonly lines: readonly string[];
+  /** The stored size in UTF-8 bytes. */
+  readonly totalBytes: number;
+  private readonly lineBytes: readonly number[];
+
+  /** @param content - the content as it was saved; lone surrogates are replaced here */
+  constructor(content: string) {
+    this.text = toStoredText(content);
+    this.lines = splitLines(this.text);
+    this.lineBytes = this.lines.map((line) => utf8ByteLength(line));
+    this.totalBytes = this.lineBytes.reduce((sum, b) => sum + b, 0);
+  }
+
+  /** The number of lines. */
+  get lineCount(): number {
+    return this.lines.length;
+  }
+
+  /**
+   * The canonical answer to `read(locator, options)`.
+   *
+   * @throws SpillError `SPILL_INVALID_INPUT` when an option is not a whole number in
+   * range (`offset` >= 1, `limit` >= 0, `maxBytes` >= 0).
+   */
+  read(options: ReadOptions = {}): ReadResult {
+    return this.readDetailed(options).result;
+  }
+
+  /** {@link ReferenceArtifact.read} plus which case of the contract produced the answer. */
+  readDetailed(options: ReadOptions = {}): { result: ReadResult; kind: ReferenceReadKind } {
+    const offset = integerOption('offset', options.offset, 1, 1);
+    const limit = integerOption('limit', options.limit, DEFAULT_READ_LIMIT, 0);
+    const maxBytes = integerOption('maxBytes', options.maxBytes, DEFAULT_READ_MAX_BYTES, 0);
+    const n = this.lines.length;
+    const base = { startLine: offset, totalBytes: this.totalBytes };
+
+    if (offset > n || limit === 0) {
+      const hasMore = offset <= n;
+      const result: ReadResult = {
+        ...base,
+        text: '',
+        endLine: offset - 1,
+        truncated: false,
+        hasMore,
+        ...(hasMore ? { nextOffset: offset } : {}),
+      };
+      return { result, kind: 'lines' };
+    }
+
+    const lastWanted = Math.min(n, offset + limit - 1);
+    let used = 0;
+    let endLine = offset - 1;
+    const parts: string[] = [];
+    for (let line = offset; line <= lastWanted; line++) {
+      const bytes = this.lineBytes[line - 1] ?? 0;
+      if (used + bytes > maxBytes) break;
+      used += bytes;
+      parts.push(this.lines[line - 1] ?? '');
+      endLine = line;
+    }
+
+    if (endLine >= offset) {
+      const hasMore = endLine < n;
+      const result: ReadResult = {
+        ...base,
+        text: parts.join(''),
+        endLine,
+        truncated: false,
+        hasMore,
+        ...(hasMore ? { nextOffset: endLine + 1 } : {}),
+      };
+      return { result, kind: 'lines' };
+    }
+
+    // Not even the first line fits: cut it at the last code point that does.
+    const cut = cutToBytes(this.lines[offset - 1] ?? '', maxBytes);
+    if (cut === '') {
+      const result: ReadResult = { ...base, text: '', endLine: offset - 1, truncated: false, hasMore: true };
+      return { result, kind: 'nothing-fits' };
+    }
+    const result: ReadResult = { ...base, text: cut, endLine: offset, truncated: true, hasMore: true };
+    return { result, kind: 'partial' };
+  }
+
+  /**
+   * Every matching line with the span of its first match, ignoring `maxMatches` and
+   * `maxLineBytes`.
+   *
+   * @throws SpillError `SPILL_INVALID_PATTERN` when the pattern does not compile.
+   */
+  hits(pattern: string, options: Pick<GrepOptions, 'ignoreCase' | 'literal'> = {}): ReferenceGrepHit[] {
+    const regex = compilePattern(pattern, options);
+    const hits: ReferenceGrepHit[] = [];
+    this.lines.forEach((line, i) => {
+      const body = line.endsWith('\n') ? line.slice(0, -1) : line;
+      const match = regex.exec(body);
+      if (match === null) return;
+      let start = match.index;
+      let end = start + match[0].length;
+      if (!isCodePointBoundary(body, start)) start--;
+      if (!isCodePointBoundary(body, end)) end++;
+      hits.push({ line: i + 1, body, start, end });
+    });
+    return hits;
+  }
+
+  /**
+   * The canonical answer to `grep(locator, pattern, options)`. `limitReached` is true
+   * exactly when a further matching line exists; a long line is cut to a window around
+   * its first match, with up to half the spare room before the match.
+   *
+   * @throws SpillError `SPILL_INVALID_PATTERN` for a pattern that does not compile, and
+   * `SPILL_INVALID_INPUT` when `maxMatches` or `maxLineBytes` is not a whole number >= 0.
+   */
+  grep(pattern: string, options: GrepOptions = {}): GrepResult {
+    const maxMatches = integerOption('maxMatches', options.maxMatches, DEFAULT_GREP_MAX_MATCHES, 0);
+    const maxLineBytes = integerOption('maxLineBytes', options.maxLineBytes, DEFAULT_GREP_MAX_LINE_BYTES, 0);
+    const hits = this.hits(pattern, options);
+    const matches: GrepMatch[] = hits.slice(0, maxMatches).map((hit) => ({
+      line: hit.line,
+      ...grepWindow(hit, maxLineBytes),
+    }));
+    return { matches, limitReached: hits.length > maxMatches, totalBytes: this.totalBytes };
+  }
+}
+
+function compilePattern(pattern: string, options: Pick<GrepOptions, 'ignoreCase' | 'literal'>): RegExp {
+  const source = options.literal === true ? escapeRegExp(pattern) : pattern;
+  try {
+    return new RegExp(source, options.ignoreCase === true ? 'i' : '');
+  } catch (cause) {
+    throw new SpillError('SPILL_INVALID_PATTERN', `Not a valid regular expression: ${JSON.stringify(pattern)}.`, {
+      cause,
+    });
+  }
+}
+
+/** The reference cut of one matching line to `maxLineBytes`. */
+function grepWindow(hit: ReferenceGrepHit, maxLineBytes: number): { text: string; truncated: boolean } {
+  const { body, start, end } = hit;
+  if (utf8ByteLength(body) <= maxLineBytes) return { text: body, truncated: false };
+  const matchBytes = utf8ByteLength(body.slice(start, end));
+  if (matchBytes >= maxLineBytes) {
+    return { text: body.slice(start, prefixEndForBytes(body, start, maxLineBytes)), truncated: true };
+  }
+  let spare = maxLineBytes - matchBytes;
+  let from = suffixStartForBytes(body, start, Math.floor(spare / 2));
+  spare -= utf8ByteLength(body.slice(from, start));
+  const to = prefixEndForBytes(body, end, spare);
+  spare -= utf8ByteLength(body.slice(end, to));
+  from = suffixStartForBytes(body, from, spare);
+  return { text: body.slice(from, to), truncated: true };
+}
+
+/** The reference answer to `read` for `content` (see {@link ReferenceArtifact.read}). */
+export function referenceRead(content: string, options: ReadOptions = {}): ReadResult {
+  return new ReferenceArtifact(content).read(options);
+}
+
+/** The reference answer to `grep` for `content` (see {@link ReferenceArtifact.grep}). */
+export function referenceGrep(content: string, pattern: string, options: GrepOptions = {}): GrepResult {
+  return new ReferenceArtifact(content).grep(pattern, options);
+}
+
+function toArtifact(content: string | ReferenceArtifact): ReferenceArtifact {
+  return typeof content === 'string' ? new ReferenceArtifact(content) : content;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 200 ? `${value.slice(0, 200)}…` : value);
+  return String(value);
+}
+
+/**
+ * Compares a backend's `read` answer with the contract and lists every difference (an
+ * empty list means it conforms). It is exact wherever the contract fixes the answer; where
+ * the contract leaves a choice (how much of an over-long line to show), it checks the
+ * rules instead: a non-empty, code-point-safe prefix of the line within `maxBytes`.
+ *
+ * @param content - the saved content, or a {@link ReferenceArtifact} built from it
+ * @param options - the options the backend was called with (valid ones)
+ * @param actual - what the backend answered
+ */
+export function checkReadResult(
+  content: string | ReferenceArtifact,
+  options: ReadOptions,
+  actual: ReadResult,
+): string[] {
+  const artifact = toArtifact(content);
+  const { result: expected, kind } = artifact.readDetailed(options);
+  const problems: string[] = [];
+  const field = (key: keyof ReadResult): void => {
+    if (actual[key] !== expected[key]) {
+      problems.push(`${key} is ${show(actual[key])}, expected ${show(expected[key])}`);
+    }
+  };
+  if (typeof actual.text !== 'string') return [`text is ${typeof actual.text}, expected a string`];
+  field('startLine');
+  field('totalBytes');
+  const maxBytes = options.maxBytes ?? DEFAULT_READ_MAX_BYTES;
+  const bytes = utf8ByteLength(actual.text);
+  if (bytes > maxBytes) problems.push(`text holds ${bytes} bytes, more than maxBytes ${maxBytes}`);
+
+  if (kind === 'lines') {
+    field('text');
+    field('endLine');
+    field('truncated');
+    field('hasMore');
+    field('nextOffset');
+  } else if (kind === 'partial') {
+    const line = artifact.lines[expected.startLine - 1] ?? '';
+    if (actual.text === '') problems.push('text is empty although part of the over-long line fits in maxBytes');
+    else if (!line.startsWith(actual.text)) problems.push(`text ${show(actual.text)} is not a prefix of line ${expected.startLine}`);
+    else if (!isCodePointBoundary(line, actual.text.length)) problems.push('text ends inside a surrogate pair');
+    field('endLine');
+    field('truncated');
+    field('hasMore');
+    field('nextOffset');
+  } else {
+    if (actual.text !== '') problems.push(`text is ${show(actual.text)}, but nothing fits in maxBytes ${maxBytes}`);
+    field('hasMore');
+    if (actual.nextOffset !== undefined && actual.nextOffset !== expected.startLine) {
+      problems.push(`nextOffset is ${actual.nextOffset}, expected none or ${expected.startLine}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Compares a backend's `grep` answer with the contract and lists every difference (an
+ * empty list means it conforms). Line numbers, order, count and whole-line texts are
+ * exact. Where the contract leaves a choice it checks the rules instead: a cut line is a
+ * code-point-safe window of the line within `maxLineBytes` that contains the first match
+ * (or lies on it, when the match alone is longer); and when exactly `maxMatches` lines
+ * match, `limitReached` may be either value.
+ *
+ * @param content - the saved content, or a {@link ReferenceArtifact} built from it
+ * @param pattern - the pattern the backend was called with
+ * @param options - the options the backend was called with (valid ones)
+ * @param actual - what the backend answered
+ */
+export function checkGrepResult(
+  content: string | ReferenceArtifact,
+  pattern: string,
+  options: GrepOptions,
+  actual: GrepResult,
+): string[] {
+  const artifact = toArtifact(content);
+  const hits = artifact.hits(pattern, options);
+  const maxMatches = options.maxMatches ?? DEFAULT_GREP_MAX_MATCHES;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_GREP_MAX_LINE_BYTES;
+  const problems: string[] = [];
+  if (actual.totalBytes !== artifact.totalBytes) {
+    problems.push(`totalBytes is ${actual.totalBytes}, expected ${artifact.totalBytes}`);
+  }
+  const expectedLines = hits.slice(0, maxMatches).map((h) => h.line);
+  const actualLines = actual.matches.map((m) => m.line);
+  if (JSON.stringify(actualLines) !== JSON.stringify(expectedLines)) {
+    problems.push(`matching lines are [${actualLines.join(', ')}], expected [${expectedLines.join(', ')}]`);
+    return problems;
+  }
+  if (hits.length > maxMatches && !actual.limitReached) {
+    problems.push(`limitReached is false, but ${hits.length} lines match and maxMatches is ${maxMatches}`);
+  }
+  if (hits.length < maxMatches && actual.limitReached) {
+    problems.push(`limitReached is true, but only ${hits.length} lines match and maxMatches is ${maxMatches}`);
+  }
+  actual.matches.forEach((match, i) => {
+    const hit = hits[i];
+    if (hit === undefined) return;
+    const problem = checkGrepMatchText(hit, match, maxLineBytes);
+    if (problem !== undefined) problems.push(`line ${hit.line}: ${problem}`);
+  });
+  return problems;
+}
+
+function checkGrepMatchText(hit: ReferenceGrepHit, match: GrepMatch, maxLineBytes: number): string | undefined {
+  const { body, start, end } = hit;
+  if (typeof match.text !== 'string') return `text is ${typeof match.text}, expected a string`;
+  if (utf8ByteLength(body) <= maxLineBytes) {
+    if (match.text !== body) return `text is ${show(match.text)}, expected the whole line ${show(body)}`;
+    if (match.truncated) return 'truncated is true for a line that fits in maxLineBytes';
+    return undefined;
+  }
+  if (!match.truncated) return 'truncated is false for a line longer than maxLineBytes';
+  const bytes = utf8ByteLength(match.text);
+  if (bytes > maxLineBytes) return `text holds ${bytes} bytes, more than maxLineBytes ${maxLineBytes}`;
+  const matchFits = utf8ByteLength(body.slice(start, end)) <= maxLineBytes;
+  // Every place the window could have come from; one of them must hold the match.
+  let at = body.indexOf(match.text);
+  while (at !== -1) {
+    const to = at + match.text.length;
+    const safe = isCodePointBoundary(body, at) && isCodePointBoundary(body, to);
+    const placed = matchFits ? at <= start && to >= end : (at < end && to > start) || (start === end && at === start);
+    if (safe && placed) return undefined;
+    // indexOf clamps its start to the length, so stop by hand after the last position.
+    at = at >= body.length ? -1 : body.indexOf(match.text, at + 1);
+  }
+  return matchFits
+    ? `text ${show(match.text)} is not a code-point-safe window of the line that contains the first match`
+    : `text ${show(match.text)} is not a code-point-safe window of the line on the first match`;
+}

@@ -1,0 +1,444 @@
+import {
+  type GrepOptions,
+  type GrepResult,
+  type ReadOptions,
+  type ReadResult,
+  type SpillLocator,
+  type SpillReader,
+  type SpillRef,
+} from '@spillway/core';
+import { describe } from 'vitest';
+import { expectSpillErrorCode, expectSpillRejection, fail, readWhole, withHarness, type Harness } from '../harness.js';
+import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import { checkGrepResult, checkReadResult, escapeRegExp } from '../reference-reader.js';
+import { testDefiner } from './define-test.js';
+
+function show(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
+}
+
+function preview(text: string): string {
+  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+}
+
+/** Hand-written expectations; `nextOffset: undefined` means "absent". */
+type ExpectedRead = { readonly [K in keyof ReadResult]?: ReadResult[K] | undefined };
+
+/** Reads and compares with the reference reader and, when given, hand-written expectations. */
+async function expectRead(
+  reader: SpillReader,
+  ref: SpillRef,
+  content: string,
+  options: ReadOptions,
+  expected: ExpectedRead = {},
+): Promise<ReadResult> {
+  const result = await reader.read(ref.locator, options);
+  const problems = checkReadResult(content, options, result);
+  for (const [key, value] of Object.entries(expected)) {
+    const actual = result[key as keyof ReadResult];
+    if (actual !== value) problems.push(`${key} is ${show(actual)}, expected ${show(value)}`);
+  }
+  if (problems.length > 0) fail(`read(${show(options)}) of ${preview(content)}: ${problems.join('; ')}`);
+  return result;
+}
+
+/** Greps and compares with the reference grep and, when given, the expected line numbers. */
+async function expectGrep(
+  reader: SpillReader,
+  ref: SpillRef,
+  content: string,
+  pattern: string,
+  options: GrepOptions,
+  lines?: readonly number[],
+): Promise<GrepResult> {
+  const result = await reader.grep(ref.locator, pattern, options);
+  const problems = checkGrepResult(content, pattern, options, result);
+  const got = result.matches.map((m) => m.line);
+  if (lines !== undefined && show(got) !== show(lines)) problems.push(`matched lines ${show(got)}, expected ${show(lines)}`);
+  if (problems.length > 0) fail(`grep(${show(pattern)}, ${show(options)}) of ${preview(content)}: ${problems.join('; ')}`);
+  return result;
+}
+
+function linesContaining(content: string, needle: string): number[] {
+  return content
+    .split('\n')
+    .slice(0, content.endsWith('\n') ? -1 : undefined)
+    .flatMap((line, i) => (line.includes(needle) ? [i + 1] : []));
+}
+
+function parentOf(locator: string): string {
+  const slash = locator.lastIndexOf('/');
+  return slash === -1 ? locator : locator.slice(0, slash);
+}
+
+function lastSegment(locator: string): string {
+  return locator.slice(locator.lastIndexOf('/') + 1);
+}
+
+/** Locators a model could make up, derived from a real one (`real`) and one issued by another instance (`foreign`). */
+const FORGED_LOCATORS: readonly (readonly [label: string, make: (real: string, foreign: string) => string])[] = [
+  ['the empty string', () => ''],
+  ['a space', () => ' '],
+  ['a bare word', () => 'artifact'],
+  ['/etc/passwd', () => '/etc/passwd'],
+  ['a relative traversal', () => '../../../../../../etc/passwd'],
+  ['a Windows path', () => 'C:\\Windows\\win.ini'],
+  ['a file URL', () => 'file:///etc/passwd'],
+  ['a NUL byte', () => '\u0000'],
+  ['a traversal appended to the real locator', (real) => `${real}/../../../../../../etc/passwd`],
+  ["a traversal from the real locator's parent", (real) => `${parentOf(real)}/../../../../../../etc/passwd`],
+  ["a sibling of the real locator's parent that shares its prefix", (real) => `${parentOf(real)}-evil/${lastSegment(real)}`],
+  ["the real locator's parent", (real) => parentOf(real)],
+  ["the real locator's last segment alone", (real) => lastSegment(real)],
+  ['the real locator with a character appended', (real) => `${real}x`],
+  ['the real locator without its last character', (real) => real.slice(0, -1)],
+  ['the real locator with its last character changed', (real) => real.slice(0, -1) + (real.endsWith('a') ? 'b' : 'a')],
+  ['the real locator with a NUL appended', (real) => `${real}\u0000`],
+  ['the real locator with a trailing slash', (real) => `${real}/`],
+  ['a locator issued by another instance of the backend', (_real, foreign) => foreign],
+];
+
+const NON_STRING_LOCATORS: readonly (readonly [label: string, value: unknown])[] = [
+  ['a number', 42],
+  ['null', null],
+  ['undefined', undefined],
+  ['an object', { locator: 'x' }],
+];
+
+/** Registers the reader tests (skipped when the backend declares no reader). */
+export function describeReader<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+  const test = testDefiner(options);
+
+  describe('reader.read', () => {
+    test('returns a small artifact whole with default options', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'first\nsecond\n';
+      await expectRead(reader, await h.save(content), content, {}, {
+        text: content,
+        startLine: 1,
+        endLine: 2,
+        truncated: false,
+        hasMore: false,
+        nextOffset: undefined,
+        totalBytes: 13,
+      });
+    });
+
+    test('counts a final line without a newline, and a trailing newline starts no new line', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const open = 'a\nb';
+      await expectRead(reader, await h.save(open), open, { offset: 2 }, { text: 'b', endLine: 2, hasMore: false });
+      const closed = 'a\nb\n';
+      const ref = await h.save(closed);
+      await expectRead(reader, ref, closed, { offset: 2 }, { text: 'b\n', endLine: 2, hasMore: false });
+      await expectRead(reader, ref, closed, { offset: 3 }, { text: '', startLine: 3, endLine: 2, hasMore: false });
+    });
+
+    test('answers empty text, not an error, for an offset past the end', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'a\nb\n';
+      await expectRead(reader, await h.save(content), content, { offset: 10 }, {
+        text: '',
+        startLine: 10,
+        endLine: 9,
+        truncated: false,
+        hasMore: false,
+        nextOffset: undefined,
+        totalBytes: 4,
+      });
+    });
+
+    test('answers empty text for an empty artifact', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      await expectRead(reader, await h.save(''), '', {}, { text: '', startLine: 1, endLine: 0, hasMore: false, totalBytes: 0 });
+    });
+
+    test('returns no line for limit 0 and points at the offset to continue', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'a\nb\nc\n';
+      await expectRead(reader, await h.save(content), content, { offset: 2, limit: 0 }, {
+        text: '',
+        startLine: 2,
+        endLine: 1,
+        hasMore: true,
+        nextOffset: 2,
+      });
+    });
+
+    test('keeps CRLF and a bare CR inside the lines it returns', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'a\r\nb\r\nc\rd\n';
+      const ref = await h.save(content);
+      await expectRead(reader, ref, content, { offset: 2, limit: 1 }, { text: 'b\r\n', endLine: 2, hasMore: true, nextOffset: 3 });
+      await expectRead(reader, ref, content, { offset: 3 }, { text: 'c\rd\n', endLine: 3, hasMore: false });
+    });
+
+    test('stops at a line end when whole lines fit in maxBytes', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'aaaa\nbbbb\ncccc\n';
+      const ref = await h.save(content);
+      await expectRead(reader, ref, content, { maxBytes: 12 }, { text: 'aaaa\nbbbb\n', endLine: 2, truncated: false, hasMore: true, nextOffset: 3 });
+      await expectRead(reader, ref, content, { maxBytes: 15 }, { text: content, endLine: 3, hasMore: false });
+    });
+
+    const longLines: readonly (readonly [label: string, line: string, maxBytes: number])[] = [
+      ['ASCII', `${'x'.repeat(100)}\n`, 10],
+      ['two-byte characters', `${'\u00e9'.repeat(50)}\n`, 7],
+      ['emoji', `${'\u{1F600}'.repeat(10)}\n`, 6],
+      ['mixed widths', `ab\u{1F600}\u4e2d\u00e9\n`, 5],
+      ['its own newline (only the newline does not fit)', 'abc\n', 3],
+    ];
+    for (const [label, line, maxBytes] of longLines) {
+      test(`cuts a single line of ${label} longer than maxBytes without splitting a code point`, async (h, ctx) => {
+        const reader = h.requireReader(ctx);
+        const content = `${line}next line\n`;
+        const result = await expectRead(reader, await h.save(content), content, { maxBytes }, {
+          startLine: 1,
+          endLine: 1,
+          truncated: true,
+          hasMore: true,
+          nextOffset: undefined,
+        });
+        if (!line.startsWith(result.text)) fail(`the cut ${preview(result.text)} is not a prefix of the line`);
+      });
+    }
+
+    test('returns the stored text: lone surrogates come back as U+FFFD', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'a\uD800\nb\uDFFF\uD83D\n';
+      await expectRead(reader, await h.save(content), content, {}, { text: 'a\uFFFD\nb\uFFFD\uFFFD\n', totalBytes: 13 });
+    });
+
+    test('stops at 2000 lines by default', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = Array.from({ length: 2500 }, (_, i) => `line ${i + 1}\n`).join('');
+      await expectRead(reader, await h.save(content), content, {}, { endLine: 2000, hasMore: true, nextOffset: 2001 });
+    });
+
+    test('stops at 32 KiB by default, at a line end', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = `${'y'.repeat(99)}\n`.repeat(1000);
+      await expectRead(reader, await h.save(content), content, {}, { endLine: 327, truncated: false, hasMore: true, nextOffset: 328 });
+    });
+
+    test('gives back the whole artifact when read in pages through nextOffset', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = `short\n\n${'long line '.repeat(30)}\r\n\u00e9\u{1F600}\u4e2d\nlast without newline`;
+      const ref = await h.save(content);
+      for (const page of [{ lines: 1, bytes: 8 }, { lines: 2, bytes: 50 }, { lines: 3, bytes: 1000 }]) {
+        const text = await readWhole(reader, ref.locator, page);
+        if (text !== content) fail(`reading in pages of ${show(page)} gave back ${preview(text)}`);
+      }
+    });
+
+    test('reports the exact totalBytes at every offset', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'a\n\u00e9\n\u{1F600}\n\uD800\n';
+      const ref = await h.save(content);
+      for (let offset = 1; offset <= 6; offset++) await expectRead(reader, ref, content, { offset, limit: 1 }, { totalBytes: 14 });
+    });
+
+    const badOptions: readonly (readonly [label: string, options: ReadOptions])[] = [
+      ['offset 0', { offset: 0 }],
+      ['a negative offset', { offset: -1 }],
+      ['a fractional offset', { offset: 1.5 }],
+      ['a NaN offset', { offset: Number.NaN }],
+      ['a negative limit', { limit: -1 }],
+      ['a fractional limit', { limit: 2.5 }],
+      ['a negative maxBytes', { maxBytes: -1 }],
+      ['a NaN maxBytes', { maxBytes: Number.NaN }],
+    ];
+    for (const [label, readOptions] of badOptions) {
+      test(`rejects ${label} with SPILL_INVALID_INPUT`, async (h, ctx) => {
+        const reader = h.requireReader(ctx);
+        const ref = await h.save('a\nb\n');
+        await expectSpillRejection(`read with ${label}`, 'SPILL_INVALID_INPUT', () => reader.read(ref.locator, readOptions));
+      });
+    }
+
+    test('rejects with SPILL_ABORTED when the signal has already fired', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const ref = await h.save('a\nb\n');
+      const signal = AbortSignal.abort();
+      await expectSpillRejection('read with an aborted signal', 'SPILL_ABORTED', () => reader.read(ref.locator, { signal }));
+      await expectSpillRejection('grep with an aborted signal', 'SPILL_ABORTED', () => reader.grep(ref.locator, 'a', { signal }));
+    });
+  });
+
+  describe('reader.grep', () => {
+    const special = [
+      'price: $100 (approx.)',
+      'regex: a.b a*b a+b?',
+      'brackets [x] {1,2} (y)',
+      'pipe a|b and caret ^up',
+      'path C:\\dir\\file',
+      'axb plain',
+      'slash /x/ end$',
+    ].join('\n') + '\n';
+    const needles = ['$100', '(approx.)', 'a.b', 'a*b', 'a+b?', '[x]', '{1,2}', '(y)', 'a|b', '^up', 'C:\\dir\\file', '/x/', 'end$', '.', '\\'];
+
+    test('finds regular-expression syntax characters literally with literal: true', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const ref = await h.save(special);
+      for (const needle of needles) await expectGrep(reader, ref, special, needle, { literal: true }, linesContaining(special, needle));
+    });
+
+    test('finds the same lines with an escaped regular expression', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const ref = await h.save(special);
+      for (const needle of needles) await expectGrep(reader, ref, special, escapeRegExp(needle), {}, linesContaining(special, needle));
+    });
+
+    test('treats the pattern as a regular expression by default', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const ref = await h.save(special);
+      await expectGrep(reader, ref, special, 'a.b', {}, [2, 4, 6]);
+      await expectGrep(reader, ref, special, '^(path|axb)', {}, [5, 6]);
+      await expectGrep(reader, ref, special, '\\$$', {}, [7]);
+      await expectGrep(reader, ref, special, '\\d+', {}, [1, 3]);
+    });
+
+    test('matches regardless of case with ignoreCase', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'Hello\nhello\nHELLO\nhelp\n';
+      const ref = await h.save(content);
+      await expectGrep(reader, ref, content, 'hello', {}, [2]);
+      await expectGrep(reader, ref, content, 'hello', { ignoreCase: true }, [1, 2, 3]);
+      await expectGrep(reader, ref, content, 'HeLLo', { ignoreCase: true, literal: true }, [1, 2, 3]);
+    });
+
+    test('numbers lines from 1, counting empty and CRLF lines, with no phantom line after the final newline', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'x\n\nx\r\n\nlast x';
+      const ref = await h.save(content);
+      await expectGrep(reader, ref, content, 'x', {}, [1, 3, 5]);
+      await expectGrep(reader, ref, content, '^$', {}, [2, 4]);
+      await expectGrep(reader, ref, content, '\\r$', {}, [3]);
+      const closed = 'a\nb\n';
+      await expectGrep(reader, await h.save(closed), closed, '^', {}, [1, 2]);
+    });
+
+    test('stops at maxMatches and says so with limitReached', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = Array.from({ length: 10 }, (_, i) => `hit ${i}\nmiss\n`).join('');
+      const ref = await h.save(content);
+      const three = await expectGrep(reader, ref, content, 'hit', { maxMatches: 3 }, [1, 3, 5]);
+      if (!three.limitReached) fail('limitReached is false although 10 lines match and maxMatches is 3');
+      const all = await expectGrep(reader, ref, content, 'hit', { maxMatches: 11 });
+      if (all.limitReached) fail('limitReached is true although all 10 matches fit in maxMatches 11');
+      await expectGrep(reader, ref, content, 'hit', { maxMatches: 0 }, []);
+    });
+
+    test('returns at most 100 matches by default', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'match\n'.repeat(150);
+      const result = await expectGrep(reader, await h.save(content), content, 'match', {});
+      if (result.matches.length !== 100 || !result.limitReached) fail(`got ${result.matches.length} matches, limitReached ${String(result.limitReached)}`);
+    });
+
+    test('cuts a long matching line to a window that holds the first match', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = `${'a'.repeat(5000)}NEEDLE${'b'.repeat(5000)}\nshort NEEDLE\n${'\u00e9'.repeat(100)}\u{1F600}NEEDLE\u{1F600}${'\u4e2d'.repeat(100)}\n`;
+      const ref = await h.save(content);
+      const wide = await expectGrep(reader, ref, content, 'NEEDLE', {}, [1, 2, 3]);
+      if (!wide.matches.every((m) => m.text.includes('NEEDLE'))) fail('a window does not show the match');
+      await expectGrep(reader, ref, content, 'NEEDLE', { maxLineBytes: 21 }, [1, 2, 3]);
+      await expectGrep(reader, ref, content, 'b+', { maxLineBytes: 40 }, [1]);
+    });
+
+    test('finds nothing in an empty artifact', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const ref = await h.save('');
+      await expectGrep(reader, ref, '', 'x', {}, []);
+      await expectGrep(reader, ref, '', '^', {}, []);
+    });
+
+    for (const pattern of ['(', '[', 'a{2,1}', '*', 'a\\', '(?<name']) {
+      test(`rejects the invalid pattern ${show(pattern)} with SPILL_INVALID_PATTERN, and accepts it with literal: true`, async (h, ctx) => {
+        const reader = h.requireReader(ctx);
+        const content = `text with ${pattern} inside\nother\n`;
+        const ref = await h.save(content);
+        await expectSpillRejection(`grep(${show(pattern)})`, 'SPILL_INVALID_PATTERN', () => reader.grep(ref.locator, pattern));
+        await expectGrep(reader, ref, content, pattern, { literal: true }, [1]);
+      });
+    }
+
+    test('stays bounded on a catastrophic pattern: it answers, refuses the pattern, or times out with SPILL_TIMEOUT', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      // A backtracking engine needs about 2^29 steps on the first line (seconds to minutes).
+      const content = `${'a'.repeat(29)}!\n${`${'a'.repeat(20)}!\n`.repeat(200)}`;
+      const ref = await h.save(content);
+      const timeoutMs = 200;
+      const started = performance.now();
+      try {
+        const result = await reader.grep(ref.locator, '(a+)+$', { timeoutMs });
+        if (result.matches.length > 0) fail(`(a+)+$ matched lines ${show(result.matches.map((m) => m.line))}, but every line ends with "!"`);
+      } catch (error) {
+        expectSpillErrorCode('grep of a catastrophic pattern', error, ['SPILL_TIMEOUT', 'SPILL_INVALID_PATTERN']);
+      }
+      const elapsed = performance.now() - started;
+      // A generous bound: it only has to tell "bounded" from "ran the whole exponential search".
+      if (elapsed > timeoutMs + 4000) fail(`grep with timeoutMs ${timeoutMs} took ${Math.round(elapsed)} ms`);
+    });
+  });
+
+  describe('forged locators', () => {
+    for (const [label, make] of FORGED_LOCATORS) {
+      test(`${label} is refused with SPILL_INVALID_LOCATOR or SPILL_NOT_FOUND and reaches nothing`, async (h, ctx) => {
+        if (h.backend.reader === undefined && h.backend.catalog === undefined) return ctx.skip(`${h.backend.name} has neither reader nor catalog`);
+        const content = 'the real artifact\n';
+        const real = await h.save(content);
+        let foreign = '';
+        await withHarness(options, async (other) => {
+          foreign = (await other.save('an artifact of another instance\n')).locator;
+        });
+        await expectForgedRefused(h, make(real.locator, foreign) as SpillLocator, label);
+        await expectIntact(h, real, content);
+      });
+    }
+    for (const [label, value] of NON_STRING_LOCATORS) {
+      test(`${label} as a locator is refused with SPILL_INVALID_LOCATOR, SPILL_NOT_FOUND or SPILL_INVALID_INPUT`, async (h, ctx) => {
+        if (h.backend.reader === undefined && h.backend.catalog === undefined) return ctx.skip(`${h.backend.name} has neither reader nor catalog`);
+        const content = 'the real artifact\n';
+        const real = await h.save(content);
+        await expectForgedRefused(h, value as SpillLocator, label, ['SPILL_INVALID_LOCATOR', 'SPILL_NOT_FOUND', 'SPILL_INVALID_INPUT']);
+        await expectIntact(h, real, content);
+      });
+    }
+  });
+}
+
+async function expectForgedRefused<F extends SpillBackendFixture>(
+  h: Harness<F>,
+  locator: SpillLocator,
+  label: string,
+  codes: Parameters<typeof expectSpillRejection>[1] = ['SPILL_INVALID_LOCATOR', 'SPILL_NOT_FOUND'],
+): Promise<void> {
+  const { reader, catalog } = h.backend;
+  if (reader !== undefined) {
+    await expectSpillRejection(`read of ${label}`, codes, () => reader.read(locator));
+    await expectSpillRejection(`grep of ${label}`, codes, () => reader.grep(locator, 'a'));
+  }
+  if (catalog !== undefined) {
+    let promise: Promise<boolean>;
+    try {
+      promise = catalog.delete(locator);
+    } catch (error) {
+      fail(`delete of ${label} threw synchronously: ${String(error)}`);
+    }
+    const removed = await promise.catch((error: unknown) => {
+      expectSpillErrorCode(`delete of ${label}`, error, codes);
+      return false;
+    });
+    if (removed) fail(`delete of ${label} answered true: it removed something`);
+  }
+}
+
+async function expectIntact<F extends SpillBackendFixture>(h: Harness<F>, ref: SpillRef, content: string): Promise<void> {
+  if (h.canReadBack) await h.expectStored(ref, content, 'the real artifact after the forged calls');
+  if (h.backend.catalog !== undefined) {
+    const listed = (await h.list()).map((e) => e.locator);
+    if (!listed.includes(ref.locator)) fail('the real artifact left the catalog after calls with a forged locator');
+  }
+}
+
