@@ -89,7 +89,7 @@ export const QUICK: Profile = {
   memoryBytes: 4 * KiB,
   stream: { bytes: 128 * MiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 64 * MiB, rounds: 3 },
-  scale: { saves: 10_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1 },
+  scale: { saves: 5_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1 },
   retrieval: {
     readLines: 320_000,
     readAt: 256_000,

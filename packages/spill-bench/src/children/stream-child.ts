@@ -1,0 +1,77 @@
+/**
+ * One streaming run, in its own process so that its memory is its own:
+ * `node stream-child.js <spillway|baseline> <bytes> <chunkBytes> <dir>`.
+ *
+ * It streams `bytes` bytes of text in `chunkBytes` chunks either through the local
+ * backend's `saveTextStream` or through `fs.createWriteStream` (honouring backpressure),
+ * then prints one JSON line: elapsed ms, bytes stored, the RSS before the stream and the
+ * peak RSS (from `getrusage`) after it. The file is deleted after the measurement.
+ */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { finished } from 'node:stream/promises';
+import { numberedLine } from '../text.js';
+
+const [mode, bytesArg, chunkArg, dir] = process.argv.slice(2);
+const total = Number(bytesArg);
+const chunkBytes = Number(chunkArg);
+if ((mode !== 'spillway' && mode !== 'baseline') || !(total > 0) || !(chunkBytes > 0) || dir === undefined) {
+  throw new TypeError('usage: stream-child.js <spillway|baseline> <bytes> <chunkBytes> <dir>');
+}
+const root: string = dir;
+
+// A few distinct chunks made up front, so producing them costs nothing during the run.
+const pool = Array.from({ length: 8 }, (_, k) => {
+  let chunk = '';
+  for (let n = 1; chunk.length < chunkBytes; n++) chunk += numberedLine(k * 100_000 + n);
+  return chunk.slice(0, chunkBytes);
+});
+
+// An async source, like a process's stdout, is what real callers stream from.
+// eslint-disable-next-line @typescript-eslint/require-await
+async function* chunks(): AsyncGenerator<string> {
+  let left = total;
+  for (let k = 0; left > 0; k++) {
+    const chunk = pool[k % pool.length] ?? '';
+    const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
+    left -= piece.length;
+    yield piece;
+  }
+}
+
+async function viaSpillway(): Promise<{ file: string; bytes: number }> {
+  const { createLocalBackend } = await import('@spillway/local');
+  const { callId, sessionId } = await import('@spillway/core');
+  const backend = createLocalBackend({ root });
+  const ref = await backend.saveTextStream({
+    owner: { sessionId: sessionId('bench-session') },
+    source: { toolName: 'bench_tool', callId: callId('call-stream') },
+    suggestedName: 'stream.txt',
+    content: chunks(),
+  });
+  return { file: ref.locator, bytes: ref.bytes };
+}
+
+async function viaWriteStream(): Promise<{ file: string; bytes: number }> {
+  const file = path.join(root, 'baseline-stream.txt');
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+  for await (const chunk of chunks()) {
+    if (!out.write(chunk)) await once(out, 'drain');
+  }
+  out.end();
+  await finished(out);
+  return { file, bytes: out.bytesWritten };
+}
+
+// Load the modules before taking the starting RSS, so that loading is not counted.
+if (mode === 'spillway') await import('@spillway/local');
+const rssBefore = process.memoryUsage().rss;
+const started = performance.now();
+const { file, bytes } = mode === 'spillway' ? await viaSpillway() : await viaWriteStream();
+const ms = performance.now() - started;
+const maxRss = process.resourceUsage().maxRSS * 1024;
+const onDisk = (await stat(file)).size;
+await unlink(file);
+process.stdout.write(`${JSON.stringify({ ms, bytes, onDisk, rssBefore, maxRss })}\n`);

@@ -1,0 +1,98 @@
+import { existsSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
+import type { FigureGroup } from '../group.js';
+import { runInterleaved } from '../interleave.js';
+import { assertSucceeded, childScript, runNodeWithMaxRss, runProcess } from '../process.js';
+import type { Profile } from '../profile.js';
+import { findRepoRoot } from '../report.js';
+import { formatBytes } from '../sizes.js';
+import { emptyDir, privateDir, treeSize } from './common.js';
+
+/** A 100-byte line (with its newline) repeated by `yes` and cut by `head`: a fast generator. */
+const LINE = 'spillway bench output line: the quick brown fox jumps over the lazy dog 0123456789 abcdefghijklmno';
+
+/** The shell command that prints exactly `bytes` bytes of text. */
+export function generatorCommand(bytes: number): string {
+  return `yes '${LINE}' | head -c ${bytes}`;
+}
+
+/** The built CLI: `SPILLWAY_BENCH_CLI`, or `packages/spill-cli/dist/bin.js` in this repository. */
+export function cliBin(): string {
+  const fromEnv = process.env.SPILLWAY_BENCH_CLI;
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
+  const root = findRepoRoot();
+  if (root === undefined) throw new Error('Cannot find the repository root to locate the spillway CLI; set SPILLWAY_BENCH_CLI.');
+  return path.join(root, 'packages', 'spill-cli', 'dist', 'bin.js');
+}
+
+function specs(profile: Profile): FigureSpec[] {
+  const size = formatBytes(profile.cli.bytes);
+  return [
+    {
+      id: 'cli.wall',
+      title: `spillway run -- <${size} generator>: wall time`,
+      baseline: '<generator> > file (sh)',
+      unit: 'ms',
+      target: ratioAtMost(1.3),
+    },
+    {
+      id: 'cli.rss',
+      title: `spillway run -- <${size} generator>: peak RSS`,
+      baseline: 'node piping the generator to a file',
+      unit: 'bytes',
+      target: valueAtMost(128 * 1024 * 1024),
+    },
+  ];
+}
+
+/**
+ * Figure 5: the whole `spillway run` process around a command that prints a lot. Wall
+ * time is compared with the shell redirecting the same generator to a file (the
+ * physical floor: one pipe, one file). Peak RSS is the CLI process's own (`getrusage`
+ * via a preloaded exit hook), compared with a minimal Node program that pipes the same
+ * generator into a file.
+ */
+export const cliGroup: FigureGroup = {
+  name: 'cli',
+  specs,
+  async run(ctx) {
+    const bin = cliBin();
+    if (!existsSync(bin)) throw new Error(`The CLI is not built (${bin}); run pnpm build first.`);
+    const { bytes, rounds } = ctx.profile.cli;
+    const generator = generatorCommand(bytes);
+    const root = await privateDir(ctx.scratch, 'root');
+    const out = path.join(ctx.scratch, 'baseline.txt');
+    const problems = new Set<string>();
+    const check = (what: string, stored: number): void => {
+      if (stored !== bytes) problems.add(`${what} stored ${stored} bytes, expected ${bytes}`);
+    };
+
+    const spillway = async (round: number): Promise<{ wallMs: number; rss: number }> => {
+      const run = await runNodeWithMaxRss(bin, ['run', '--root', root, '--session', 'bench', '--', 'sh', '-c', generator], ctx.scratch);
+      assertSucceeded(run, 'spillway run');
+      check('spillway run', (await treeSize(root)).bytes);
+      await emptyDir(root);
+      ctx.log(`round ${round} spillway run: ${(run.wallMs / 1000).toFixed(2)} s, peak RSS ${formatBytes(run.maxRssBytes)}`);
+      return { wallMs: run.wallMs, rss: run.maxRssBytes };
+    };
+    const baseline = async (round: number): Promise<{ wallMs: number; rss: number }> => {
+      const shell = await runProcess('sh', ['-c', `${generator} > '${out}'`]);
+      assertSucceeded(shell, 'the shell baseline');
+      check('the shell baseline', (await stat(out)).size);
+      await rm(out);
+      const piped = await runNodeWithMaxRss(childScript('pipe-child.js'), [out, 'sh', '-c', generator], ctx.scratch);
+      assertSucceeded(piped, 'the node pipe baseline');
+      check('the node pipe baseline', (await stat(out)).size);
+      await rm(out);
+      ctx.log(`round ${round} baseline: sh ${(shell.wallMs / 1000).toFixed(2)} s, node pipe peak RSS ${formatBytes(piped.maxRssBytes)}`);
+      return { wallMs: shell.wallMs, rss: piped.maxRssBytes };
+    };
+
+    const samples = await runInterleaved(rounds, { spillway, baseline });
+    const notes = problems.size === 0 ? [`every run stored exactly ${bytes} bytes`] : [...problems];
+    ctx.record('cli.wall', { spillway: samples.spillway.map((s) => s.wallMs), baseline: samples.baseline.map((s) => s.wallMs), notes });
+    ctx.record('cli.rss', { spillway: samples.spillway.map((s) => s.rss), baseline: samples.baseline.map((s) => s.rss), notes });
+  },
+};

@@ -1,0 +1,114 @@
+import { open, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ratioAtMost, type FigureSpec } from '../figure.js';
+import type { FigureGroup } from '../group.js';
+import { microPair, type MicroTask } from '../micro.js';
+import type { Profile } from '../profile.js';
+import { formatBytes } from '../sizes.js';
+import { textOfSize } from '../text.js';
+import { privateDir, saveRequest } from './common.js';
+
+const RAW = "writeFile(path, text, { flag: 'wx', mode: 0o600 })";
+
+function specs(profile: Profile): FigureSpec[] {
+  const { small, medium, large } = profile.localSizes;
+  return [
+    { id: 'local.save.small', title: `local saveText ${formatBytes(small)}`, baseline: RAW, unit: 'ms', target: ratioAtMost(1.5) },
+    { id: 'local.save.medium', title: `local saveText ${formatBytes(medium)}`, baseline: RAW, unit: 'ms', target: ratioAtMost(1.3) },
+    { id: 'local.save.large', title: `local saveText ${formatBytes(large)}`, baseline: RAW, unit: 'ms', target: ratioAtMost(1.15) },
+    {
+      id: 'local.save.durable',
+      title: `local saveText ${formatBytes(medium)}, durable`,
+      baseline: `${RAW} + fsync`,
+      unit: 'ms',
+      target: ratioAtMost(1.2),
+    },
+  ];
+}
+
+/** A micro-task that makes one file per call and deletes it, untimed, after each call. */
+function fileTask(make: () => Promise<string>): MicroTask {
+  const created: string[] = [];
+  return {
+    run: async () => {
+      created.push(await make());
+    },
+    afterEach: async () => {
+      for (const file of created.splice(0)) await unlink(file);
+    },
+  };
+}
+
+/**
+ * Figure 2: `saveText` of the local backend against writing the same text with one
+ * `writeFile` into the same session directory. The baseline is the least any private
+ * file store must do (create exclusively, owner-only, write every byte); the difference
+ * is spillway's root and directory checks, the temp-then-link publish and the re-check
+ * after open. Each file is deleted after it is timed, so the directory stays small.
+ */
+export const localSaveGroup: FigureGroup = {
+  name: 'local',
+  specs,
+  async run(ctx) {
+    const { createLocalBackend } = await import('@spillway/local');
+    const root = await privateDir(ctx.scratch, 'root');
+    const backend = createLocalBackend({ root });
+    const durable = createLocalBackend({ root, durable: true });
+    // Learn the session directory, so the baseline writes next to spillway's files.
+    const probe = await backend.saveText(saveRequest('probe'));
+    const sessionDir = path.dirname(probe.locator);
+    await unlink(probe.locator);
+    let n = 0;
+    const rawPath = (): string => path.join(sessionDir, `raw-${n++}.txt`);
+
+    const { small, medium, large } = ctx.profile.localSizes;
+    const plain = [
+      { id: 'local.save.small', bytes: small },
+      { id: 'local.save.medium', bytes: medium },
+      { id: 'local.save.large', bytes: large },
+    ];
+    for (const c of plain) {
+      const content = textOfSize(c.bytes);
+      const heavy = c.bytes >= 8 * 1024 * 1024;
+      ctx.log(`${c.id}: ${formatBytes(c.bytes)}`);
+      let calls = 0;
+      const samples = await microPair(
+        heavy ? ctx.profile.localLarge.rounds : ctx.profile.microRounds,
+        {
+          spillway: fileTask(async () => (await backend.saveText(saveRequest(content, 'bench.txt', ++calls))).locator),
+          baseline: fileTask(async () => {
+            const file = rawPath();
+            await writeFile(file, content, { flag: 'wx', mode: 0o600 });
+            return file;
+          }),
+        },
+        heavy
+          ? { timeMs: 0, minIterations: ctx.profile.localLarge.savesPerRound, warmup: false }
+          : { timeMs: ctx.profile.microTimeMs },
+      );
+      ctx.record(c.id, samples);
+    }
+
+    const content = textOfSize(medium);
+    ctx.log(`local.save.durable: ${formatBytes(medium)}`);
+    const samples = await microPair(
+      ctx.profile.microRounds,
+      {
+        spillway: fileTask(async () => (await durable.saveText(saveRequest(content))).locator),
+        baseline: fileTask(async () => {
+          const file = rawPath();
+          const handle = await open(file, 'wx', 0o600);
+          try {
+            await handle.writeFile(content);
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+          return file;
+        }),
+      },
+      { timeMs: ctx.profile.microTimeMs, minIterations: 4 },
+    );
+    ctx.record('local.save.durable', { ...samples, notes: ['spillway may also fsync the session directory; the baseline does not'] });
+  },
+};
