@@ -26,7 +26,7 @@ export type {
   SessionLimitStatus,
   Tally,
 } from './report.js';
-export { keepReferenced, referencedLocators } from './references.js';
+export { DEFAULT_KNOWN_HINTS, keepReferenced, referencedLocators } from './references.js';
 export type { ReferenceOptions } from './references.js';
 export { expiredArtifactMessage, explainMissingArtifacts, missingArtifactMessage } from './missing.js';
 export { formatDuration, parseByteSize, parseDuration } from './units.js';

@@ -23,12 +23,12 @@ describe('referencedLocators', () => {
   });
 
   it('finds notices inside a JSON-lines transcript when the hint is known', async () => {
-    const memoryHint = 'Use spill_read or spill_grep with this locator.';
+    const memoryHint = 'Use spill_fetch or spill_search with this handle.';
     const lines = [
       JSON.stringify({ role: 'tool', content: `head\n…\ntail\n\n${notice('/r/session-1/a-web_fetch.txt')}` }),
       JSON.stringify({ role: 'tool', content: `x\n\n${notice('spill+memory://s/2', memoryHint)}` }),
     ].join('\n');
-    // The local hint is known by default; the memory one only when passed.
+    // The local hint is known by default; another backend's only when passed.
     expect([...(await referencedLocators([lines]))]).toEqual(['/r/session-1/a-web_fetch.txt']);
     expect([...(await referencedLocators([lines], { knownHints: [memoryHint] }))].sort()).toEqual([
       '/r/session-1/a-web_fetch.txt',

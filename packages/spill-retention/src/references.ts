@@ -4,11 +4,13 @@ import { findSpillNotices } from '@spillway/policy/notice';
 const NOTICE_START = '(Omitted ';
 
 /**
- * Hints recognised without being asked: the local backend's, which DESIGN.md fixes
- * verbatim. (Retention must not depend on a backend package to import it.)
+ * Hints recognised without being asked: those of the local and memory backends. They are
+ * copied here because retention must not depend on a backend package; a test compares
+ * them with the backends' exported constants.
  */
 export const DEFAULT_KNOWN_HINTS: readonly string[] = [
   'Use read with offset/limit, or grep this path to search within it.',
+  'Use spill_read with offset/limit, or spill_grep to search within it.',
 ];
 
 /**
@@ -41,7 +43,8 @@ export interface ReferenceOptions {
   /**
    * Retrieval hints of the backends in use, recognised verbatim. A notice followed on its
    * line by more text (a transcript stored as JSON lines, say) is found only when its
-   * hint is known; the local backend's hint is always known.
+   * hint is known; the local and memory backends' hints are always known
+   * ({@link DEFAULT_KNOWN_HINTS}).
    */
   readonly knownHints?: readonly string[] | undefined;
 }
