@@ -1,8 +1,20 @@
 import { utf8ByteLength } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { joinedTextExceeds } from './measure.js';
+import { byteLength, joinedTextExceeds } from './measure.js';
 import { textArb } from './test-backends.js';
+
+describe('byteLength', () => {
+  it('equals core utf8ByteLength for any text, lone surrogates included', () => {
+    fc.assert(
+      fc.property(textArb, (text) => {
+        expect(byteLength(text)).toBe(utf8ByteLength(text));
+      }),
+      { numRuns: 500 },
+    );
+    expect(byteLength('\uD800x\uDC00')).toBe(7);
+  });
+});
 
 describe('joinedTextExceeds', () => {
   it('agrees with measuring the joined text exactly', () => {

@@ -1,6 +1,5 @@
-import { utf8ByteLength } from '@spillway/core';
 import { emitSafely } from './events.js';
-import { BLOCK_SEPARATOR, joinedTextExceeds } from './measure.js';
+import { BLOCK_SEPARATOR, byteLength, joinedTextExceeds } from './measure.js';
 import { formatSpillNotice } from './notice.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
 import { composeReplacement } from './preview.js';
@@ -113,7 +112,7 @@ async function replacementFor(
   if (texts === undefined || !joinedTextExceeds(texts, cap)) return undefined;
 
   const text = texts.length === 1 ? (texts[0] as string) : texts.join(BLOCK_SEPARATOR);
-  const totalBytes = utf8ByteLength(text);
+  const totalBytes = byteLength(text);
   const names = eventNames(info);
   const blocker = spillBlocker(info, options, totalBytes);
   const backend = options.backend;
@@ -125,7 +124,7 @@ async function replacementFor(
   const save = startSave((signal) => backend.saveText(request, { signal }), () => totalBytes);
   const outcome = await save.settle(options.saveTimeoutMs);
   if (!outcome.ok) {
-    emit({ type: 'kept', ...names, reason: outcome.reason, bytes: totalBytes, error: outcome.error });
+    emit({ type: 'kept', ...names, reason: outcome.reason, bytes: totalBytes, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
     return undefined;
   }
   const { locator, retrievalHint } = outcome.ref;

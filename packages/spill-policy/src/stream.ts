@@ -1,5 +1,6 @@
-import { SpillError, utf8ByteLength } from '@spillway/core';
+import { SpillError } from '@spillway/core';
 import { ChunkChannel } from './channel.js';
+import { byteLength } from './measure.js';
 import { formatSpillNotice } from './notice.js';
 import type { ResolvedOptions } from './options.js';
 import { composeReplacement, type Replacement } from './preview.js';
@@ -133,7 +134,7 @@ export class PolicyStream implements SpillStream {
   }
 
   #accept(piece: string): void {
-    this.#bytes += utf8ByteLength(piece);
+    this.#bytes += byteLength(piece);
     if (this.#mode === 'whole') {
       this.#pieces.push(piece);
       if (this.#info !== undefined && this.#held === undefined && this.#bytes > this.#cap) this.#startSpill(this.#info);
