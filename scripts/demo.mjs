@@ -1,2 +1,3 @@
-// Placeholder until the CLI issue replaces it with the full walk-through.
-console.log('spillway demo: not built yet');
+// `pnpm demo` runs this after `turbo run build`: the walk-through lives in the private
+// workspace package examples/demo (typed, linted and tested like the rest).
+await import('../examples/demo/dist/main.js');

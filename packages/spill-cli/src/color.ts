@@ -1,5 +1,6 @@
-/** The environment variables that decide colour. */
+/** The environment variables that decide colour (any environment object will do). */
 export interface ColorEnv {
+  readonly [name: string]: string | undefined;
   readonly NO_COLOR?: string | undefined;
   readonly FORCE_COLOR?: string | undefined;
   readonly TERM?: string | undefined;

@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { DEMO_CAP, runDemo, type DemoSummary } from './demo.js';
+import { NEEDLE_LINE } from './data.js';
+
+// Runs the whole walk-through in-process (the shell part runs the built CLI, which CI
+// builds before testing) and checks that every step did what its label says.
+
+describe('pnpm demo', () => {
+  let output = '';
+  let summary: DemoSummary;
+
+  it('runs to the end in seconds', async () => {
+    const started = performance.now();
+    summary = await runDemo({
+      write: (text) => {
+        output += text;
+      },
+      color: false,
+    });
+    expect(performance.now() - started).toBeLessThan(30_000);
+  });
+
+  it('walks the same loop over the local and the memory backend', () => {
+    expect(summary.passes.map((p) => p.backend)).toEqual(['local', 'memory']);
+    expect(output).toContain('const backend = createLocalBackend(');
+    expect(output).toContain('const backend = createMemoryBackend(');
+  });
+
+  it.each(['local', 'memory'])('with the %s backend: passes small results, spills the large one, leaves read alone, survives a failure, reads back', (name) => {
+    const pass = summary.passes.find((p) => p.backend === name);
+    expect(pass).toBeDefined();
+    expect(pass?.smallPassedThrough).toBe(true);
+    expect(pass?.bigSpilled).toBe(true);
+    expect(pass?.bigOriginalBytes).toBeGreaterThan(3_000_000);
+    expect(pass?.bigReplacementBytes).toBeLessThanOrEqual(DEMO_CAP);
+    expect(pass?.readLeftAlone).toBe(true);
+    expect(pass?.failureKeptInline).toBe(true);
+    expect(pass?.failureCode).toMatch(/^SPILL_/);
+    expect(pass?.needleFoundAtLine).toBe(NEEDLE_LINE);
+  });
+
+  it('shows the model exactly the notice, and labels every step', () => {
+    expect(output).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: .*web_fetch\.txt\. Use read with offset\/limit, or grep this path to search within it\.\)/);
+    expect(output).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: spill\+memory:/);
+    for (const label of ['[1]', '[2]', '[3]', '[4]', '[5]', '[6]']) expect(output).toContain(label);
+  });
+
+  it('ends with spillway run from a shell, exiting 0', () => {
+    expect(summary.shellExitCode).toBe(0);
+    expect(output).toContain('$ spillway run --max-inline-bytes 600');
+    expect(output).toContain('77777:line 77777');
+  });
+
+  it('removes its temporary directory', () => {
+    expect(existsSync(summary.tempDir)).toBe(false);
+  });
+});
