@@ -65,9 +65,15 @@ export interface RetentionFailure {
 export interface LimitStatus {
   /** The configured limit in bytes. */
   readonly limit: number;
-  /** The bytes left in the scope after the sweep (projected, in a dry run). */
+  /**
+   * The bytes left in the scope after the sweep (projected, in a dry run). When the
+   * sweep stopped early this covers only what its last pass listed.
+   */
   readonly bytes: number;
-  /** Whether `bytes <= limit`. When false, see {@link LimitStatus.reason}. */
+  /**
+   * Whether `bytes <= limit` after a complete sweep (always false after one that stopped
+   * early). When false, see {@link LimitStatus.reason}.
+   */
   readonly met: boolean;
   /**
    * Why a limit was not met: `protected` when the kept and grace-protected artifacts

@@ -233,11 +233,12 @@ describe('failures', () => {
     expect(c.sweepTempCalls).toEqual([]);
   });
 
-  it('stops a quota sweep that cannot list before deleting anything', async () => {
+  it('stops a quota sweep that cannot list before deleting anything, and does not claim the limit is met', async () => {
     const c = new ModelCatalog([entry('a', 10, NOW - 9 * DAY), entry('b', 10, NOW - 9 * DAY)]);
     c.failListAfter = 1;
-    await sweepWith(c, { maxTotalBytes: 0 });
+    const report = await sweepWith(c, { maxTotalBytes: 0 });
     expect(c.entries.size).toBe(2);
+    expect(report.limits.total).toMatchObject({ met: false, reason: 'failures' });
   });
 
   it('stops when aborted, reporting SPILL_ABORTED', async () => {

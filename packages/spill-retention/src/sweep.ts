@@ -314,7 +314,8 @@ export async function runSweep(
   const limits: { total?: LimitStatus; session?: SessionLimitStatus } = {};
   if (cfg.maxTotalBytes !== undefined) {
     const bytes = report.remaining().bytes;
-    const met = bytes <= cfg.maxTotalBytes;
+    // A sweep that stopped early has not seen everything: never claim the limit is met.
+    const met = report.complete && bytes <= cfg.maxTotalBytes;
     limits.total = met
       ? { limit: cfg.maxTotalBytes, bytes, met }
       : { limit: cfg.maxTotalBytes, bytes, met, reason: troubled ? 'failures' : 'protected' };
