@@ -18,7 +18,17 @@ interface Hit {
   readonly length: number;
 }
 
-type LineMatcher = (line: string, checkBudget: () => void) => Hit | undefined;
+/**
+ * What a matcher says about a line: a hit, no match (`undefined`), or that it stopped
+ * at a window boundary to let the event loop run (`resumeAt`, the next window's start).
+ */
+type MatchStep = Hit | { readonly resumeAt: number } | undefined;
+
+/**
+ * Searches `line` from window position `from`. `pause` is called between windows; it
+ * throws when the time budget is spent and returns true when the event loop is due a turn.
+ */
+type LineMatcher = (line: string, from: number, pause: () => boolean) => MatchStep;
 
 /** What `grepBytes` needs besides the bytes. */
 export interface GrepParams {
@@ -36,7 +46,7 @@ export interface GrepParams {
 function regexMatcher(plan: RegexPlan): LineMatcher {
   const { window, whole, first, middle, last } = plan;
   const stride = window / 2;
-  return (line, checkBudget) => {
+  return (line, from, pause) => {
     if (line.length <= window) {
       whole.lastIndex = 0;
       const m = whole.exec(line);
@@ -45,24 +55,25 @@ function regexMatcher(plan: RegexPlan): LineMatcher {
     // Overlapping windows: any match up to `stride` units long lies inside one of them.
     // Later windows carry one unit of context on each side, so `\b` and lookbehinds see
     // the real neighbour; the regex starts after the left one (lastIndex = 1).
-    for (let p = 0; ; p += stride) {
+    for (let p = from; ; p += stride) {
       const end = Math.min(line.length, p + window);
       const isFirst = p === 0;
       const isLast = end === line.length;
       const re = isFirst ? first : isLast ? last : middle;
-      const from = isFirst ? 0 : p - 1;
-      const to = isLast ? end : end + 1;
+      const sliceFrom = isFirst ? 0 : p - 1;
+      const sliceTo = isLast ? end : end + 1;
       re.lastIndex = isFirst ? 0 : 1;
-      const m = re.exec(line.slice(from, to));
-      if (m !== null) return { index: from + m.index, length: m[0].length };
+      const m = re.exec(line.slice(sliceFrom, sliceTo));
+      if (m !== null) return { index: sliceFrom + m.index, length: m[0].length };
       if (isLast) return undefined;
-      checkBudget();
+      if (pause()) return { resumeAt: p + stride };
     }
   };
 }
 
 function literalMatcher(needle: string): LineMatcher {
   return (line) => {
+    // indexOf is linear and cannot be interrupted, so it runs over the whole line at once.
     const index = line.indexOf(needle);
     return index === -1 ? undefined : { index, length: needle.length };
   };
@@ -203,21 +214,29 @@ export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<
   const started = clock();
   let lastYield = started;
   let lineNumber = 0;
-  const checkBudget = (): void => {
+  /** Throws when aborted or out of time; answers whether the event loop is due a turn. */
+  const pause = (): boolean => {
     if (signal?.aborted === true) throw abortedError(signal, 'The grep');
-    if (clock() - started > timeoutMs) {
+    const now = clock();
+    if (now - started > timeoutMs) {
       throw new SpillError(
         'SPILL_TIMEOUT',
         `The grep ran out of its ${timeoutMs} ms budget at line ${lineNumber}; use a simpler pattern, literal: true, or a larger timeoutMs.`,
       );
     }
+    return now - lastYield >= YIELD_EVERY_MS;
   };
   for (const line of decodeLines(bytes)) {
     lineNumber += 1;
-    let hit: Hit | undefined;
+    let step: MatchStep = { resumeAt: 0 };
     try {
-      checkBudget();
-      hit = matcher(line, checkBudget);
+      while (step !== undefined && 'resumeAt' in step) {
+        if (pause()) {
+          await yieldToEventLoop();
+          lastYield = clock();
+        }
+        step = matcher(line, step.resumeAt, pause);
+      }
     } catch (error) {
       // Out of time while only looking for one more match: there may be more.
       if (matches.length === maxMatches && isSpillError(error, 'SPILL_TIMEOUT')) {
@@ -225,13 +244,9 @@ export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<
       }
       throw error;
     }
-    if (hit !== undefined) {
+    if (step !== undefined) {
       if (matches.length === maxMatches) return { matches, limitReached: true, totalBytes };
-      matches.push({ line: lineNumber, ...matchWindow(line, hit, maxLineBytes) });
-    }
-    if (clock() - lastYield >= YIELD_EVERY_MS) {
-      await yieldToEventLoop();
-      lastYield = clock();
+      matches.push({ line: lineNumber, ...matchWindow(line, step, maxLineBytes) });
     }
   }
   return { matches, limitReached: false, totalBytes };

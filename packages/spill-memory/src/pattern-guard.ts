@@ -2,7 +2,7 @@ import { SpillError } from '@spillway/core';
 
 /**
  * The regex guard. A browser or edge runtime cannot run a regex in a killable worker, so
- * a grep pattern is made safe before it runs:
+ * a grep pattern is checked, and the input it runs on is sized, before it runs:
  *
  * 1. It must compile as JavaScript regex source (no `u` flag; `i` when `ignoreCase`).
  * 2. Refused outright (`SPILL_INVALID_PATTERN`):
@@ -12,16 +12,19 @@ import { SpillError } from '@spillway/core';
  *    - a repeated group whose body holds an alternation, unless every alternative is a
  *      non-empty plain literal and no two start with the same character (so each
  *      iteration has one way to match): `(?:ab|cd)+` passes, `(a|a)*` and `(a|ab)+` do not;
- *    - patterns longer than {@link MAX_PATTERN_LENGTH} code units.
- * 3. Polynomial blow-up (`\d+\d+x`, `.*a.*b.*c` take seconds on a 1000-character line)
+ *    - patterns longer than {@link MAX_PATTERN_LENGTH} code units;
+ *    - patterns whose estimated work (below) exceeds the budget even on the smallest window.
+ * 3. Polynomial blow-up (`\d+\d+x` or `.*a.*b.*c` take seconds on a 1000-character line)
  *    is bounded by running the regex on windows of a line no longer than the budget
- *    allows. The worst-case work of one run is estimated as
- *    `window × atoms × ways / d!`, where `ways` multiplies the choices of every quantifier
- *    (capped at the window) and sums alternatives, and `d` is the number of open-ended
- *    quantifiers on one path. The largest window in {@link REGEX_WINDOWS} whose estimate
- *    stays within {@link REGEX_WORK_BUDGET} is used; when none does, the pattern is refused.
+ *    allows. The estimate walks the pattern: a quantifier is *ambiguous* when a unit it
+ *    gives back could also start what follows it (decided exactly, by testing `(?=A)B`
+ *    over all 65 536 code units); an ambiguous quantifier multiplies the branches that
+ *    backtracking explores by its range, an unambiguous one only adds a linear scan.
+ *    Alternatives add up. Attempts run from every start position of the window (or one,
+ *    when every alternative starts with `^`). The largest window in {@link REGEX_WINDOWS}
+ *    whose estimate stays within {@link REGEX_WORK_BUDGET} is used.
  * 4. A leading or trailing `.*` (without an anchor next to it) does not change which lines
- *    match, so it is dropped before costing: `.*foo.*bar` is costed as `foo.*bar`.
+ *    match, so it is dropped first: `.*foo.*bar` is costed and run as `foo.*bar`.
  */
 
 /** The longest regex source grep accepts, in UTF-16 code units. */
@@ -31,10 +34,7 @@ export const MAX_PATTERN_LENGTH = 2048;
 export const REGEX_WINDOWS = [65_536, 32_768, 16_384, 8192, 4096, 2048, 1024, 512, 256, 128] as const;
 
 /** The estimated work one regex run may cost (see the module notes for the estimate). */
-export const REGEX_WORK_BUDGET = 2e8;
-
-/** Large open-ended quantifier: its range exceeds this many iterations. */
-const OPEN_ENDED = 16;
+export const REGEX_WORK_BUDGET = 2e7;
 
 interface Quantifier {
   readonly min: number;
@@ -232,57 +232,196 @@ function checkShapes(alternatives: readonly (readonly Term[])[], ignoreCase: boo
   }
 }
 
-interface Cost {
-  /** Ways to match, multiplied along a path and summed over alternatives. */
-  readonly ways: number;
-  /** The most open-ended quantifiers on one path. */
-  readonly openEnded: number;
-  /** Atoms on the longest path. */
-  readonly atoms: number;
-}
+/** Every UTF-16 code unit once: the alphabet a regex without the u flag works over. */
+let allUnits: string | undefined;
 
-function costOf(alternatives: readonly (readonly Term[])[], window: number, repeatedSafely: boolean): Cost {
-  let ways = 0;
-  let openEnded = 0;
-  let atoms = 0;
-  for (const seq of alternatives) {
-    let seqWays = 1;
-    let seqOpen = 0;
-    let seqAtoms = 0;
-    for (const { node, quantifier } of seq) {
-      let inner: Cost = { ways: 1, openEnded: 0, atoms: 1 };
-      if (node.kind === 'group') {
-        inner = costOf(node.alternatives, window, isRepeat(quantifier));
-      }
-      let choices = 1;
-      if (quantifier !== undefined) {
-        const hi = Math.min(quantifier.max, window);
-        const lo = Math.min(quantifier.min, window);
-        choices = Math.max(1, hi - lo + 1);
-        if (quantifier.max - quantifier.min > OPEN_ENDED) seqOpen += 1;
-      }
-      seqWays *= inner.ways * choices;
-      seqOpen += inner.openEnded;
-      seqAtoms += inner.atoms;
-    }
-    ways += seqWays;
-    openEnded = Math.max(openEnded, seqOpen);
-    atoms = Math.max(atoms, seqAtoms);
+function alphabet(): string {
+  if (allUnits === undefined) {
+    const units = new Array<string>(0x10000);
+    for (let c = 0; c < 0x10000; c++) units[c] = String.fromCharCode(c);
+    allUnits = units.join('');
   }
-  // A safely repeated group (checked by checkShapes) matches each iteration one way.
-  return { ways: repeatedSafely ? 1 : ways, openEnded, atoms };
+  return allUnits;
 }
 
-function factorial(n: number): number {
-  let f = 1;
-  for (let k = 2; k <= n; k++) f *= k;
-  return f;
+const overlapCache = new Map<string, boolean>();
+
+/**
+ * Whether two single-unit atoms (a character, an escape, a class or `.`) can match the
+ * same code unit under `flags`: exact, by running `(?=A)B` once over every code unit.
+ */
+function atomsOverlap(a: string, b: string, flags: string): boolean {
+  const key = `${flags}\u0000${a}\u0000${b}`;
+  let known = overlapCache.get(key);
+  if (known === undefined) {
+    known = new RegExp(`(?=${a})${b}`, flags).test(alphabet());
+    if (overlapCache.size >= 4096) overlapCache.clear();
+    overlapCache.set(key, known);
+  }
+  return known;
 }
 
-/** The estimated work of one run of the pattern over `window` code units. */
-export function estimateWork(alternatives: readonly (readonly Term[])[], window: number): number {
-  const { ways, openEnded, atoms } = costOf(alternatives, window, false);
-  return (window * Math.max(1, atoms) * ways) / factorial(openEnded);
+function atomSource(node: RegexNode): string | undefined {
+  if (node.kind === 'atom') return node.src;
+  if (node.kind === 'dot') return '.';
+  return undefined;
+}
+
+function isLookaround(node: RegexNode): boolean {
+  return node.kind === 'group' && /^\(\?<?[=!]/.test(node.open);
+}
+
+/** The atoms that can match the first unit of what follows, as far as it can be told. */
+interface FirstSet {
+  readonly atoms: string[];
+  /** Something that cannot be reduced to atoms (a lookaround) may come first. */
+  unknown: boolean;
+  /** The rest can match the empty string, so what follows the sequence matters too. */
+  canBeEmpty: boolean;
+}
+
+function firstOf(seq: readonly Term[], from: number): FirstSet {
+  const set: FirstSet = { atoms: [], unknown: false, canBeEmpty: false };
+  for (let i = from; i < seq.length; i++) {
+    const term = seq[i];
+    if (term === undefined) break;
+    const { node, quantifier } = term;
+    if (node.kind === 'anchor' || node.kind === 'assertion') continue; // zero-width: only prunes
+    if (isLookaround(node)) {
+      set.unknown = true;
+      return set;
+    }
+    let mayBeEmpty = quantifier !== undefined && quantifier.min === 0;
+    if (node.kind === 'group') {
+      for (const alt of node.alternatives) {
+        const inner = firstOf(alt, 0);
+        set.atoms.push(...inner.atoms);
+        set.unknown ||= inner.unknown;
+        mayBeEmpty ||= inner.canBeEmpty;
+      }
+      if (set.unknown) return set;
+    } else {
+      const src = atomSource(node);
+      if (src === undefined) {
+        set.unknown = true;
+        return set;
+      }
+      set.atoms.push(src);
+    }
+    if (!mayBeEmpty) return set;
+  }
+  set.canBeEmpty = true;
+  return set;
+}
+
+/** What may follow the end of a sequence: nothing (a match), or the parent's continuation. */
+const NOTHING_FOLLOWS: FirstSet = { atoms: [], unknown: false, canBeEmpty: false };
+
+/** `firstOf(seq, from)`, continued into `follow` when the rest of `seq` can be empty. */
+function followOf(seq: readonly Term[], from: number, follow: FirstSet): FirstSet {
+  const next = firstOf(seq, from);
+  if (!next.canBeEmpty || next.unknown) return next;
+  return { atoms: [...next.atoms, ...follow.atoms], unknown: follow.unknown, canBeEmpty: follow.canBeEmpty };
+}
+
+/**
+ * Whether the quantifier on `seq[i]` can give back a unit that what follows could
+ * start with. When it cannot, every give-back fails at once: the quantifier costs a
+ * linear scan, not a factor. `follow` is what may come after `seq` ends.
+ */
+function isAmbiguous(seq: readonly Term[], i: number, follow: FirstSet, flags: string): boolean {
+  const term = seq[i];
+  if (term === undefined || isLookaround(term.node)) return true; // a repeated assertion: assume the worst
+  let own: FirstSet;
+  if (term.node.kind === 'group') {
+    own = { atoms: [], unknown: false, canBeEmpty: false };
+    for (const alt of term.node.alternatives) {
+      const inner = firstOf(alt, 0);
+      own.atoms.push(...inner.atoms);
+      own.unknown ||= inner.unknown || inner.canBeEmpty;
+    }
+  } else {
+    const src = atomSource(term.node);
+    own = { atoms: src === undefined ? [] : [src], unknown: src === undefined, canBeEmpty: false };
+  }
+  if (own.unknown) return true;
+  const next = followOf(seq, i + 1, follow);
+  if (next.unknown) return true;
+  // When only the end of the attempt may follow (canBeEmpty), the first try succeeds there.
+  return own.atoms.some((a) => next.atoms.some((b) => atomsOverlap(a, b, flags)));
+}
+
+/** Counted loops (`{1,100}`) run about ten times slower per step than `*` in V8. */
+const BOUNDED_STEP_WEIGHT = 8;
+
+interface Cost {
+  /** Estimated steps of one attempt from one start position. */
+  readonly cost: number;
+  /** Ways the attempt can continue past this part (branches that backtracking explores). */
+  readonly branches: number;
+}
+
+/**
+ * Estimated steps along a sequence: each term costs its own work times the branches
+ * open before it. A quantifier opens `choices` branches only when it is ambiguous (see
+ * {@link isAmbiguous}); otherwise its give-backs are a linear scan. Alternatives add up.
+ */
+function costOf(
+  alternatives: readonly (readonly Term[])[],
+  window: number,
+  follow: FirstSet,
+  flags: string,
+): Cost {
+  let cost = 0;
+  let branches = 0;
+  for (const seq of alternatives) {
+    let seqCost = 0;
+    let seqBranches = 1;
+    seq.forEach((term, i) => {
+      const { node, quantifier } = term;
+      let termCost = 1;
+      let termBranches = 1;
+      if (node.kind === 'group') {
+        const lookaround = isLookaround(node);
+        // A lookaround body ends its own attempt; a group's body continues into what follows it.
+        const innerFollow = lookaround ? NOTHING_FOLLOWS : followOf(seq, i + 1, follow);
+        const inner = costOf(node.alternatives, window, innerFollow, flags);
+        termCost = inner.cost;
+        // A lookaround is atomic, and a repeated group passed checkShapes: one way per iteration.
+        termBranches = lookaround || isRepeat(quantifier) ? 1 : inner.branches;
+      }
+      if (quantifier !== undefined) {
+        const lo = Math.min(quantifier.min, window);
+        const hi = Math.min(quantifier.max, window);
+        const choices = Math.max(1, hi - lo + 1);
+        const weight = quantifier.max !== Infinity && quantifier.max > 1 ? BOUNDED_STEP_WEIGHT : 1;
+        termCost *= Math.max(1, hi) * weight;
+        if (choices > 1 && isAmbiguous(seq, i, follow, flags)) termBranches *= choices;
+      }
+      seqCost += seqBranches * termCost;
+      seqBranches *= termBranches;
+    });
+    cost += seqCost;
+    branches += seqBranches;
+  }
+  return { cost, branches };
+}
+
+function isAnchoredAtStart(alternatives: readonly (readonly Term[])[]): boolean {
+  return alternatives.every((seq) => {
+    const first = seq[0];
+    return first !== undefined && first.node.kind === 'anchor' && first.node.src === '^';
+  });
+}
+
+/**
+ * The estimated work of one run of the pattern over `window` code units: one attempt per
+ * start position, or a single real attempt when every alternative starts with `^` (the
+ * other positions fail on the anchor at once).
+ */
+export function estimateWork(alternatives: readonly (readonly Term[])[], window: number, flags: string): number {
+  const attempt = costOf(alternatives, window, NOTHING_FOLLOWS, flags).cost;
+  return isAnchoredAtStart(alternatives) ? window + attempt : window * attempt;
 }
 
 function isDotStar(t: Term | undefined): boolean {
@@ -364,7 +503,8 @@ export function planRegex(pattern: string, ignoreCase: boolean, givenLength = pa
   }
   const parsed = stripDotStars(new Parser(pattern).parse());
   checkShapes(parsed, ignoreCase);
-  const window = REGEX_WINDOWS.find((w) => estimateWork(parsed, w) <= REGEX_WORK_BUDGET);
+  const costFlags = ignoreCase ? 'i' : '';
+  const window = REGEX_WINDOWS.find((w) => estimateWork(parsed, w, costFlags) <= REGEX_WORK_BUDGET);
   if (window === undefined) {
     throw refuse('it has too many quantifiers that can match the same text (as in \\w+\\w+\\w+\\w+x)');
   }
