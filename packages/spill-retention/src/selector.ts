@@ -37,8 +37,6 @@ export class Selector {
   private histBytes: Float64Array | undefined;
   private histCounts: Uint32Array | undefined;
   private collected: CollectedKey[] = [];
-  /** Entries (deletable or not) in the range during the last pass, for budgeting. */
-  rangeCount = 0;
 
   constructor(limit: number) {
     this.limit = limit;
@@ -63,7 +61,6 @@ export class Selector {
     this.minT = Infinity;
     this.maxT = -Infinity;
     this.collected = [];
-    this.rangeCount = 0;
     if (this.mode.kind === 'histogram') {
       this.histBytes = new Float64Array(this.mode.buckets.count);
       this.histCounts = new Uint32Array(this.mode.buckets.count);
@@ -102,7 +99,6 @@ export class Selector {
           return 'before';
         }
         if (comparePoint(key.t, key.h, r.tHi, r.hHi) > 0) return 'none';
-        this.rangeCount += 1;
         if (mode.kind === 'collect') {
           this.collected.push({ key, bytes, deletable });
           return 'in';
