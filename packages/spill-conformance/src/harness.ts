@@ -112,14 +112,19 @@ export interface PublishedSnapshot {
 
 /** Overrides for the requests the harness builds. */
 export interface RequestOverrides {
+  /** The owner's session id. Default {@link DEFAULT_SESSION}. */
   readonly sessionId?: string;
+  /** The suggested name. Default `result.txt`. */
   readonly suggestedName?: string;
+  /** The source's tool name. Default `conformance_tool`. */
   readonly toolName?: string;
 }
 
 /** Page sizes used to read a whole artifact back through a reader. */
 export interface PageSize {
+  /** `limit` of each read. */
   readonly lines: number;
+  /** `maxBytes` of each read (doubled while one line does not fit). */
   readonly bytes: number;
 }
 
@@ -133,11 +138,18 @@ export const DEFAULT_SESSION = 'conformance-session';
  * published. Tests get a fresh one from {@link withHarness}.
  */
 export class Harness<F extends SpillBackendFixture> {
+  /** The backend under test (the fixture's). */
   readonly backend: SpillBackend;
   private calls = 0;
 
+  /**
+   * @param options - the suite's resolved options (hooks included)
+   * @param fixture - what `create` returned for this test
+   */
   constructor(
+    /** The suite's resolved options. */
     readonly options: ResolvedOptions<F>,
+    /** What `create` returned for this test. */
     readonly fixture: F,
   ) {
     this.backend = fixture.backend;

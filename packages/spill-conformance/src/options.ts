@@ -96,18 +96,29 @@ export interface DescribeSpillBackendOptions<F extends SpillBackendFixture = Spi
   readonly testTimeoutMs?: number;
 }
 
-/** The options with every default filled in. */
+/** The options with every default filled in (see {@link DescribeSpillBackendOptions}). */
 export interface ResolvedOptions<F extends SpillBackendFixture> {
+  /** {@link DescribeSpillBackendOptions.name}. */
   readonly name: string;
+  /** {@link DescribeSpillBackendOptions.create}. */
   readonly create: () => Awaitable<F>;
+  /** The hooks given, or none. */
   readonly hooks: SpillBackendHooks<F>;
+  /** {@link PropertyOptions.numRuns}. */
   readonly numRuns: number;
+  /** {@link PropertyOptions.modelRuns}. */
   readonly modelRuns: number;
+  /** {@link PropertyOptions.maxCommands}. */
   readonly maxCommands: number;
+  /** {@link PropertyOptions.seed}, when given. */
   readonly seed: number | undefined;
+  /** {@link PropertyOptions.endOnFailure}. */
   readonly endOnFailure: boolean;
+  /** {@link DescribeSpillBackendOptions.concurrency}. */
   readonly concurrency: number;
+  /** {@link DescribeSpillBackendOptions.largeContentBytes}, lowered to `hooks.maxArtifactBytes`. */
   readonly largeContentBytes: number;
+  /** {@link DescribeSpillBackendOptions.testTimeoutMs}. */
   readonly testTimeoutMs: number;
 }
 
