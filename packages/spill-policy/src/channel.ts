@@ -12,6 +12,7 @@ export class ChunkChannel implements AsyncIterableIterator<string> {
   #failed = false;
   #failure: Error = new Error('The channel failed.');
   #pulled = false;
+  #abandoned = false;
   readonly #readers: {
     resolve: (result: IteratorResult<string, undefined>) => void;
     reject: (error: unknown) => void;
@@ -39,9 +40,13 @@ export class ChunkChannel implements AsyncIterableIterator<string> {
     return this.#units;
   }
 
-  /** Adds a chunk (ignored once the channel is failed or closed). */
+  /**
+   * Adds a chunk. Ignored once the channel failed or the input was closed, and once the
+   * consumer stopped after reading something (those chunks could never be recovered);
+   * a consumer that stopped before reading anything leaves them queued for `takeAll`.
+   */
   put(item: string): void {
-    if (this.#failed || this.#closed) return;
+    if (this.#failed || this.#closed || (this.#abandoned && this.#pulled)) return;
     const reader = this.#readers.shift();
     if (reader !== undefined) {
       this.#pulled = true;
@@ -84,13 +89,14 @@ export class ChunkChannel implements AsyncIterableIterator<string> {
 
   /** Resolves when the queue is at or under its high-water mark, or can never drain. */
   waitForRoom(): Promise<void> {
-    if (this.#units <= this.highWater || this.#failed || this.#closed) return Promise.resolve();
+    if (this.#units <= this.highWater || this.#failed || this.#closed || this.#abandoned) return Promise.resolve();
     return new Promise((resolve) => this.#roomWaiters.push(resolve));
   }
 
   /** The consumer's read. */
   next(): Promise<IteratorResult<string, undefined>> {
     if (this.#failed) return Promise.reject(this.#failure);
+    if (this.#abandoned) return Promise.resolve({ value: undefined, done: true });
     if (this.#first < this.#items.length) {
       const item = this.#items[this.#first] as string;
       this.#items[this.#first] = ''; // release it now, not when the array is compacted
@@ -110,7 +116,12 @@ export class ChunkChannel implements AsyncIterableIterator<string> {
 
   /** The consumer stopped early (`break`, or it failed): nobody will drain the queue. */
   return(): Promise<IteratorResult<string, undefined>> {
-    this.#closed = true;
+    this.#abandoned = true;
+    if (this.#pulled) {
+      this.#items.length = 0;
+      this.#first = 0;
+      this.#units = 0;
+    }
     this.#wakeRoomWaiters();
     return Promise.resolve({ value: undefined, done: true });
   }

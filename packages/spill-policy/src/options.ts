@@ -12,11 +12,17 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /** Options after validation. */
 export interface ResolvedOptions {
+  /** Where full results go, if anywhere. */
   readonly backend: SpillBackend | undefined;
+  /** `maxInlineBytes`; `undefined` when the policy is disabled. */
   readonly cap: number | undefined;
+  /** Tools never spilled. */
   readonly skipTools: ReadonlySet<string>;
+  /** `previewBytes`, or infinity. */
   readonly previewLimit: number;
+  /** How long a save may take. */
   readonly saveTimeoutMs: number;
+  /** The event listener, if any. */
   readonly onEvent: ((event: SpillEvent) => void) | undefined;
 }
 

@@ -237,6 +237,29 @@ describe('stream(exec)', () => {
     expect(events).toMatchObject([{ type: 'kept', reason: 'save-rejected' }]);
   });
 
+  it('keeps every chunk when the backend stops reading before taking any, then fails', async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const quitter: SpillBackend = {
+      name: 'quitter',
+      saveText: () => Promise.reject(new Error('unused')),
+      async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
+        const iterator = (input.content as AsyncIterable<string>)[Symbol.asyncIterator]();
+        await iterator.return?.();
+        return new Promise((_resolve, reject) => (fail = reject));
+      },
+    };
+    const events: SpillEvent[] = [];
+    const stream = createSpillPolicy({ backend: quitter, maxInlineBytes: 100, onEvent: (e) => events.push(e) }).stream(exec);
+    const parts = ['a'.repeat(150), 'b'.repeat(100_000), 'c'.repeat(50)];
+    for (const part of parts) await stream.push(part); // no backpressure wait: nobody reads
+    fail(new Error('gave up'));
+    await tick(1);
+    await stream.push('d');
+    const result = await stream.finish();
+    expect(result.content).toEqual([{ type: 'text', text: `${parts.join('')}d` }]);
+    expect(events).toMatchObject([{ type: 'kept', reason: 'save-rejected' }]);
+  });
+
   it('reports truncated, with head, tail and a lost note, when the save fails after reading part of the output', async () => {
     let seen = '';
     const failing: SpillBackend = {

@@ -17,7 +17,9 @@ export interface ToolExecution {
 
 /** A text block. */
 export interface TextContentBlock {
+  /** Always `'text'`. */
   readonly type: 'text';
+  /** The text the model sees. */
   readonly text: string;
 }
 
@@ -69,8 +71,11 @@ export type SpillKeptReason =
 
 /** The result was stored and the model sees a preview and a notice. */
 export interface SpillSpilledEvent {
+  /** Discriminant. */
   readonly type: 'spilled';
+  /** The execution's `toolName`. */
   readonly toolName: string;
+  /** The execution's `callId` (empty when it had none usable). */
   readonly callId: string;
   /** UTF-8 size of the full result that was stored. */
   readonly bytes: number;
@@ -89,8 +94,11 @@ export interface SpillSpilledEvent {
 
 /** The result was over the cap but was left as it was. */
 export interface SpillKeptEvent {
+  /** Discriminant. */
   readonly type: 'kept';
+  /** The execution's `toolName`. */
   readonly toolName: string;
+  /** The execution's `callId` (empty when it had none usable). */
   readonly callId: string;
   /** Why; see {@link SpillKeptReason}. */
   readonly reason: SpillKeptReason;
@@ -111,8 +119,11 @@ export interface SpillKeptEvent {
  * The model sees the head and tail and a note that the middle is lost.
  */
 export interface SpillTruncatedEvent {
+  /** Discriminant. */
   readonly type: 'truncated';
+  /** The execution's `toolName`. */
   readonly toolName: string;
+  /** The execution's `callId` (empty when it had none usable). */
   readonly callId: string;
   /** Why the save failed: `save-rejected`, `malformed-ref` or `timeout`. */
   readonly reason: SpillKeptReason;
