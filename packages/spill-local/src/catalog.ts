@@ -97,6 +97,12 @@ async function* sessionsToWalk(ctx: CatalogContext, options: ListOptions | undef
   yield* sessionNames(ctx, options?.signal);
 }
 
+/** Fallback mode only: whether the session directory's path still leads to the one open. */
+async function stillSameDir(ops: FsOps, dir: OpenSessionDir): Promise<boolean> {
+  const [now, opened] = await Promise.all([ops.lstat(dir.path).catch(() => undefined), ops.fstat(dir.fd)]);
+  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
+}
+
 async function lstatQuiet(ops: FsOps, p: string): Promise<Stats | undefined> {
   try {
     return await ops.lstat(p);
@@ -119,6 +125,7 @@ export async function* listEntries(ctx: CatalogContext, options?: ListOptions): 
       if (!isLeafName(name)) continue;
       const st = await lstatQuiet(ctx.ops, dir.at(name));
       if (st === undefined || !st.isFile() || st.nlink !== 1) continue;
+      if (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir))) continue;
       if (ctx.guard.euid >= 0 && st.uid !== ctx.guard.euid) continue;
       yield {
         locator: spillLocator(path.join(root.path, session, name)),
@@ -151,7 +158,7 @@ export async function deleteEntry(ctx: CatalogContext, locator: SpillLocator, op
       const target = dir.at(resolved.leaf);
       const now = await lstatQuiet(ctx.ops, target);
       if (now === undefined) return false;
-      if (now.dev !== stats.dev || now.ino !== stats.ino) {
+      if (now.dev !== stats.dev || now.ino !== stats.ino || (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir)))) {
         throw new SpillError('SPILL_INVALID_LOCATOR', `${resolved.canonical} changed while it was being deleted; nothing was removed.`);
       }
       try {
@@ -194,6 +201,7 @@ export async function sweepTemp(
       if (st === undefined || !st.isFile()) continue;
       if (ctx.guard.euid >= 0 && st.uid !== ctx.guard.euid) continue;
       if (st.mtimeMs > cutoff) continue;
+      if (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir))) continue;
       try {
         await ctx.ops.unlink(dir.at(name));
         removed++;

@@ -16,6 +16,7 @@ export interface FsOps {
   fstat(fd: number): Promise<Stats>;
   fchmod(fd: number, mode: number): Promise<void>;
   fsync(fd: number): Promise<void>;
+  ftruncate(fd: number, length: number): Promise<void>;
   lstat(path: string): Promise<Stats>;
   stat(path: string): Promise<Stats>;
   mkdir(path: string, mode: number): Promise<void>;
@@ -56,6 +57,7 @@ export const nodeFsOps: FsOps = {
   fstat: (fd) => call<Stats>((cb) => { fs.fstat(fd, cb); }),
   fchmod: (fd, mode) => callVoid((cb) => { fs.fchmod(fd, mode, cb); }),
   fsync: (fd) => callVoid((cb) => { fs.fsync(fd, cb); }),
+  ftruncate: (fd, length) => callVoid((cb) => { fs.ftruncate(fd, length, cb); }),
   lstat: (path) => call<Stats>((cb) => { fs.lstat(path, cb); }),
   stat: (path) => call<Stats>((cb) => { fs.stat(path, cb); }),
   mkdir: (path, mode) => callVoid((cb) => { fs.mkdir(path, { mode }, (err) => { cb(err); }); }),

@@ -100,6 +100,19 @@ export async function openArtifact(guard: RootGuard, ops: FsOps, resolved: Resol
     if (!stats.isFile()) throw invalid(`${resolved.canonical} is not a regular file (a FIFO, device, socket or directory); refusing to read it.`);
     if (guard.euid >= 0 && stats.uid !== guard.euid) throw invalid(`${resolved.canonical} belongs to another user (uid ${stats.uid}); refusing to read it.`);
     if (stats.nlink !== 1) throw invalid(`${resolved.canonical} has ${stats.nlink} hard links, so it may be someone else's file; refusing to use it.`);
+    if (!guard.anchored) {
+      // Without /proc anchoring the open went through a path: check after it that the
+      // session directory is still the one opened and the name still leads to this file.
+      const [dirNow, dirOpened, leafNow] = await Promise.all([
+        ops.lstat(dir.path).catch(() => undefined),
+        ops.fstat(dir.fd),
+        ops.lstat(path.join(dir.path, resolved.leaf)).catch(() => undefined),
+      ]);
+      const same = (a: Stats | undefined, b: Stats): boolean => a !== undefined && a.dev === b.dev && a.ino === b.ino;
+      if (!same(dirNow, dirOpened) || !same(leafNow, stats)) {
+        throw invalid(`${resolved.canonical} changed while it was being opened (its directory was swapped); refusing to read it.`);
+      }
+    }
     return { fd, stats, dir, locator: resolved };
   } catch (error) {
     if (fd !== undefined) await ops.close(fd).catch(() => undefined);

@@ -166,10 +166,30 @@ async function saveInDir(
   try {
     // The umask may have narrowed the mode below 0600; it can never have widened it.
     await ops.fchmod(fd, 0o600);
+    // Verify after the open: the file opened is the one at the temp name, in the session
+    // directory that was checked. With /proc anchoring the open could not be redirected;
+    // without it, a directory swapped between the check and the open is caught here.
     const opened = await ops.fstat(fd);
-    const atTemp = await ops.lstat(dir.at(temp));
-    if (!opened.isFile() || opened.nlink !== 1 || !sameFile(opened, atTemp) || (ctx.guard.euid >= 0 && opened.uid !== ctx.guard.euid)) {
-      throw unsafe(`The temp file in ${dir.path} is not the file that was created; the session directory was tampered with.`);
+    const [atTemp, dirNow, dirOpened] = await Promise.all([
+      ops.lstat(dir.at(temp)).catch(() => undefined),
+      ctx.guard.anchored ? undefined : ops.lstat(dir.path).catch(() => undefined),
+      ctx.guard.anchored ? undefined : ops.fstat(dir.fd),
+    ]);
+    const dirSwapped = !ctx.guard.anchored && (dirNow === undefined || dirOpened === undefined || !dirNow.isDirectory() || !sameFile(dirNow, dirOpened));
+    if (
+      atTemp === undefined ||
+      dirSwapped ||
+      !opened.isFile() ||
+      opened.nlink !== 1 ||
+      !sameFile(opened, atTemp) ||
+      (ctx.guard.euid >= 0 && opened.uid !== ctx.guard.euid)
+    ) {
+      // The file may sit wherever the swap pointed: it is still empty. Remove it where the
+      // path leads now only if that is the very file opened.
+      tempLinked = false;
+      const here = await ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
+      if (here !== undefined && sameFile(here, opened)) await ops.unlink(path.join(dir.path, temp)).catch(() => undefined);
+      throw unsafe(`The temp file in ${dir.path} is not where it was created; the session directory was swapped or tampered with. Nothing was written.`);
     }
 
     const writer = new FileWriter(ops, fd, ctx.writeBufferBytes);
