@@ -55,7 +55,8 @@ export class PolicyStream implements SpillStream {
   #pieces: string[] = [];
   #held: Held | undefined;
 
-  #head = '';
+  #headParts: string[] = [];
+  #headUnits = 0;
   #tailParts: string[] = [];
   #tailUnits = 0;
   #channel: ChunkChannel | undefined;
@@ -74,7 +75,7 @@ export class PolicyStream implements SpillStream {
 
   /** Code units this stream currently holds (kept chunks, preview buffers, queue). For tests. */
   get retainedUnits(): number {
-    let units = this.#carry.length + this.#head.length + this.#tailUnits + (this.#channel?.queuedUnits ?? 0);
+    let units = this.#carry.length + this.#headUnits + this.#tailUnits + (this.#channel?.queuedUnits ?? 0);
     for (const piece of this.#pieces) units += piece.length;
     return units;
   }
@@ -115,7 +116,8 @@ export class PolicyStream implements SpillStream {
       cause: reason,
     });
     this.#pieces = [];
-    this.#head = '';
+    this.#headParts = [];
+    this.#headUnits = 0;
     this.#tailParts = [];
     this.#tailUnits = 0;
     this.#carry = '';
@@ -153,7 +155,9 @@ export class PolicyStream implements SpillStream {
     }
     const pieces = this.#pieces;
     this.#pieces = [];
-    this.#head = firstUnits(pieces, this.#window);
+    const head = firstUnits(pieces, this.#window);
+    this.#headParts = [head];
+    this.#headUnits = head.length;
     const tail = lastUnits(pieces, this.#window);
     this.#tailParts = [tail];
     this.#tailUnits = tail.length;
@@ -203,7 +207,8 @@ export class PolicyStream implements SpillStream {
       this.#pieces = channel.takeAll();
       this.#mode = 'whole';
       this.#held = failure;
-      this.#head = '';
+      this.#headParts = [];
+      this.#headUnits = 0;
       this.#tailParts = [];
       this.#tailUnits = 0;
     }
@@ -216,7 +221,14 @@ export class PolicyStream implements SpillStream {
   }
 
   #keepPreview(piece: string): void {
-    if (this.#head.length < this.#window) this.#head = firstUnits([this.#head, piece], this.#window);
+    if (this.#headUnits < this.#window) {
+      // Collected in parts and joined once full: joining on every small push would cost
+      // O(cap) per push.
+      const need = this.#window - this.#headUnits;
+      this.#headParts.push(piece.length <= need ? piece : piece.slice(0, need));
+      this.#headUnits += Math.min(need, piece.length);
+      if (this.#headUnits >= this.#window) this.#headParts = [firstUnits(this.#headParts, this.#window)];
+    }
     this.#tailParts.push(piece);
     this.#tailUnits += piece.length;
     if (this.#tailUnits > 2 * this.#window) {
@@ -282,8 +294,9 @@ export class PolicyStream implements SpillStream {
   }
 
   #fromPreview(outcome: SaveOutcome, names: { toolName: string; callId: string }): string {
-    const source = { head: this.#head, tail: this.#tailParts.join(''), totalBytes: this.#bytes };
-    this.#head = '';
+    const source = { head: this.#headParts.join(''), tail: this.#tailParts.join(''), totalBytes: this.#bytes };
+    this.#headParts = [];
+    this.#headUnits = 0;
     this.#tailParts = [];
     this.#tailUnits = 0;
     const bytes = this.#bytes;
