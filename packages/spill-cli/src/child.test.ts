@@ -62,33 +62,42 @@ describe('runChild', () => {
   it('pauses the child while a chunk is being consumed, and loses nothing after', async () => {
     const progress = join(dir, 'progress');
     const total = 64 * 1024 * 1024;
-    // Writes 64 MiB in 64 KiB blocking writes, recording after each how much it has written.
+    // Writes 64 MiB in 64 KiB blocking writes, recording (atomically) after each how much it has written.
     const script = `
       const fs = require('node:fs');
       const block = Buffer.alloc(65536, 'x');
       let written = 0;
       while (written < ${total}) {
         written += fs.writeSync(1, block);
-        fs.writeFileSync(${JSON.stringify(progress)}, String(written));
+        fs.writeFileSync(${JSON.stringify(progress + '.tmp')}, String(written));
+        fs.renameSync(${JSON.stringify(progress + '.tmp')}, ${JSON.stringify(progress)});
       }`;
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
     let received = 0;
+    let stalled: () => void = () => undefined;
+    const firstChunk = new Promise<void>((resolve) => {
+      stalled = resolve;
+    });
     let first = true;
     const done = runChild(node, ['-e', script], {
       onText: async (t) => {
         received += Buffer.byteLength(t);
         if (first) {
           first = false;
+          stalled();
           await gate;
         }
       },
     });
-    await new Promise((r) => setTimeout(r, 700));
+    // Wait for the first chunk to be stalled on, then give the child time to run ahead.
+    await firstChunk;
+    await new Promise((r) => setTimeout(r, 500));
     const writtenWhileStalled = Number(await readFile(progress, 'utf8').catch(() => '0'));
     // Only the pipe's and the stream's buffers can fill while the consumer is stalled.
+    expect(writtenWhileStalled).toBeGreaterThanOrEqual(65536);
     expect(writtenWhileStalled).toBeLessThan(4 * 1024 * 1024);
     release();
     const outcome = await done;
