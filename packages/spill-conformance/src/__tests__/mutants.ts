@@ -12,7 +12,7 @@ export const EXPECTED_FAILURES: Readonly<Record<ReferenceBug, readonly string[]>
     'an already-aborted signal makes saveText reject with SPILL_ABORTED',
     'aborting while a stream is still delivering makes saveTextStream reject with SPILL_ABORTED',
   ],
-  'encode-chunks-separately': ['joins a surrogate pair split across chunks (array)', 'a stream split anywhere, even inside a surrogate pair'],
+  'encode-chunks-separately': ['joins a surrogate pair split across chunks delivered as an array', 'a stream split anywhere, even inside a surrogate pair'],
   'read-off-by-one': ['returns a small artifact whole with default options', 'read answers what the reference reader answers'],
   'read-ignores-max-bytes': ['stops at a line end when whole lines fit in maxBytes', 'read never returns more than maxBytes'],
   'grep-literal-as-regex': ['finds regular-expression syntax characters literally with literal: true'],

@@ -6,7 +6,11 @@ import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
 import { makeLargeContent } from '../samples.js';
 import { testDefiner } from './define-test.js';
 
-const DELIVERIES: readonly ChunkDelivery[] = ['array', 'generator', 'async-generator'];
+const DELIVERIES: readonly (readonly [ChunkDelivery, string])[] = [
+  ['array', 'an array'],
+  ['generator', 'a generator'],
+  ['async-generator', 'an async generator'],
+];
 
 async function saveChunks<F extends SpillBackendFixture>(
   h: Harness<F>,
@@ -22,15 +26,15 @@ async function saveChunks<F extends SpillBackendFixture>(
 export function describeSaveTextStream<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
   const test = testDefiner(options);
   describe('saveTextStream', () => {
-    for (const delivery of DELIVERIES) {
-      test(`stores the concatenation of chunks delivered as ${delivery === 'array' ? 'an array' : `a ${delivery}`}`, async (h, ctx) => {
+    for (const [delivery, as] of DELIVERIES) {
+      test(`stores the concatenation of chunks delivered as ${as}`, async (h, ctx) => {
         const chunks = ['first line\n', 'second ', 'line\n', '', 'caf\u00e9 \u{1F600}\n', 'no final newline'];
         const ref = await saveChunks(h, chunks, delivery);
         h.requireReadBack(ctx);
         await h.expectStored(ref, chunks.join(''));
       });
 
-      test(`joins a surrogate pair split across chunks (${delivery})`, async (h, ctx) => {
+      test(`joins a surrogate pair split across chunks delivered as ${as}`, async (h, ctx) => {
         // U+1F600 is \uD83D\uDE00: split, it must still be stored as one 4-byte character.
         const chunks = ['a\uD83D', '\uDE00b', '\uD83D', '', '\uDE00'];
         const ref = await saveChunks(h, chunks, delivery);
