@@ -89,6 +89,11 @@ export const DEFAULT_GREP_TIMEOUT_MS = 5000;
  * Lines are separated by `\n`; a `\r` before it stays part of the line's text. A final
  * line without a terminator is still a line, and a trailing `\n` does not start a new
  * one: `"a\nb"` and `"a\nb\n"` both have 2 lines, `""` has 0.
+ *
+ * `offset` must be an integer ≥ 1, `limit` and `maxBytes` integers ≥ 0; anything else
+ * (0, negative, fractional, NaN) rejects with `SPILL_INVALID_INPUT`. With `limit: 0` the
+ * answer is empty and `nextOffset` equals `offset`. When `maxBytes` is smaller than the
+ * first character, `text` is empty.
  */
 export interface ReadOptions extends SpillCallOptions {
   /** 1-based number of the first line to return. Default 1. */
@@ -145,8 +150,8 @@ export interface GrepMatch {
   /** The 1-based line number. */
   readonly line: number;
   /**
-   * The line without its terminator, or, when it is longer than `maxLineBytes`, a
-   * window of the line that contains the first match.
+   * The line without its `\n` (a `\r` before it stays, as in `read`), or, when it is
+   * longer than `maxLineBytes`, a window of the line that contains the first match.
    */
   readonly text: string;
   /** True when `text` is only part of the line. */
@@ -157,7 +162,10 @@ export interface GrepMatch {
 export interface GrepResult {
   /** Matching lines in file order. */
   readonly matches: readonly GrepMatch[];
-  /** True when `maxMatches` stopped the search before the end. */
+  /**
+   * True when `maxMatches` stopped the search before the end. When exactly `maxMatches`
+   * lines match, a backend may answer either value.
+   */
   readonly limitReached: boolean;
   /** The artifact's full size in UTF-8 bytes. */
   readonly totalBytes: number;
@@ -171,7 +179,9 @@ export interface GrepResult {
 export interface SpillReader {
   /**
    * Reads a line range, capped at `maxBytes` so that a retrieval is never itself too
-   * large to inline. Offsets past the end answer an empty `text`, not an error.
+   * large to inline. Offsets past the end answer an empty `text`, not an error. A locator
+   * that is not a string may answer `SPILL_INVALID_LOCATOR`, `SPILL_NOT_FOUND` or
+   * `SPILL_INVALID_INPUT`.
    */
   read(locator: SpillLocator, options?: ReadOptions): Promise<ReadResult>;
   /**
