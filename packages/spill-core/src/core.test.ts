@@ -14,6 +14,7 @@ import {
   throwIfAborted,
   utf8ByteLength,
   utf8ByteLengthBounds,
+  utf8ByteLengthPortable,
 } from './index.js';
 
 describe('branded constructors', () => {
@@ -140,7 +141,10 @@ describe('utf8ByteLength', () => {
       ['\uDFFF\uD800', 6], // reversed pair: two lone surrogates
       ['a\uD83D', 4], // high surrogate at the very end
     ];
-    for (const [text, bytes] of cases) expect(utf8ByteLength(text)).toBe(bytes);
+    for (const [text, bytes] of cases) {
+      expect(utf8ByteLength(text)).toBe(bytes);
+      expect(utf8ByteLengthPortable(text)).toBe(bytes);
+    }
   });
 
   it('equals what Buffer and TextEncoder produce for any string, lone surrogates included', () => {
@@ -150,6 +154,7 @@ describe('utf8ByteLength', () => {
         const text = a + b + a;
         expect(utf8ByteLength(text)).toBe(Buffer.byteLength(text, 'utf8'));
         expect(utf8ByteLength(text)).toBe(encoder.encode(text).length);
+        expect(utf8ByteLengthPortable(text)).toBe(encoder.encode(text).length);
       }),
     );
   });

@@ -43,7 +43,7 @@ export {
   isSpillErrorCode,
   throwIfAborted,
 } from './errors.js';
-export { utf8ByteLength, utf8ByteLengthBounds } from './utf8.js';
+export { utf8ByteLength, utf8ByteLengthBounds, utf8ByteLengthPortable } from './utf8.js';
 export {
   assertSaveRequestEnvelope,
   assertSaveTextRequest,
