@@ -196,8 +196,12 @@ export async function scanFile(req: ScanRequest, read: ScanRead, now: () => numb
     return { lines, stop: undefined };
   };
 
-  const scanText = (s: string, firstLine: number, eof: boolean): Region => {
-    const lines = countString(s, 0, s.length);
+  const isAscii = process.getBuiltinModule('node:buffer').isAscii;
+  const scanText = (buf: Buffer, end: number, firstLine: number, eof: boolean): Region => {
+    const lines = countBytes(buf, 0, end);
+    if (lines === 0 && end === 0) return { lines, stop: undefined };
+    // Pure ASCII (the common case for logs) decodes faster as latin1, to the same string.
+    const s = buf.toString(isAscii(buf.subarray(0, end)) ? 'latin1' : 'utf8', 0, end);
     const re = lineRe;
     if (re === null) return { lines, stop: undefined };
     let i = 0;
@@ -269,7 +273,7 @@ export async function scanFile(req: ScanRequest, read: ScanRead, now: () => numb
       }
     }
     const region =
-      req.mode === 'bytes' ? scanBytes(buf, end, lineNo, eof) : scanText(buf.toString('utf8', 0, end), lineNo, eof);
+      req.mode === 'bytes' ? scanBytes(buf, end, lineNo, eof) : scanText(buf, end, lineNo, eof);
     if (region.stop !== undefined) return { matches, limitReached: region.stop, timedOut: false };
     lineNo += region.lines;
     buf.copy(buf, 0, end, have);

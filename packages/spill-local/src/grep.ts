@@ -14,7 +14,7 @@ import type { ScanRead, ScanRequest, ScanResult } from './grep-scan.js';
 /** The longest pattern accepted, in UTF-16 code units. */
 export const MAX_PATTERN_LENGTH = 10_000;
 /** Bytes read per scan step. */
-const CHUNK_BYTES = 1024 * 1024;
+const CHUNK_BYTES = 4 * 1024 * 1024;
 /** Lines longer than this are searched in pieces (a documented limit). */
 export const MAX_LINE_SPAN = 16 * 1024 * 1024;
 
