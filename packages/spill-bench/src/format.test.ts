@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ratioAtLeast, ratioAtMost, skipFigure, summarizeFigure, valueAtMost } from './figure.js';
-import { formatDuration, formatRatio, formatTable, formatTarget, formatValue } from './format.js';
+import { formatDuration, formatNotes, formatRatio, formatTable, formatTarget, formatValue } from './format.js';
 
 describe('value formatting', () => {
   it('shows durations in the unit that reads best', () => {
@@ -53,5 +53,16 @@ describe('formatTable', () => {
     const widths = new Set(lines.map((l) => Array.from(l).length));
     expect(widths.size).toBe(1);
     expect(lines[4]).toContain('cli \\| wall');
+  });
+});
+
+describe('formatNotes', () => {
+  it('lists the notes of measured figures under their titles and skips the rest', () => {
+    const noted = summarizeFigure(
+      { id: 'n', title: 'read', baseline: 'sed', unit: 'ms', target: ratioAtMost(1.5) },
+      { spillway: [1], baseline: [1], notes: ['read returned exactly what sed printed', 'second'] },
+    );
+    const skipped = skipFigure({ id: 's', title: 'gone', baseline: 'x', unit: 'ms', target: ratioAtMost(1) }, 'why');
+    expect(formatNotes([noted, skipped])).toBe('- read: read returned exactly what sed printed\n- read: second');
   });
 });

@@ -76,3 +76,16 @@ export function formatTable(figures: readonly FigureOutcome[]): string {
   const rule = `|${widths.map((w, col) => (col === 0 || col === widths.length - 1 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...body.map(line)].join('\n');
 }
+
+/**
+ * The notes of measured figures as a Markdown list (`- title: note`), for under the
+ * table: outcome checks, and anything that qualifies a number.
+ */
+export function formatNotes(figures: readonly FigureOutcome[]): string {
+  const lines: string[] = [];
+  for (const figure of figures) {
+    if (figure.status !== 'measured') continue;
+    for (const note of figure.notes) lines.push(`- ${figure.title}: ${note}`);
+  }
+  return lines.join('\n');
+}

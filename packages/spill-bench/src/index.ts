@@ -7,7 +7,7 @@
  */
 export type { FigureOutcome, FigureResult, FigureSamples, FigureSpec, SkippedFigure, Target, TargetSubject, Unit } from './figure.js';
 export { evaluateTarget, ratioAtLeast, ratioAtMost, skipFigure, summarizeFigure, valueAtMost } from './figure.js';
-export { TABLE_HEADER, formatDuration, formatRatio, formatTable, formatTarget, formatValue, tableRow } from './format.js';
+export { TABLE_HEADER, formatDuration, formatNotes, formatRatio, formatTable, formatTarget, formatValue, tableRow } from './format.js';
 export type { BenchContext, FigureGroup } from './group.js';
 export type { InterleavedSamples, ScheduledRun, Side } from './interleave.js';
 export { interleavedOrder, runInterleaved } from './interleave.js';
@@ -21,3 +21,4 @@ export type { BenchReport, MachineInfo } from './report.js';
 export { findRepoRoot, machineInfo, reportFileName, writeReport } from './report.js';
 export { formatBytes, parseSize, trimNumber } from './sizes.js';
 export { median, pairedRatios, quantile } from './stats.js';
+export { parseVmHwm, peakRssBytes } from './peak-rss.js';

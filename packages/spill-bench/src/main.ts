@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { skipFigure, summarizeFigure, type FigureOutcome, type FigureSamples, type FigureSpec } from './figure.js';
-import { formatTable } from './format.js';
+import { formatNotes, formatTable } from './format.js';
 import type { FigureGroup } from './group.js';
 import { FULL, QUICK, overrideProfile, type Profile } from './profile.js';
 import { findRepoRoot, machineInfo, writeReport } from './report.js';
@@ -111,7 +111,9 @@ async function main(): Promise<void> {
 
   const table = formatTable(figures);
   const durationMs = performance.now() - t0;
+  const notes = formatNotes(figures);
   process.stdout.write(`\nspillway benchmarks (${profile.name}), ${(durationMs / 1000).toFixed(1)} s\n\n${table}\n\n`);
+  if (notes !== '') process.stdout.write(`Notes:\n${notes}\n\n`);
   const outDir = values.out ?? path.join(findRepoRoot() ?? process.cwd(), 'bench-results');
   const file = await writeReport({ mode: profile.name, startedAt: started.toISOString(), durationMs, machine, figures, table }, outDir);
   const misses = figures.filter((f) => f.status === 'measured' && !f.holds).length;

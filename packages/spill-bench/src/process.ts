@@ -89,9 +89,8 @@ export const MAXRSS_FILE_ENV = 'SPILLWAY_BENCH_MAXRSS_FILE';
 
 /**
  * Runs a Node script with the max-RSS hook preloaded, so that the peak resident set of
- * that one process (not its children, not the harness) is measured by the kernel
- * (`getrusage`) and written out at exit. This works wherever Node runs: no
- * `/usr/bin/time` needed.
+ * that one process (not its children, not the harness) is read from the kernel at exit
+ * (`VmHWM`; see `peakRssBytes`). No `/usr/bin/time` needed.
  *
  * @returns the run and the peak RSS in bytes.
  */

@@ -5,13 +5,14 @@
  * It streams `bytes` bytes of text in `chunkBytes` chunks either through the local
  * backend's `saveTextStream` or through `fs.createWriteStream` (honouring backpressure),
  * then prints one JSON line: elapsed ms, bytes stored, the RSS before the stream and the
- * peak RSS (from `getrusage`) after it. The file is deleted after the measurement.
+ * peak RSS after it. The file is deleted after the measurement.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
+import { peakRssBytes } from '../peak-rss.js';
 import { numberedLine } from '../text.js';
 
 const [mode, bytesArg, chunkArg, dir] = process.argv.slice(2);
@@ -71,7 +72,7 @@ const rssBefore = process.memoryUsage().rss;
 const started = performance.now();
 const { file, bytes } = mode === 'spillway' ? await viaSpillway() : await viaWriteStream();
 const ms = performance.now() - started;
-const maxRss = process.resourceUsage().maxRSS * 1024;
+const maxRss = peakRssBytes();
 const onDisk = (await stat(file)).size;
 await unlink(file);
 process.stdout.write(`${JSON.stringify({ ms, bytes, onDisk, rssBefore, maxRss })}\n`);

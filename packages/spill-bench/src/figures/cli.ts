@@ -8,6 +8,8 @@ import { assertSucceeded, childScript, runNodeWithMaxRss, runProcess } from '../
 import type { Profile } from '../profile.js';
 import { findRepoRoot } from '../report.js';
 import { formatBytes } from '../sizes.js';
+import { median } from '../stats.js';
+import { formatDuration } from '../format.js';
 import { emptyDir, privateDir, treeSize } from './common.js';
 
 /** A 100-byte line (with its newline) repeated by `yes` and cut by `head`: a fast generator. */
@@ -50,7 +52,7 @@ function specs(profile: Profile): FigureSpec[] {
 /**
  * Figure 5: the whole `spillway run` process around a command that prints a lot. Wall
  * time is compared with the shell redirecting the same generator to a file (the
- * physical floor: one pipe, one file). Peak RSS is the CLI process's own (`getrusage`
+ * physical floor: one pipe, one file). Peak RSS is the CLI process's own (`VmHWM`
  * via a preloaded exit hook), compared with a minimal Node program that pipes the same
  * generator into a file.
  */
@@ -69,7 +71,8 @@ export const cliGroup: FigureGroup = {
       if (stored !== bytes) problems.add(`${what} stored ${stored} bytes, expected ${bytes}`);
     };
 
-    const spillway = async (round: number): Promise<{ wallMs: number; rss: number }> => {
+    type Sample = { readonly wallMs: number; readonly rss: number; readonly pipeMs?: number };
+    const spillway = async (round: number): Promise<Sample> => {
       const run = await runNodeWithMaxRss(bin, ['run', '--root', root, '--session', 'bench', '--', 'sh', '-c', generator], ctx.scratch);
       assertSucceeded(run, 'spillway run');
       check('spillway run', (await treeSize(root)).bytes);
@@ -77,7 +80,7 @@ export const cliGroup: FigureGroup = {
       ctx.log(`round ${round} spillway run: ${(run.wallMs / 1000).toFixed(2)} s, peak RSS ${formatBytes(run.maxRssBytes)}`);
       return { wallMs: run.wallMs, rss: run.maxRssBytes };
     };
-    const baseline = async (round: number): Promise<{ wallMs: number; rss: number }> => {
+    const baseline = async (round: number): Promise<Sample> => {
       const shell = await runProcess('sh', ['-c', `${generator} > '${out}'`]);
       assertSucceeded(shell, 'the shell baseline');
       check('the shell baseline', (await stat(out)).size);
@@ -87,12 +90,19 @@ export const cliGroup: FigureGroup = {
       check('the node pipe baseline', (await stat(out)).size);
       await rm(out);
       ctx.log(`round ${round} baseline: sh ${(shell.wallMs / 1000).toFixed(2)} s, node pipe peak RSS ${formatBytes(piped.maxRssBytes)}`);
-      return { wallMs: shell.wallMs, rss: piped.maxRssBytes };
+      return { wallMs: shell.wallMs, rss: piped.maxRssBytes, pipeMs: piped.wallMs };
     };
 
     const samples = await runInterleaved(rounds, { spillway, baseline });
     const notes = problems.size === 0 ? [`every run stored exactly ${bytes} bytes`] : [...problems];
+    const pipeMs = median(samples.baseline.map((s) => s.pipeMs ?? 0));
+    const shellMs = median(samples.baseline.map((s) => s.wallMs));
+    notes.push(`the bare Node pipe (the Node floor) took ${formatDuration(pipeMs)}, ${(pipeMs / shellMs).toFixed(2)}× the shell`);
     ctx.record('cli.wall', { spillway: samples.spillway.map((s) => s.wallMs), baseline: samples.baseline.map((s) => s.wallMs), notes });
-    ctx.record('cli.rss', { spillway: samples.spillway.map((s) => s.rss), baseline: samples.baseline.map((s) => s.rss), notes });
+    ctx.record('cli.rss', {
+      spillway: samples.spillway.map((s) => s.rss),
+      baseline: samples.baseline.map((s) => s.rss),
+      notes: ['peak RSS (VmHWM) of the spillway process alone; the baseline is the bare Node pipe'],
+    });
   },
 };

@@ -32,7 +32,7 @@ interface StreamRun {
 
 /**
  * Figure 4: streaming a large output to disk. Each run is a fresh child process, so the
- * peak RSS growth (peak from `getrusage` minus the RSS just before the stream) belongs
+ * peak RSS growth (`VmHWM` minus the RSS just before the stream) belongs
  * to that stream alone. The baseline is Node's own file stream fed the same chunks with
  * backpressure: what any streaming writer in Node costs.
  */
@@ -62,6 +62,10 @@ export const streamGroup: FigureGroup = {
     const throughput = (r: StreamRun): number => (r.bytes / r.ms) * 1000;
     const growth = (r: StreamRun): number => r.maxRss - r.rssBefore;
     ctx.record('stream.throughput', { spillway: samples.spillway.map(throughput), baseline: samples.baseline.map(throughput), notes });
-    ctx.record('stream.rss', { spillway: samples.spillway.map(growth), baseline: samples.baseline.map(growth), notes });
+    ctx.record('stream.rss', {
+      spillway: samples.spillway.map(growth),
+      baseline: samples.baseline.map(growth),
+      notes: [`peak RSS (VmHWM) minus the RSS just before the stream; before: ${formatBytes(samples.spillway[0]?.rssBefore ?? 0)}`],
+    });
   },
 };
