@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { exitCodeOf, runChild, type SignalSource } from './child.js';
 import { CliError } from './cli-error.js';
 
@@ -82,7 +83,16 @@ describe('runChild', () => {
       stalled = resolve;
     });
     let first = true;
+    let writer: ChildProcess | undefined;
+    onTestFinished(() => {
+      // If an assertion failed while the child was stalled, do not leave it running.
+      release();
+      writer?.kill('SIGKILL');
+    });
     const done = runChild(node, ['-e', script], {
+      onSpawn: (child) => {
+        writer = child;
+      },
       onText: async (t) => {
         received += Buffer.byteLength(t);
         if (first) {
