@@ -18,12 +18,6 @@ export interface CatalogContext {
   readonly now: () => number;
 }
 
-/** One directory being walked: its open handle and the permits that cover it. */
-interface Walk {
-  readonly dir: Dir;
-  readonly release: () => void;
-}
-
 async function closeQuietly(ops: FsOps, fd: number): Promise<void> {
   await ops.close(fd).catch(() => undefined);
 }
@@ -33,12 +27,13 @@ async function closeQuietly(ops: FsOps, fd: number): Promise<void> {
  * directory handle) while the consumer iterates.
  */
 async function* sessionNames(ctx: CatalogContext, signal: AbortSignal | undefined): AsyncGenerator<string> {
+  // Two permits: the root's descriptor while opening, then the directory handle.
   const release = await ctx.semaphore.acquire(2);
-  let walk: Walk | undefined;
+  let handle: Dir | undefined;
   try {
     const { root, fd } = await ctx.guard.openRoot();
     try {
-      walk = { dir: await ctx.ops.opendir(ctx.guard.at(fd, root.path, '')), release };
+      handle = await ctx.ops.opendir(ctx.guard.at(fd, root.path, ''));
     } catch (error) {
       throw storageError(error, `listing the spill root ${root.path}`);
     } finally {
@@ -46,19 +41,19 @@ async function* sessionNames(ctx: CatalogContext, signal: AbortSignal | undefine
     }
     for (;;) {
       throwIfAborted(signal, 'The listing');
-      const entry = await walk.dir.read();
+      const entry = await handle.read();
       if (entry === null) break;
       if (entry.isDirectory() && SESSION_DIR_RE.test(entry.name)) yield entry.name;
     }
   } finally {
-    if (walk !== undefined) await walk.dir.close().catch(() => undefined);
+    if (handle !== undefined) await handle.close().catch(() => undefined);
     release();
   }
 }
 
 /**
- * Calls `visit` for each entry of one session directory, streaming. Holds the session
- * directory's descriptor and one directory handle while it runs.
+ * Streams the entries of one session directory. Holds the session directory's descriptor
+ * and one directory handle while the consumer iterates.
  */
 async function* sessionEntries(
   ctx: CatalogContext,
