@@ -115,6 +115,21 @@ describe('grep: limits', () => {
   });
 });
 
+describe('grep: content spanning many decode blocks', () => {
+  it('numbers lines right across block edges and through a line longer than a block', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 60_000; i++) lines.push(i % 997 === 0 ? `marker ${i} é😀` : `filler ${'x'.repeat(i % 80)}`);
+    lines.splice(30_000, 0, `${'y'.repeat(1_500_000)} marker in a huge line`);
+    const content = `${lines.join('\n')}\n`;
+    const grep = await saved(content);
+    const expected = lines.flatMap((line, i) => (line.includes('marker') ? [i + 1] : []));
+    const options = { maxMatches: 10_000, timeoutMs: 60_000 };
+    expect((await grep('marker', { ...options, literal: true })).matches.map((m) => m.line)).toEqual(expected);
+    expect((await grep('mark(?:er)', options)).matches.map((m) => m.line)).toEqual(expected);
+    expect((await grep('MARKER', { ...options, literal: true, ignoreCase: true })).matches.map((m) => m.line)).toEqual(expected);
+  });
+});
+
 describe('grep: long lines are searched in windows', () => {
   it('finds a match far beyond the first window of a long line, with ^ and $ only at the true ends', async () => {
     const plan = planRegex('\\d+\\d+x', false);
@@ -147,20 +162,31 @@ describe('grep: the time budget and the event loop', () => {
   });
 
   it('reports limitReached instead of a timeout when time runs out while looking past maxMatches', async () => {
-    // A clock that moves 1 ms per reading makes the budget run out at a known line.
+    // A clock that moves 1 ms per reading makes the budget run out at a known point. The
+    // clock is read once per regex window of text, so filler lines are a window long.
+    const pattern = 'hit|q\\d+\\d+z';
+    const filler = `${'-'.repeat(planRegex(pattern, false).window)}\n`;
+    const bytes = new TextEncoder().encode(`hit\n${filler.repeat(100)}hit\n`);
     let t = 0;
-    const params = { literal: false, ignoreCase: false, maxLineBytes: 512, signal: undefined, clock: () => (t += 1) };
-    const bytes = new TextEncoder().encode(`hit\n${'filler\n'.repeat(100)}hit\n`);
-    const result = await grepBytes(bytes, { ...params, pattern: 'hit', maxMatches: 1, timeoutMs: 20 });
+    const params = { pattern, literal: false, ignoreCase: false, maxLineBytes: 512, signal: undefined, clock: () => (t += 1) };
+    const result = await grepBytes(bytes, { ...params, maxMatches: 1, timeoutMs: 20 });
     expect(result.matches.map((m) => m.line)).toEqual([1]);
     expect(result.limitReached).toBe(true);
     t = 0;
-    const error = await rejection(grepBytes(bytes, { ...params, pattern: 'hit', maxMatches: 5, timeoutMs: 20 }));
+    const error = await rejection(grepBytes(bytes, { ...params, maxMatches: 5, timeoutMs: 20 }));
     expect(isSpillError(error, 'SPILL_TIMEOUT')).toBe(true);
     t = 0;
-    const roomy = await grepBytes(bytes, { ...params, pattern: 'hit', maxMatches: 5, timeoutMs: 10_000 });
+    const roomy = await grepBytes(bytes, { ...params, maxMatches: 5, timeoutMs: 10_000 });
     expect(roomy).toMatchObject({ limitReached: false });
     expect(roomy.matches.map((m) => m.line)).toEqual([1, 102]);
+  });
+
+  it('checks the budget between the hits of a literal search too', async () => {
+    let t = 0;
+    const bytes = new TextEncoder().encode('hit\n'.repeat(1000));
+    const params = { pattern: 'hit', literal: true, ignoreCase: false, maxLineBytes: 512, signal: undefined, clock: () => (t += 1) };
+    const error = await rejection(grepBytes(bytes, { ...params, maxMatches: 10_000, timeoutMs: 50 }));
+    expect(isSpillError(error, 'SPILL_TIMEOUT')).toBe(true);
   });
 
   it('gives the event loop a turn during a long grep, and stops on abort', async () => {

@@ -79,11 +79,20 @@ function literalMatcher(needle: string): LineMatcher {
   };
 }
 
-/** Builds the line matcher, refusing unsafe or invalid patterns. */
-export function makeMatcher(pattern: string, literal: boolean, ignoreCase: boolean): LineMatcher {
-  if (literal && !ignoreCase) return literalMatcher(pattern);
-  if (literal) return regexMatcher(planRegex(escapeRegex(pattern), true, pattern.length));
-  return regexMatcher(planRegex(pattern, ignoreCase));
+/** A line matcher and how it wants to be driven. */
+interface Matcher {
+  readonly match: LineMatcher;
+  /** Check the clock after about this many code units of lines (one regex window). */
+  readonly checkEvery: number;
+  /** A case-sensitive literal, searched over whole blocks rather than line by line. */
+  readonly needle: string | undefined;
+}
+
+/** Builds the matcher, refusing unsafe or invalid patterns. */
+export function makeMatcher(pattern: string, literal: boolean, ignoreCase: boolean): Matcher {
+  if (literal && !ignoreCase) return { match: literalMatcher(pattern), checkEvery: 1 << 20, needle: pattern };
+  const plan = literal ? planRegex(escapeRegex(pattern), true, pattern.length) : planRegex(pattern, ignoreCase);
+  return { match: regexMatcher(plan), checkEvery: plan.window, needle: undefined };
 }
 
 function isHigh(unit: number): boolean {
@@ -169,42 +178,34 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-/**
- * The lines of UTF-8 `bytes` without their `\n` terminators, decoded a block of whole
- * lines at a time (a line longer than a block is decoded whole).
- */
-function* decodeLines(bytes: Uint8Array): Generator<string> {
+/** How many `\n` there are in `text` from `from` up to (not including) `to`. */
+function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) n += 1;
+  return n;
+}
+
+/** Where the block of whole lines that starts at `start` ends (after a `\n`, or at the end). */
+function blockEnd(bytes: Uint8Array, start: number): number {
   const total = bytes.length;
-  let blockStart = 0;
-  while (blockStart < total) {
-    let blockEnd = Math.min(total, blockStart + DECODE_BLOCK);
-    if (blockEnd < total) {
-      const lastNewline = bytes.lastIndexOf(NEWLINE, blockEnd - 1);
-      if (lastNewline >= blockStart) blockEnd = lastNewline + 1;
-      else {
-        const nl = bytes.indexOf(NEWLINE, blockEnd);
-        blockEnd = nl === -1 ? total : nl + 1;
-      }
-    }
-    const text = decoder.decode(bytes.subarray(blockStart, blockEnd));
-    let pos = 0;
-    while (pos < text.length) {
-      const nl = text.indexOf('\n', pos);
-      const lineEnd = nl === -1 ? text.length : nl;
-      yield text.slice(pos, lineEnd);
-      pos = lineEnd + 1;
-    }
-    blockStart = blockEnd;
-  }
+  const end = Math.min(total, start + DECODE_BLOCK);
+  if (end === total) return total;
+  const lastNewline = bytes.lastIndexOf(NEWLINE, end - 1);
+  if (lastNewline >= start) return lastNewline + 1;
+  const nl = bytes.indexOf(NEWLINE, end); // one line longer than a block: take it whole
+  return nl === -1 ? total : nl + 1;
 }
 
 /**
- * Searches the stored bytes line by line, with the semantics of `SpillReader.grep`.
- * After `maxMatches` matches it keeps looking for one more, so `limitReached` is true
- * exactly when another matching line exists (or, if the time budget runs out during that
- * look-ahead, when one may exist). The time budget and the abort signal are checked
- * between lines (and between windows of a long line), and the event loop gets a turn
- * every few milliseconds, so a long grep never freezes the process.
+ * Searches the stored bytes line by line, with the semantics of `SpillReader.grep`. The
+ * bytes are decoded a block of whole lines at a time. After `maxMatches` matches it keeps
+ * looking for one more, so `limitReached` is true exactly when another matching line
+ * exists (or, if the time budget runs out during that look-ahead, when one may exist).
+ *
+ * The time budget and the abort signal are checked after every regex window's worth of
+ * text (and between the windows of a long line), and the event loop gets a turn every
+ * few milliseconds, so a long grep never freezes the process. A case-sensitive literal
+ * is searched over a whole block at once, and only the lines it hits are cut out.
  */
 export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<GrepResult> {
   const matcher = makeMatcher(params.pattern, params.literal, params.ignoreCase);
@@ -213,7 +214,7 @@ export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<
   const matches: GrepMatch[] = [];
   const started = clock();
   let lastYield = started;
-  let lineNumber = 0;
+  let linesDone = 0; // lines before the current one
   /** Throws when aborted or out of time; answers whether the event loop is due a turn. */
   const pause = (): boolean => {
     if (signal?.aborted === true) throw abortedError(signal, 'The grep');
@@ -221,33 +222,75 @@ export async function grepBytes(bytes: Uint8Array, params: GrepParams): Promise<
     if (now - started > timeoutMs) {
       throw new SpillError(
         'SPILL_TIMEOUT',
-        `The grep ran out of its ${timeoutMs} ms budget at line ${lineNumber}; use a simpler pattern, literal: true, or a larger timeoutMs.`,
+        `The grep ran out of its ${timeoutMs} ms budget at line ${linesDone + 1}; use a simpler pattern, literal: true, or a larger timeoutMs.`,
       );
     }
     return now - lastYield >= YIELD_EVERY_MS;
   };
-  for (const line of decodeLines(bytes)) {
-    lineNumber += 1;
-    let step: MatchStep = { resumeAt: 0 };
-    try {
-      while (step !== undefined && 'resumeAt' in step) {
-        if (pause()) {
-          await yieldToEventLoop();
-          lastYield = clock();
+  const breathe = async (): Promise<void> => {
+    if (pause()) {
+      await yieldToEventLoop();
+      lastYield = clock();
+    }
+  };
+  /** Records a hit on line `linesDone + 1`; true when the answer is complete. */
+  const record = (line: string, hit: Hit): boolean => {
+    if (matches.length === maxMatches) return true; // the one more that proves limitReached
+    matches.push({ line: linesDone + 1, ...matchWindow(line, hit, maxLineBytes) });
+    return false;
+  };
+  const needle = matcher.needle !== undefined && matcher.needle !== '' ? matcher.needle : undefined;
+  if (needle?.includes('\n') === true) return { matches, limitReached: false, totalBytes }; // no line holds a \n
+
+  try {
+    for (let start = 0; start < totalBytes; ) {
+      const end = blockEnd(bytes, start);
+      const text = decoder.decode(bytes.subarray(start, end));
+      start = end;
+      await breathe();
+      let pos = 0;
+      if (needle !== undefined) {
+        for (let at = text.indexOf(needle); at !== -1; at = pos < text.length ? text.indexOf(needle, pos) : -1) {
+          const lineStart = text.lastIndexOf('\n', at) + 1;
+          linesDone += countNewlines(text, pos, lineStart);
+          const nl = text.indexOf('\n', at);
+          const lineEnd = nl === -1 ? text.length : nl;
+          if (record(text.slice(lineStart, lineEnd), { index: at - lineStart, length: needle.length })) {
+            return { matches, limitReached: true, totalBytes };
+          }
+          linesDone += 1;
+          pos = lineEnd + 1;
+          await breathe();
         }
-        step = matcher(line, step.resumeAt, pause);
+        if (pos < text.length) linesDone += countNewlines(text, pos, text.length) + (text.endsWith('\n') ? 0 : 1);
+        continue;
       }
-    } catch (error) {
-      // Out of time while only looking for one more match: there may be more.
-      if (matches.length === maxMatches && isSpillError(error, 'SPILL_TIMEOUT')) {
-        return { matches, limitReached: true, totalBytes };
+      let sinceCheck = 0;
+      while (pos < text.length) {
+        const nl = text.indexOf('\n', pos);
+        const lineEnd = nl === -1 ? text.length : nl;
+        const line = text.slice(pos, lineEnd);
+        pos = lineEnd + 1;
+        sinceCheck += line.length + 1;
+        if (sinceCheck >= matcher.checkEvery) {
+          sinceCheck = 0;
+          await breathe();
+        }
+        let step = matcher.match(line, 0, pause);
+        while (step !== undefined && 'resumeAt' in step) {
+          await breathe();
+          step = matcher.match(line, step.resumeAt, pause);
+        }
+        if (step !== undefined && record(line, step)) return { matches, limitReached: true, totalBytes };
+        linesDone += 1;
       }
-      throw error;
     }
-    if (step !== undefined) {
-      if (matches.length === maxMatches) return { matches, limitReached: true, totalBytes };
-      matches.push({ line: lineNumber, ...matchWindow(line, step, maxLineBytes) });
+  } catch (error) {
+    // Out of time while only looking for one more match: there may be more.
+    if (matches.length === maxMatches && isSpillError(error, 'SPILL_TIMEOUT')) {
+      return { matches, limitReached: true, totalBytes };
     }
+    throw error;
   }
   return { matches, limitReached: false, totalBytes };
 }
