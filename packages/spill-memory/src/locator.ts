@@ -11,7 +11,8 @@ const LOCATOR_SHAPE = /^spill\+memory:\/\/[0-9a-f]{16}\/[0-9a-f]{32}$/;
 
 /** Builds `spill+memory://<session-key>/<id>`. */
 export function formatLocator(sessionKey: string, id: string): SpillLocator {
-  return spillLocator(`${MEMORY_LOCATOR_SCHEME}://${sessionKey}/${id}`);
+  // join() makes one flat string; a template literal may keep a rope of its parts alive.
+  return spillLocator([MEMORY_LOCATOR_SCHEME, '://', sessionKey, '/', id].join(''));
 }
 
 /**

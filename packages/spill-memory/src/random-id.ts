@@ -23,8 +23,6 @@ export function randomBytes(byteCount: number): Uint8Array {
 
 /** `byteCount` fresh random bytes as lowercase hex. */
 export function randomHex(byteCount: number): string {
-  const bytes = randomBytes(byteCount);
-  let out = '';
-  for (const b of bytes) out += HEX[b] ?? '';
-  return out;
+  // join() builds one flat string; `+=` would keep a rope of byteCount pieces alive.
+  return Array.from(randomBytes(byteCount), (b) => HEX[b] ?? '').join('');
 }
