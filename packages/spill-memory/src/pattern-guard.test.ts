@@ -1,4 +1,5 @@
 import { isSpillError } from '@spillway/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_PATTERN_LENGTH, REGEX_WINDOWS, escapeRegex, planRegex } from './pattern-guard.js';
 
@@ -25,6 +26,8 @@ describe('planRegex refuses', () => {
     ['(?:A|a)+c', 'branches that collide only under ignoreCase'],
     ['(a)\\1', 'a numbered back-reference'],
     ['(?<x>a)\\k<x>', 'a named back-reference'],
+    ['\\01*\\01*\\01*\\01*x', 'octal escapes (one atom each, which a naive reading splits)'],
+    ['(?<=a*a*a*a*)b', 'quantifiers inside a lookbehind, which runs right to left'],
     ['\\w+\\w+\\w+x', 'three overlapping quantifiers in a row'],
     ['x*x*x*y', 'three overlapping stars'],
     ['\\s*\\s*\\s*$', 'three overlapping optional runs'],
@@ -110,6 +113,14 @@ describe('planRegex variants', () => {
     expect(plan.middle.test('a$')).toBe(true);
   });
 
+  it('reads \\c without a control letter as a backslash and a c, as JavaScript does', () => {
+    const plan = planRegex('\\c+', false);
+    plan.whole.lastIndex = 0;
+    expect(plan.whole.test('\\ccc')).toBe(true);
+    plan.whole.lastIndex = 0;
+    expect(plan.whole.test('\\\\')).toBe(false); // the + repeats the c, not the backslash
+  });
+
   it('uses the i flag for ignoreCase', () => {
     expect(planRegex('abc', true).whole.flags).toBe('gi');
   });
@@ -119,5 +130,52 @@ describe('escapeRegex', () => {
   it('makes every syntax character match itself', () => {
     const text = '\\^$.*+?()[]{}|/-';
     expect(new RegExp(escapeRegex(text)).exec(`x${text}y`)?.[0]).toBe(text);
+  });
+});
+
+/** Regex source from a small grammar: atoms, quantifiers, groups, alternation, anchors. */
+const patternArbitrary: fc.Arbitrary<string> = fc.letrec<{ seq: string; term: string }>((tie) => ({
+  seq: fc.array(tie('term'), { minLength: 1, maxLength: 4 }).map((terms) => terms.join('')),
+  term: fc
+    .tuple(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom('a', 'b', '.', '\\w', '\\s', '[ab]', '[^a]', '\\d', ' ', '^', '$', '\\b', '\\c', '\\.') },
+        { weight: 1, arbitrary: fc.tuple(tie('seq'), fc.option(tie('seq'), { nil: undefined })).map(([x, y]) => `(?:${x}${y === undefined ? '' : `|${y}`})`) },
+        { weight: 1, arbitrary: tie('seq').map((x) => `(?=${x})`) },
+      ),
+      fc.constantFrom('', '', '*', '+', '?', '{1,3}', '{2,}', '*?'),
+    )
+    .map(([atom, q]) => (/^[$^]$|^\\b$/.test(atom) ? atom : atom + q)),
+})).seq;
+
+describe('planRegex keeps the meaning of every pattern it accepts', () => {
+  it('answers like the original RegExp on lines within the window', () => {
+    fc.assert(
+      fc.property(
+        patternArbitrary,
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '1', '.', '\\', 'c', 'A'), maxLength: 12 }), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (pattern, lines, ignoreCase) => {
+          let original: RegExp;
+          try {
+            original = new RegExp(pattern, ignoreCase ? 'i' : '');
+          } catch {
+            return; // not a valid regex: planRegex refuses it (tested above)
+          }
+          let plan;
+          try {
+            plan = planRegex(pattern, ignoreCase);
+          } catch (error) {
+            expect(isSpillError(error, 'SPILL_INVALID_PATTERN')).toBe(true);
+            return;
+          }
+          for (const line of lines) {
+            plan.whole.lastIndex = 0;
+            expect(plan.whole.test(line), `${pattern} on ${JSON.stringify(line)}`).toBe(original.test(line));
+          }
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -6,7 +6,7 @@ import { SpillError } from '@spillway/core';
  *
  * 1. It must compile as JavaScript regex source (no `u` flag; `i` when `ignoreCase`).
  * 2. Refused outright (`SPILL_INVALID_PATTERN`):
- *    - back-references and octal escapes (`\1`…`\9`, `\k<name>`);
+ *    - back-references and octal escapes (`\1`…`\9`, `\k<name>`, `\01`);
  *    - a group repeated by `*`, `+` or `{n,m}` (m > 1) whose body holds any quantifier
  *      (`(a+)+`, `(a?b)*`, `(\d{2})+`): the classic exponential shapes;
  *    - a repeated group whose body holds an alternation, unless every alternative is a
@@ -34,7 +34,7 @@ export const MAX_PATTERN_LENGTH = 2048;
 export const REGEX_WINDOWS = [65_536, 32_768, 16_384, 8192, 4096, 2048, 1024, 512, 256, 128] as const;
 
 /** The estimated work one regex run may cost (see the module notes for the estimate). */
-export const REGEX_WORK_BUDGET = 2e7;
+export const REGEX_WORK_BUDGET = 1e7;
 
 interface Quantifier {
   readonly min: number;
@@ -130,8 +130,8 @@ class Parser {
     const d = src[start + 1] ?? '';
     let length = 2;
     let literal: string | undefined;
-    if (/[1-9]/.test(d) || d === 'k') {
-      throw refuse('back-references (and octal escapes such as \\1) are not supported');
+    if (/[1-9]/.test(d) || d === 'k' || (d === '0' && /[0-9]/.test(src[start + 2] ?? ''))) {
+      throw refuse('back-references and octal escapes (such as \\1 or \\01) are not supported');
     }
     if (d === 'b' || d === 'B') {
       this.#i = start + 2;
@@ -143,7 +143,12 @@ class Parser {
     } else if (d === 'u' && HEX4.test(src.slice(start + 2, start + 6))) {
       length = 6;
       literal = String.fromCharCode(parseInt(src.slice(start + 2, start + 6), 16));
-    } else if (d === 'c' && /[A-Za-z]/.test(src[start + 2] ?? '')) {
+    } else if (d === 'c') {
+      if (!/[A-Za-z]/.test(src[start + 2] ?? '')) {
+        // Without a letter, `\c` is a literal backslash followed by an ordinary `c`.
+        this.#i = start + 1;
+        return { kind: 'atom', src: '\\\\', literal: '\\' };
+      }
       length = 3;
     } else if (d in CONTROL_ESCAPES) {
       literal = CONTROL_ESCAPES[d];
@@ -371,6 +376,7 @@ function costOf(
   window: number,
   follow: FirstSet,
   flags: string,
+  backward = false,
 ): Cost {
   let cost = 0;
   let branches = 0;
@@ -385,7 +391,8 @@ function costOf(
         const lookaround = isLookaround(node);
         // A lookaround body ends its own attempt; a group's body continues into what follows it.
         const innerFollow = lookaround ? NOTHING_FOLLOWS : followOf(seq, i + 1, follow);
-        const inner = costOf(node.alternatives, window, innerFollow, flags);
+        // A lookbehind matches right to left, where "what follows" is unknown to this walk.
+        const inner = costOf(node.alternatives, window, innerFollow, flags, backward || node.open.startsWith('(?<=') || node.open.startsWith('(?<!'));
         termCost = inner.cost;
         // A lookaround is atomic, and a repeated group passed checkShapes: one way per iteration.
         termBranches = lookaround || isRepeat(quantifier) ? 1 : inner.branches;
@@ -396,7 +403,7 @@ function costOf(
         const choices = Math.max(1, hi - lo + 1);
         const weight = quantifier.max !== Infinity && quantifier.max > 1 ? BOUNDED_STEP_WEIGHT : 1;
         termCost *= Math.max(1, hi) * weight;
-        if (choices > 1 && isAmbiguous(seq, i, follow, flags)) termBranches *= choices;
+        if (choices > 1 && (backward || isAmbiguous(seq, i, follow, flags))) termBranches *= choices;
       }
       seqCost += seqBranches * termCost;
       seqBranches *= termBranches;
