@@ -7,6 +7,8 @@ import { DIR_OPEN_FLAGS } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 
 const S_ISVTX = 0o1000;
+/** How many checked session directories the fast path remembers. */
+const MAX_KNOWN_SESSIONS = 1024;
 const PRIVATE_DIR_MODE = 0o700;
 
 /** A directory's identity: what was checked, to compare with what is opened later. */
@@ -80,6 +82,8 @@ export class RootGuard {
   readonly #euid: number;
   #checked: Promise<CheckedRoot> | undefined;
   #proc: boolean | undefined;
+  /** Session directories checked through the anchored root: name → identity, oldest first. */
+  readonly #sessions = new Map<string, Identity>();
 
   constructor(cfg: RootGuardConfig) {
     this.#cfg = cfg;
@@ -119,6 +123,7 @@ export class RootGuard {
   /** Forgets the cached root so that the next use re-validates it from scratch. */
   invalidate(): void {
     this.#checked = undefined;
+    this.#sessions.clear();
   }
 
   /**
@@ -184,6 +189,8 @@ export class RootGuard {
     create: boolean,
     problemCode: SpillErrorCode = 'SPILL_UNSAFE_ROOT',
   ): Promise<OpenSessionDir | undefined> {
+    const fast = await this.#openKnownSessionDir(name);
+    if (fast !== undefined) return fast;
     const { root, fd: rootFd } = await this.openRoot();
     let fd: number | undefined;
     try {
@@ -223,15 +230,64 @@ export class RootGuard {
           throw spillError(problemCode, `The session directory ${path.join(root.path, name)} changed while it was being opened; refusing to use it.`);
         }
       }
-      const dirFd = fd;
-      const dirPath = path.join(root.path, name);
-      return { fd: dirFd, path: dirPath, name, at: (leaf) => this.at(dirFd, dirPath, leaf) };
+      if (this.#proc === true) this.#remember(name, st);
+      return this.#sessionDir(fd, root, name);
     } catch (error) {
       if (fd !== undefined) await this.#ops.close(fd).catch(() => undefined);
       throw error;
     } finally {
       await this.#ops.close(rootFd).catch(() => undefined);
     }
+  }
+
+  #sessionDir(fd: number, root: CheckedRoot, name: string): OpenSessionDir {
+    const dirPath = path.join(root.path, name);
+    return { fd, path: dirPath, name, at: (leaf) => this.at(fd, dirPath, leaf) };
+  }
+
+  /** Remembers a session directory's identity once it was checked through the anchored root. */
+  #remember(name: string, st: Identity): void {
+    this.#sessions.delete(name);
+    this.#sessions.set(name, { dev: st.dev, ino: st.ino });
+    if (this.#sessions.size > MAX_KNOWN_SESSIONS) {
+      const oldest = this.#sessions.keys().next();
+      if (oldest.done !== true) this.#sessions.delete(oldest.value);
+    }
+  }
+
+  /**
+   * The fast path for a session directory already checked through the anchored root: open
+   * it by path (no-follow) while re-checking the root's path, and accept it only if it is
+   * the very directory checked before (same device and inode), still private, under a root
+   * that is still the checked one and still private. Anything else answers undefined and
+   * the caller takes the full path, which re-validates and reports precisely.
+   */
+  async #openKnownSessionDir(name: string): Promise<OpenSessionDir | undefined> {
+    const known = this.#sessions.get(name);
+    if (known === undefined || this.#proc !== true) return undefined;
+    const root = await this.root();
+    const [fd, rootNow] = await Promise.all([
+      this.#ops.open(path.join(root.path, name), DIR_OPEN_FLAGS).catch(() => undefined),
+      this.#ops.lstat(root.path).catch(() => undefined),
+    ]);
+    if (fd === undefined) return undefined;
+    try {
+      const st = await this.#ops.fstat(fd);
+      if (
+        rootNow !== undefined &&
+        sameIdentity(rootNow, root) &&
+        this.privateDirProblem(rootNow) === undefined &&
+        sameIdentity(st, known) &&
+        this.privateDirProblem(st) === undefined
+      ) {
+        return this.#sessionDir(fd, root, name);
+      }
+    } catch {
+      // fall through to the full path
+    }
+    this.#sessions.delete(name);
+    await this.#ops.close(fd).catch(() => undefined);
+    return undefined;
   }
 
   /** Opens a directory just made (or found made by a concurrent save) without following links. */

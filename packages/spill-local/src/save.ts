@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { Stats } from 'node:fs';
 import { SpillError, abortedError, spillLocator } from '@spillway/core';
 import type { SaveTextSpill, SpillRef } from '@spillway/core';
 import { errnoOf, spillError, storageError, unsafe } from './errors.js';
@@ -102,6 +103,29 @@ function sameFile(a: { dev: number; ino: number }, b: { dev: number; ino: number
 }
 
 /**
+ * Whether the temp name in `dir` leads to `opened`. With /proc anchoring the name is looked
+ * up inside the very directory open, so one lookup settles it. Without it, the directory's
+ * path is checked before and after the file's path (the path must lead to the directory
+ * open both times), one call after another so that a swap must land between two calls.
+ */
+async function inPlace(ctx: SaveContext, dir: OpenSessionDir, temp: string, opened: Stats): Promise<boolean> {
+  const { ops } = ctx;
+  if (ctx.guard.anchored) {
+    const at = await ops.lstat(dir.at(temp)).catch(() => undefined);
+    return at !== undefined && sameFile(at, opened);
+  }
+  const dirOpened = await ops.fstat(dir.fd);
+  const dirIsOpened = async (): Promise<boolean> => {
+    const now = await ops.lstat(dir.path).catch(() => undefined);
+    return now !== undefined && now.isDirectory() && sameFile(now, dirOpened);
+  };
+  if (!(await dirIsOpened())) return false;
+  const at = await ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
+  if (at === undefined || !sameFile(at, opened)) return false;
+  return dirIsOpened();
+}
+
+/**
  * Stores content as `<root>/session-<h>/<random>-<safe-name>`: an exclusive, no-follow
  * 0600 temp file, every byte written, optional fsync, checked after the open, then
  * published with a no-clobber hard link and the temp name removed. Any failure removes
@@ -123,19 +147,18 @@ export async function save(
     void acquiring.then((late) => { late(); });
     throw error;
   }
+  // Descriptors are closed in the background once the outcome is settled; the permits go
+  // back only when they are closed, so the bound on open descriptors holds.
+  const closing: Promise<unknown>[] = [];
   try {
     checkAborted(signal);
     const dir = await ctx.guard.openSessionDir(sessionDirName(input.owner.sessionId), true);
     if (dir === undefined) throw spillError('SPILL_STORAGE_FAILED', 'The session directory could not be created.');
-    try {
-      return await saveInDir(ctx, dir, input, content, signal);
-    } finally {
-      await ctx.ops.close(dir.fd).catch(() => undefined);
-    }
+    return await saveInDir(ctx, dir, input, content, signal, closing);
   } catch (error) {
     throw storageError(error, 'saving the spill file');
   } finally {
-    release();
+    void Promise.allSettled(closing).then(release);
   }
 }
 
@@ -152,39 +175,32 @@ async function createTemp(ctx: SaveContext, dir: OpenSessionDir): Promise<{ fd: 
   }
 }
 
+/** Writes and publishes in `dir`; closes `dir.fd` and the file, pushing the closes on `closing`. */
 async function saveInDir(
   ctx: SaveContext,
   dir: OpenSessionDir,
   input: Envelope,
   content: ContentSource,
   signal: AbortSignal | undefined,
+  closing: Promise<unknown>[],
 ): Promise<SpillRef> {
   const { ops } = ctx;
-  const { fd, name: temp } = await createTemp(ctx, dir);
+  let created: { fd: number; name: string };
+  try {
+    created = await createTemp(ctx, dir);
+  } catch (error) {
+    closing.push(ops.close(dir.fd));
+    throw error;
+  }
+  const { fd, name: temp } = created;
   let tempLinked = true;
   let published: string | undefined;
   try {
-    // The umask may have narrowed the mode below 0600; it can never have widened it.
-    await ops.fchmod(fd, 0o600);
-    // Verify after the open: the file opened is the one at the temp name, in the session
-    // directory that was checked. With /proc anchoring the open could not be redirected;
-    // without it, a directory swapped between the check and the open is caught here.
-    const opened = await ops.fstat(fd);
-    const [atTemp, dirNow, dirOpened] = await Promise.all([
-      ops.lstat(dir.at(temp)).catch(() => undefined),
-      ctx.guard.anchored ? undefined : ops.lstat(dir.path).catch(() => undefined),
-      ctx.guard.anchored ? undefined : ops.fstat(dir.fd),
-    ]);
-    const dirSwapped = !ctx.guard.anchored && (dirNow === undefined || dirOpened === undefined || !dirNow.isDirectory() || !sameFile(dirNow, dirOpened));
-    if (
-      atTemp === undefined ||
-      dirSwapped ||
-      !opened.isFile() ||
-      opened.nlink !== 1 ||
-      !sameFile(opened, atTemp) ||
-      (ctx.guard.euid >= 0 && opened.uid !== ctx.guard.euid)
-    ) {
-      // The file may sit wherever the swap pointed: it is still empty. Remove it where the
+    // Verify after the open (and fix the mode: the umask may have narrowed it below 0600,
+    // it can never have widened it).
+    const [, opened] = await Promise.all([ops.fchmod(fd, 0o600), ops.fstat(fd)]);
+    if (!opened.isFile() || opened.nlink !== 1 || (ctx.guard.euid >= 0 && opened.uid !== ctx.guard.euid) || !(await inPlace(ctx, dir, temp, opened))) {
+      // The file may sit wherever a swap pointed: it is still empty. Remove it where the
       // path leads now only if that is the very file opened.
       tempLinked = false;
       const here = await ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
@@ -199,11 +215,14 @@ async function saveInDir(
       await pump(writer, content.chunks, signal);
     }
     const bytes = await writer.end();
-    if (ctx.durable) await ops.fsync(fd);
-    const written = await ops.fstat(fd);
-    if (written.size !== bytes) {
-      throw spillError('SPILL_STORAGE_FAILED', `The spill file holds ${written.size} bytes, not the ${bytes} written; the file was changed by someone else.`);
+    if (!ctx.guard.anchored && !(await inPlace(ctx, dir, temp, opened))) {
+      // Without /proc a well-timed swap can fool the first check; if this one sees it,
+      // wipe the content through the descriptor, wherever the file ended up.
+      tempLinked = false;
+      await ops.ftruncate(fd, 0).catch(() => undefined);
+      throw unsafe(`The session directory ${dir.path} was swapped while the spill file was written; its content was wiped and nothing was published.`);
     }
+    if (ctx.durable) await ops.fsync(fd);
     checkAborted(signal);
 
     for (let attempt = 1; published === undefined; attempt++) {
@@ -216,16 +235,21 @@ async function saveInDir(
         throw storageError(error, `publishing the spill file in ${dir.path}`);
       }
     }
-    await ops.unlink(dir.at(temp));
-    tempLinked = false;
-    if (ctx.durable) await ops.fsync(dir.fd);
 
-    // The locator is a path: check it leads to the file written, not through a swap.
+    // The locator is a path: check it leads to the file written, not through a swap,
+    // while the temp name goes (and, when durable, the directory is synced after that).
     const locator = path.join(dir.path, published);
-    const atLocator = await ops.lstat(locator).catch((error: unknown) => {
-      throw unsafe(`The published spill file is not reachable at ${locator}; the spill root was tampered with.`, error);
-    });
-    if (!sameFile(atLocator, opened) || !atLocator.isFile()) {
+    const [atLocator] = await Promise.all([
+      ops.lstat(locator).catch((error: unknown) => {
+        throw unsafe(`The published spill file is not reachable at ${locator}; the spill root was tampered with.`, error);
+      }),
+      ops.unlink(dir.at(temp)).then(async () => {
+        tempLinked = false;
+        if (ctx.durable) await ops.fsync(dir.fd);
+      }),
+    ]);
+    if (!sameFile(atLocator, opened) || !atLocator.isFile() || (!ctx.guard.anchored && !(await inPlace(ctx, dir, published, opened)))) {
+      if (!ctx.guard.anchored) await ops.ftruncate(fd, 0).catch(() => undefined);
       throw unsafe(`The path ${locator} does not lead to the spill file that was written; the spill root was tampered with.`);
     }
     return { locator: spillLocator(locator), bytes, retrievalHint: LOCAL_RETRIEVAL_HINT };
@@ -234,6 +258,6 @@ async function saveInDir(
     if (tempLinked) await ops.unlink(dir.at(temp)).catch(() => undefined);
     throw error;
   } finally {
-    await ops.close(fd).catch(() => undefined);
+    closing.push(ops.close(fd), ops.close(dir.fd));
   }
 }
