@@ -45,6 +45,12 @@ describe('createMemoryBackend options', () => {
     });
   }
 
+  it('rejects a save with a TypeError, storing nothing, when the injected clock returns garbage', async () => {
+    const backend = createMemoryBackend({ now: () => Number.NaN });
+    await expect(backend.saveText(request('x'))).rejects.toThrow(TypeError);
+    expect(backend.stats().artifacts).toBe(0);
+  });
+
   it('accepts maxBytes 0, which holds only empty artifacts', async () => {
     const backend = createMemoryBackend({ maxBytes: 0 });
     const ref = await backend.saveText(request(''));

@@ -302,10 +302,14 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     const sessionId: string = input.owner.sessionId;
     const key = store.session(sessionId)?.key ?? sessionKeyOf(sessionId);
     const locator = formatLocator(key, randomHex(LOCATOR_ID_BYTES));
+    const createdAt = wallClock();
+    if (typeof createdAt !== 'number' || !Number.isFinite(createdAt)) {
+      throw new TypeError(`createMemoryBackend: now() must return finite epoch milliseconds; it returned ${String(createdAt)}.`);
+    }
     store.insert({
         locator,
         bytes,
-        createdAt: wallClock(),
+        createdAt,
         sessionId,
         sessionKey: key,
         name: displayName(input.suggestedName),
