@@ -24,13 +24,15 @@ export interface Profile {
   readonly stream: { readonly bytes: number; readonly chunk: number; readonly rounds: number };
   /** CLI figure: bytes the generator prints, rounds. */
   readonly cli: { readonly bytes: number; readonly rounds: number };
-  /** Scale figure: saves per run, window size, content size, memory cap, runs. */
+  /** Scale figure: saves per run, window size, content size, memory cap, runs, time budget per run. */
   readonly scale: {
     readonly saves: number;
     readonly window: number;
     readonly contentBytes: number;
     readonly memoryMaxBytes: number;
     readonly runs: number;
+    /** A run that takes longer stops early and says so (a busy machine must not stall the benchmark). */
+    readonly budgetMs: number;
   };
   /** Retrieval figures. */
   readonly retrieval: {
@@ -65,7 +67,7 @@ export const FULL: Profile = {
   memoryBytes: 4 * KiB,
   stream: { bytes: 2 * GiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 1 * GiB, rounds: 3 },
-  scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1 },
+  scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 120_000 },
   retrieval: {
     readLines: 5_000_000,
     readAt: 4_000_000,
@@ -89,7 +91,7 @@ export const QUICK: Profile = {
   memoryBytes: 4 * KiB,
   stream: { bytes: 128 * MiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 64 * MiB, rounds: 3 },
-  scale: { saves: 5_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1 },
+  scale: { saves: 5_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 15_000 },
   retrieval: {
     readLines: 320_000,
     readAt: 256_000,

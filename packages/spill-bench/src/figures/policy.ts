@@ -69,7 +69,7 @@ export const policyGroup: FigureGroup = {
       const result = { content: [{ type: 'text', text: textOfSize(c.bytes) }] };
       const decision = { kind: 'accept' } as const;
       const answer = await policy.apply(exec, result, decision);
-      const notes = [answer === decision ? 'apply returned the decision itself' : 'apply returned a different decision object'];
+      const passedThrough = answer === decision ? 'passed through (the decision itself came back)' : 'did NOT pass through';
       ctx.log(`${c.id}: ${formatBytes(c.bytes)} under ${formatBytes(c.cap)}`);
       const samples = await microPair(
         ctx.profile.microRounds,
@@ -79,8 +79,7 @@ export const policyGroup: FigureGroup = {
         },
         { timeMs: ctx.profile.microTimeMs, batch: BATCH },
       );
-      notes.push(`backend calls during the run: ${backend.calls}`);
-      ctx.record(c.id, { ...samples, notes });
+      ctx.record(c.id, { ...samples, notes: [`${passedThrough}; backend calls during the run: ${backend.calls}`] });
     }
   },
 };

@@ -1,4 +1,4 @@
-import { isSpillError, sessionId, type SpillBackend, type SpillLocator } from '@spillway/core';
+import { sessionId, type SpillBackend } from '@spillway/core';
 import { rm } from 'node:fs/promises';
 import { ratioAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
@@ -23,20 +23,34 @@ function specs(profile: Profile): FigureSpec[] {
 }
 
 /** Saves made before the measured run (into another backend), so the first window is not the JIT's cold start. */
-const WARMUP_SAVES = 500;
+const WARMUP_SAVES = 2000;
 
-/** Saves `count` times into one session, one after another, and returns each save's latency. */
-async function latencies(backend: SpillBackend, count: number, content: string, session?: string): Promise<{ ms: Float64Array; first: SpillLocator | undefined }> {
+/** Latencies of a run of saves, and how far it got. */
+interface SaveRun {
+  /** One latency per save made, in ms. */
+  readonly ms: Float64Array;
+  /** True when the time budget ran out before every save was made. */
+  readonly stoppedEarly: boolean;
+}
+
+/**
+ * Saves up to `count` times into one session, one after another, and returns each
+ * save's latency. Stops early (and says so) when `budgetMs` runs out, so that a machine
+ * slowed down by other work cannot push the whole benchmark past its time limit.
+ */
+async function latencies(backend: SpillBackend, count: number, content: string, budgetMs: number, session?: string): Promise<SaveRun> {
   const ms = new Float64Array(count);
-  let first: SpillLocator | undefined;
+  const deadline = performance.now() + budgetMs;
+  const owner = session === undefined ? undefined : { sessionId: sessionId(session) };
   for (let i = 0; i < count; i++) {
     const request = saveRequest(content, 'scale.txt', i);
     const t0 = performance.now();
-    const ref = await backend.saveText(session === undefined ? request : { ...request, owner: { sessionId: sessionId(session) } });
-    ms[i] = performance.now() - t0;
-    if (i === 0) first = ref.locator;
+    await backend.saveText(owner === undefined ? request : { ...request, owner });
+    const t1 = performance.now();
+    ms[i] = t1 - t0;
+    if (t1 > deadline) return { ms: ms.subarray(0, i + 1), stoppedEarly: true };
   }
-  return { ms, first };
+  return { ms, stoppedEarly: false };
 }
 
 /**
@@ -45,7 +59,8 @@ async function latencies(backend: SpillBackend, count: number, content: string, 
  * same run: a directory that degrades with its entry count, or an eviction structure
  * that is not O(1), shows up as a ratio well above 1. Both backends are warmed up first
  * in a separate instance, so that the first window measures a fresh session, not a cold
- * JIT (which would flatter the ratio).
+ * JIT (which would flatter the ratio). A run that exceeds its time budget stops early;
+ * the note then says how many saves were made.
  */
 export const scaleGroup: FigureGroup = {
   name: 'scale',
@@ -53,10 +68,12 @@ export const scaleGroup: FigureGroup = {
   async run(ctx) {
     const { createLocalBackend } = await import('@spillway/local');
     const { createMemoryBackend } = await import('@spillway/memory');
-    const { saves, window, contentBytes, memoryMaxBytes, runs } = ctx.profile.scale;
+    const { saves, window, contentBytes, memoryMaxBytes, runs, budgetMs } = ctx.profile.scale;
     const content = textOfSize(contentBytes);
-    const stats = { p50: { first: [] as number[], last: [] as number[] }, p99: { first: [] as number[], last: [] as number[] } };
-    const collect = (target: typeof stats, ms: Float64Array): void => {
+    type Windows = { first: number[]; last: number[] };
+    const fresh = (): { p50: Windows; p99: Windows } => ({ p50: { first: [], last: [] }, p99: { first: [], last: [] } });
+    const collect = (target: { p50: Windows; p99: Windows }, ms: Float64Array): void => {
+      if (ms.length < 2 * window) throw new Error(`only ${ms.length} saves were made within the time budget; two windows of ${window} are needed`);
       const first = Array.from(ms.subarray(0, window));
       const last = Array.from(ms.subarray(ms.length - window));
       target.p50.first.push(median(first));
@@ -64,39 +81,42 @@ export const scaleGroup: FigureGroup = {
       target.p99.first.push(quantile(first, 0.99));
       target.p99.last.push(quantile(last, 0.99));
     };
+    const describe = (run: SaveRun, seconds: number): string =>
+      run.stoppedEarly
+        ? `STOPPED EARLY: ${run.ms.length.toLocaleString('en-US')} of ${saves.toLocaleString('en-US')} saves in the ${(budgetMs / 1000).toFixed(0)} s budget`
+        : `all ${saves.toLocaleString('en-US')} saves in ${seconds.toFixed(1)} s`;
 
-    const local = structuredClone(stats);
     const warmRoot = await privateDir(ctx.scratch, 'warm');
-    await latencies(createLocalBackend({ root: warmRoot }), WARMUP_SAVES, content, 'bench-warmup');
-    await latencies(createMemoryBackend({ maxBytes: memoryMaxBytes }), WARMUP_SAVES, content, 'bench-warmup');
+    await latencies(createLocalBackend({ root: warmRoot }), WARMUP_SAVES, content, budgetMs, 'bench-warmup');
+    await latencies(createMemoryBackend({ maxBytes: memoryMaxBytes }), WARMUP_SAVES, content, budgetMs, 'bench-warmup');
     await rm(warmRoot, { recursive: true, force: true });
+
+    const local = fresh();
+    const localNotes: string[] = [];
     for (let run = 0; run < runs; run++) {
       const root = await privateDir(ctx.scratch, 'root');
       const t0 = performance.now();
-      const { ms } = await latencies(createLocalBackend({ root }), saves, content);
-      ctx.log(`local run ${run}: ${saves} saves in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-      collect(local, ms);
+      const result = await latencies(createLocalBackend({ root }), saves, content, budgetMs);
+      const note = `${describe(result, (performance.now() - t0) / 1000)}, one session directory`;
+      ctx.log(`local run ${run}: ${note}`);
+      localNotes.push(note);
+      collect(local, result.ms);
       await rm(root, { recursive: true, force: true });
     }
-    const localNotes = [`one session directory holding ${saves} files at the end`];
     ctx.record('scale.local.p50', { spillway: local.p50.last, baseline: local.p50.first, notes: localNotes });
-    ctx.record('scale.local.p99', { spillway: local.p99.last, baseline: local.p99.first, notes: localNotes });
+    ctx.record('scale.local.p99', { spillway: local.p99.last, baseline: local.p99.first });
 
-    const memory = structuredClone(stats);
+    const memory = fresh();
     const memoryNotes: string[] = [];
     for (let run = 0; run < runs; run++) {
       const backend = createMemoryBackend({ maxBytes: memoryMaxBytes });
-      const { ms, first } = await latencies(backend, saves, content);
-      collect(memory, ms);
-      if (run === 0 && first !== undefined) {
-        const evicted = await backend.reader.read(first).then(
-          () => false,
-          (error: unknown) => isSpillError(error, 'SPILL_EXPIRED'),
-        );
-        memoryNotes.push(evicted ? 'eviction was active: the first save answered SPILL_EXPIRED' : 'the first save was NOT evicted');
-      }
+      const t0 = performance.now();
+      const result = await latencies(backend, saves, content, budgetMs);
+      const { evictions, artifacts } = backend.stats();
+      memoryNotes.push(`${describe(result, (performance.now() - t0) / 1000)}; ${evictions.toLocaleString('en-US')} evictions, ${artifacts} artifacts held at the end`);
+      collect(memory, result.ms);
     }
     ctx.record('scale.memory.p50', { spillway: memory.p50.last, baseline: memory.p50.first, notes: memoryNotes });
-    ctx.record('scale.memory.p99', { spillway: memory.p99.last, baseline: memory.p99.first, notes: memoryNotes });
+    ctx.record('scale.memory.p99', { spillway: memory.p99.last, baseline: memory.p99.first });
   },
 };
