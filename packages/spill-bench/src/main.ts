@@ -115,9 +115,12 @@ async function main(): Promise<void> {
   process.stdout.write(`\nspillway benchmarks (${profile.name}), ${(durationMs / 1000).toFixed(1)} s\n\n${table}\n\n`);
   if (notes !== '') process.stdout.write(`Notes:\n${notes}\n\n`);
   const outDir = values.out ?? path.join(findRepoRoot() ?? process.cwd(), 'bench-results');
-  const file = await writeReport({ mode: profile.name, startedAt: started.toISOString(), durationMs, machine, figures, table }, outDir);
+  const loadAverageAtEnd = os.loadavg();
+  const file = await writeReport({ mode: profile.name, startedAt: started.toISOString(), durationMs, machine, loadAverageAtEnd, figures, table }, outDir);
   const misses = figures.filter((f) => f.status === 'measured' && !f.holds).length;
   const skipped = figures.filter((f) => f.status === 'skipped').length;
+  const load = (l: readonly number[]): string => l.map((x) => x.toFixed(2)).join(' ');
+  process.stdout.write(`Load average at start ${load(machine.loadAverage)}, at end ${load(loadAverageAtEnd)} (${machine.cpus} CPUs).\n`);
   process.stdout.write(`${figures.length - misses - skipped} held, ${misses} missed, ${skipped} skipped. JSON: ${file}\n`);
 }
 

@@ -20,7 +20,7 @@ describe('report', () => {
     try {
       const out = path.join(dir, 'nested');
       const file = await writeReport(
-        { mode: 'quick', startedAt: '2025-01-31T12:00:00.000Z', durationMs: 1, machine: machineInfo(), figures: [], table: '' },
+        { mode: 'quick', startedAt: '2025-01-31T12:00:00.000Z', durationMs: 1, machine: machineInfo(), loadAverageAtEnd: [0, 0, 0], figures: [], table: '' },
         out,
       );
       expect(path.dirname(file)).toBe(out);

@@ -15,6 +15,8 @@ export interface BenchReport {
   readonly durationMs: number;
   /** The machine, so that numbers from different runs can be told apart. */
   readonly machine: MachineInfo;
+  /** 1, 5 and 15 minute load averages when the run ended. */
+  readonly loadAverageAtEnd: readonly number[];
   /** Every figure, measured or skipped, in table order. */
   readonly figures: readonly FigureOutcome[];
   /** The table as printed. */
