@@ -93,7 +93,9 @@ export const DEFAULT_GREP_TIMEOUT_MS = 5000;
  * `offset` must be an integer ≥ 1, `limit` and `maxBytes` integers ≥ 0; anything else
  * (0, negative, fractional, NaN) rejects with `SPILL_INVALID_INPUT`. With `limit: 0` the
  * answer is empty and `nextOffset` equals `offset`. When `maxBytes` is smaller than the
- * first character, `text` is empty.
+ * first character of the first line, nothing fits: `text` is empty, `endLine` is
+ * `startLine - 1`, `truncated` is `true`, `hasMore` is `true`, and `nextOffset` is absent
+ * (paging on with the same `maxBytes` could never make progress; ask for more bytes).
  */
 export interface ReadOptions extends SpillCallOptions {
   /** 1-based number of the first line to return. Default 1. */
@@ -122,7 +124,11 @@ export interface ReadResult {
   readonly truncated: boolean;
   /** True when the artifact holds content after what `text` shows. */
   readonly hasMore: boolean;
-  /** The line to pass as `offset` to continue, when `hasMore` and the cut was at a line end. */
+  /**
+   * The line to pass as `offset` to continue, when `hasMore` and the cut was at a line end
+   * (or `limit` was 0). Always greater than `startLine` except for `limit: 0`, so a client
+   * paging by `nextOffset` always makes progress; absent when the cut fell inside a line.
+   */
   readonly nextOffset?: number;
   /** The artifact's full size in UTF-8 bytes. */
   readonly totalBytes: number;
