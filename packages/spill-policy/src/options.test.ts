@@ -49,6 +49,14 @@ describe('configuration', () => {
     expect([...resolveOptions({ maxInlineBytes: 10, skipTools: [] }).skipTools]).toEqual([]);
   });
 
+  it('rejects an unknown option key with a TypeError naming it and the known keys', () => {
+    const misspelt = { backend, maxInlineByte: 10 } as unknown as SpillPolicyOptions;
+    expect(() => createSpillPolicy(misspelt)).toThrow(TypeError);
+    expect(() => createSpillPolicy(misspelt)).toThrow(/"maxInlineByte".*backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent/);
+    // Known keys whose value is undefined are fine.
+    expect(createSpillPolicy({ backend, maxInlineBytes: 10, previewBytes: undefined, onEvent: undefined }).enabled).toBe(true);
+  });
+
   it('says what to fix in the message', () => {
     expect(() => createSpillPolicy({ maxInlineBytes: -3 })).toThrow(/maxInlineBytes must be a non-negative whole number of bytes; got -3/);
   });

@@ -10,6 +10,16 @@ export const DEFAULT_SAVE_TIMEOUT_MS = 10_000;
 /** The largest delay `setTimeout` honours; longer ones fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** Every key {@link SpillPolicyOptions} accepts; any other key is a mistake. */
+const KNOWN_OPTION_KEYS: readonly string[] = Object.freeze([
+  'backend',
+  'maxInlineBytes',
+  'skipTools',
+  'previewBytes',
+  'saveTimeoutMs',
+  'onEvent',
+] satisfies (keyof SpillPolicyOptions)[]);
+
 /** Options after validation. */
 export interface ResolvedOptions {
   /** Where full results go, if anywhere. */
@@ -33,6 +43,14 @@ export interface ResolvedOptions {
 export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createSpillPolicy needs an options object, such as { backend, maxInlineBytes: 50_000 }.');
+  }
+  // A misspelt key (`maxInlineByte`) would otherwise leave the policy silently disabled.
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTION_KEYS.includes(key)) {
+      throw new TypeError(
+        `createSpillPolicy does not know the option ${JSON.stringify(key)}; the options are ${KNOWN_OPTION_KEYS.join(', ')}.`,
+      );
+    }
   }
   const { backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent } = options;
   if (backend !== undefined) {

@@ -178,15 +178,28 @@ describe('best effort: the original is kept and an event says why', () => {
     expect((await keptReason({ backend: fakeBackend({ kind: 'wrong-bytes', locator: 'l' }) })).reason).toBe('malformed-ref');
   });
 
-  it('a save that never settles → timeout after saveTimeoutMs, and the save is aborted through its signal', async () => {
-    const backend = fakeBackend({ kind: 'hang', honoursSignal: false });
-    const started = performance.now();
-    const event = await keptReason({ backend, saveTimeoutMs: 30 });
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(event.reason).toBe('timeout');
-    expect(isSpillError(event.error, 'SPILL_TIMEOUT')).toBe(true);
-    expect(backend.calls[0]?.signal?.aborted).toBe(true);
-    expect(isSpillError(backend.calls[0]?.signal?.reason, 'SPILL_TIMEOUT')).toBe(true);
+  it('a save that never settles → timeout exactly at saveTimeoutMs, and the save is aborted through its signal', async () => {
+    vi.useFakeTimers();
+    try {
+      const backend = fakeBackend({ kind: 'hang', honoursSignal: false });
+      const events: SpillEvent[] = [];
+      const policy = createSpillPolicy({ backend, maxInlineBytes: 1000, saveTimeoutMs: 10_000, onEvent: (e) => events.push(e) });
+      const result: ToolResult = { content: [textBlock(big)] };
+      let settled: ToolResult | undefined;
+      void policy.applyToResult(exec, result).then((out) => (settled = out));
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(settled).toBeUndefined();
+      expect(backend.calls[0]?.signal?.aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toBe(result);
+      expect(events).toMatchObject([{ type: 'kept', reason: 'timeout' }]);
+      const event = events[0] as SpillKeptEvent;
+      expect(isSpillError(event.error, 'SPILL_TIMEOUT')).toBe(true);
+      expect(backend.calls[0]?.signal?.aborted).toBe(true);
+      expect(isSpillError(backend.calls[0]?.signal?.reason, 'SPILL_TIMEOUT')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a backend that answers an abort by rejecting still reports timeout', async () => {

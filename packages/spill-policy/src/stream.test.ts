@@ -215,9 +215,8 @@ describe('stream(exec)', () => {
     // This fake consumes; make one that never even reads.
     const stuck: SpillBackend = { ...backend, saveTextStream: (_input, options?: SpillCallOptions) => new Promise((_r, reject) => options?.signal?.addEventListener('abort', () => { reject(new Error('aborted')); })) };
     const text = 'q'.repeat(200_000);
-    const started = performance.now();
+    // Bounded by the test timeout, not a wall-clock assertion: the outcome is what counts.
     const { result, events } = await streamed({ backend: stuck, maxInlineBytes: 1000, saveTimeoutMs: 30 }, exec, chunk(text, [1000, 2000, 100_000]));
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(result.content).toEqual([{ type: 'text', text }]);
     expect(events).toMatchObject([{ type: 'kept', reason: 'timeout' }]);
   });
