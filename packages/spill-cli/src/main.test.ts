@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SpillError, type SpillErrorCode } from '@spillway/core';
+import { SpillError, spillLocator, type SpillEntry, type SpillErrorCode } from '@spillway/core';
 import { localBackendFactory, type BackendFactory, type CliBackend } from './context.js';
 import { main, wantsJson } from './main.js';
 import { testIO } from './test-io.js';
@@ -144,7 +144,7 @@ describe('save, read, grep, ls and rm', () => {
     expect(new Date(listing.entries[0]?.createdAt ?? '').toISOString()).toBe(listing.entries[0]?.createdAt);
 
     const other = await cli(['ls', '--session', 'someone-else', '--json'], { backend: factory });
-    expect(JSON.parse(other.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0 });
+    expect(JSON.parse(other.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0, complete: true });
 
     const lsText = await cli(['ls'], { backend: factory });
     expect(lsText.stdout).toContain('CREATED');
@@ -344,6 +344,76 @@ describe('run', () => {
     const factory = await freshRoot();
     const r = await cli(['run', node, '-e', 'console.log(process.argv.slice(1).join(","))', '--', '--json', '-x'], { backend: factory });
     expect(r.stdout).toBe('--json,-x\n');
+  });
+});
+
+/** A backend whose listing yields `good` entries and then fails with `code`. */
+function failingPartWay(good: number, code: SpillErrorCode): BackendFactory {
+  const base = failing(code)({ path: '/unused', source: 'option' });
+  async function* entries(): AsyncGenerator<SpillEntry> {
+    for (let i = 0; i < good; i++) {
+      await Promise.resolve();
+      yield { locator: spillLocator(`/r/session-a/${String(i)}-x.txt`), bytes: 10 + i, createdAt: new Date(0), session: 'session-a' };
+    }
+    throw new SpillError(code, `Injected ${code} after ${String(good)} entries.`);
+  }
+  const backend: CliBackend = { ...base, catalog: { ...base.catalog, list: () => entries() } };
+  return () => backend;
+}
+
+describe('--json prints one complete document on stdout, or nothing', () => {
+  it('leaves stdout empty when ls --json meets an unsafe root', async () => {
+    const root = join(base, `shared-${String(++counter)}`);
+    await mkdir(root);
+    await chmod(root, 0o777);
+    const r = await cli(['ls', '--root', root, '--json'], { backend: (resolved) => localBackendFactory(resolved) });
+    expect(r.code).toBe(6);
+    expect(r.stdout).toBe('');
+    expect((JSON.parse(r.stderr) as { error: { code: string } }).error.code).toBe('SPILL_UNSAFE_ROOT');
+  });
+
+  it('leaves stdout empty when the listing fails before its first entry', async () => {
+    const r = await cli(['ls', '--json'], { backend: failingPartWay(0, 'SPILL_STORAGE_FAILED') });
+    expect(r.code).toBe(7);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'SPILL_STORAGE_FAILED', exitCode: 7 } });
+  });
+
+  it('closes the ls document, marked incomplete, when the listing fails part way', async () => {
+    const r = await cli(['ls', '--json'], { backend: failingPartWay(2, 'SPILL_STORAGE_FAILED') });
+    expect(r.code).toBe(7);
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    const doc = JSON.parse(r.stdout) as { entries: { bytes: number }[]; count: number; totalBytes: number; complete: boolean };
+    expect(doc).toMatchObject({ count: 2, totalBytes: 21, complete: false });
+    expect(doc.entries.map((e) => e.bytes)).toEqual([10, 11]);
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'SPILL_STORAGE_FAILED', exitCode: 7 } });
+  });
+
+  it.each([
+    [['read', '/x']],
+    [['grep', '/x', 'p']],
+    [['ls']],
+    [['rm', '/x']],
+    [['save']],
+    [['gc', '--older-than', '1d']],
+    [['run', '--max-inline-bytes', '10', '--', process.execPath, '-e', 'process.stdout.write("z".repeat(100))']],
+  ])('keeps stdout empty when %j fails under --json', async (args) => {
+    const json = args[0] === 'run' ? ['run', '--json', ...args.slice(1)] : [...args, '--json'];
+    const r = await cli(json, { backend: failing('SPILL_UNSAFE_ROOT'), stdin: 'data' });
+    if (args[0] === 'run') {
+      // run keeps the output when storage fails: stdout is its one document.
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ spilled: false, text: 'z'.repeat(100) });
+      return;
+    }
+    expect(r.code, json.join(' ')).not.toBe(0);
+    if (args[0] === 'gc') {
+      // gc reports listing failures inside its report: one document, and an exit code.
+      expect(JSON.parse(r.stdout)).toMatchObject({ complete: false });
+      return;
+    }
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: 'SPILL_UNSAFE_ROOT', exitCode: 6 } });
   });
 });
 

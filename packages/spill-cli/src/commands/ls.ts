@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import type { SpillEntry } from '@spillway/core';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { lsHeader, lsRow, lsSummary } from '../format.js';
 import { lsEntryJson } from '../json.js';
@@ -15,6 +16,10 @@ Examples:
 
 Without --session every session's artifacts are listed. Sessions appear as the backend's
 opaque key (session-<hash>): the id itself is not stored.
+
+Under --json stdout is one complete JSON document or nothing: a failure before the first
+entry prints nothing there; a failure part way closes the document with "complete": false
+(the error goes to stderr and sets the exit code).
 `;
 
 /** Registers `spillway ls`: the artifacts under the root, streamed. */
@@ -26,26 +31,39 @@ export function registerLs(program: Command, ctx: CliContext): void {
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
   command.action(async (options: LsOptions) => {
+    const sessionId = options.session === undefined ? undefined : ctx.session(options.session);
     const backend = ctx.backend(options);
-    const listing = backend.catalog.list(options.session === undefined ? {} : { sessionId: ctx.session(options.session) });
+    // An unsafe or missing root fails here, before anything reaches stdout.
+    if (typeof backend.root === 'function') await backend.root();
+    const listing = backend.catalog.list(sessionId === undefined ? {} : { sessionId })[Symbol.asyncIterator]();
+    // The first entry is pulled before printing, so a listing that fails at once leaves
+    // stdout empty rather than holding the start of a document or a table.
+    let next: IteratorResult<SpillEntry> = await listing.next();
     let count = 0;
     let totalBytes = 0;
     if (options.json === true) {
       // Streamed so a large catalog never sits in memory; the document is still one line.
       await ctx.print('{"entries":[');
-      for await (const entry of listing) {
-        await ctx.print(`${count === 0 ? '' : ','}${JSON.stringify(lsEntryJson(entry))}`);
-        count++;
-        totalBytes += entry.bytes;
+      try {
+        for (; next.done !== true; next = await listing.next()) {
+          await ctx.print(`${count === 0 ? '' : ','}${JSON.stringify(lsEntryJson(next.value))}`);
+          count++;
+          totalBytes += next.value.bytes;
+        }
+      } catch (error) {
+        // Part of the listing is already out: close the document so stdout stays valid
+        // JSON, mark it incomplete, and let main() report the error on stderr.
+        await ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":false}\n`);
+        throw error;
       }
-      await ctx.print(`],"count":${count},"totalBytes":${totalBytes}}\n`);
+      await ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":true}\n`);
       return;
     }
-    for await (const entry of listing) {
+    for (; next.done !== true; next = await listing.next()) {
       if (count === 0) await ctx.print(lsHeader(ctx.out));
-      await ctx.print(lsRow(entry));
+      await ctx.print(lsRow(next.value));
       count++;
-      totalBytes += entry.bytes;
+      totalBytes += next.value.bytes;
     }
     await ctx.print(lsSummary(count, totalBytes));
   });
