@@ -36,6 +36,21 @@ describe('createLocalBackend options', () => {
     expect(() => createLocalBackend(opts as never)).toThrow(TypeError);
   });
 
+  it.each([
+    [{ rooot: '/x' }, 'rooot'],
+    [{ root: '/x', maxAge: 1 }, 'maxAge'],
+    [{ maxOpenfiles: 64 }, 'maxOpenfiles'],
+    [{ durable: true, signal: null }, 'signal'],
+  ])('rejects the unknown key in %j with a TypeError that names it and lists the known ones', (opts, key) => {
+    expect(() => createLocalBackend(opts as never)).toThrow(
+      new TypeError(`createLocalBackend: unknown option "${key}"; the known options are root, createRoot, durable, maxOpenFiles.`),
+    );
+  });
+
+  it('accepts every documented key', () => {
+    expect(() => createLocalBackend({ root, createRoot: false, durable: false, maxOpenFiles: 8 })).not.toThrow();
+  });
+
   it('resolves a relative root against the working directory at construction', async () => {
     const rel = path.relative(process.cwd(), root);
     const backend = createLocalBackend({ root: rel });
@@ -193,6 +208,13 @@ describe('reading back', () => {
     const ref = await backend.saveText(request('one\ntwo\nthree\nfour\n'));
     const r = await backend.reader.read(ref.locator, { offset: 2, limit: 2 });
     expect(r).toEqual({ text: 'two\nthree\n', startLine: 2, endLine: 3, truncated: false, hasMore: true, nextOffset: 4, totalBytes: 19 });
+  });
+
+  it('answers a read whose maxBytes holds not even the first character as truncated, with no nextOffset', async () => {
+    const backend = createLocalBackend({ root });
+    const ref = await backend.saveText(request('😀 wide\nnext\n'));
+    const r = await backend.reader.read(ref.locator, { maxBytes: 3 });
+    expect(r).toEqual({ text: '', startLine: 1, endLine: 0, truncated: true, hasMore: true, totalBytes: 15 });
   });
 
   it('greps with line numbers, case folding and literal mode', async () => {

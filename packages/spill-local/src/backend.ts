@@ -89,6 +89,9 @@ export interface LocalBackendInternals {
   readonly writeBufferBytes?: number;
 }
 
+/** Every key {@link LocalBackendOptions} knows; anything else is a typo worth failing on. */
+const KNOWN_OPTIONS: readonly string[] = ['root', 'createRoot', 'durable', 'maxOpenFiles'] satisfies readonly (keyof LocalBackendOptions)[];
+
 function checkOptions(options: unknown): {
   root: string | undefined;
   createRoot: boolean;
@@ -97,6 +100,13 @@ function checkOptions(options: unknown): {
 } {
   if (options === undefined) return { root: undefined, createRoot: false, durable: false, maxOpenFiles: DEFAULT_MAX_OPEN_FILES };
   if (typeof options !== 'object' || options === null) throw new TypeError('createLocalBackend options must be an object.');
+  // A misspelt key (`rooot`) would otherwise silently fall back to a default, such as a
+  // temporary root that vanishes with the machine.
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.includes(key)) {
+      throw new TypeError(`createLocalBackend: unknown option ${JSON.stringify(key)}; the known options are ${KNOWN_OPTIONS.join(', ')}.`);
+    }
+  }
   const { root, createRoot, durable, maxOpenFiles } = options as Record<string, unknown>;
   if (root !== undefined) {
     if (typeof root !== 'string' || root.length === 0) throw new TypeError('options.root must be a non-empty path string.');
@@ -220,7 +230,8 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
  * const ref = await backend.saveText({ owner: { sessionId: sessionId('s1') }, source, suggestedName: 'out.txt', content });
  * const page = await backend.reader.read(ref.locator, { offset: 1, limit: 100 });
  *
- * @throws TypeError when the options are malformed (bad root, maxOpenFiles below 8…).
+ * @throws TypeError when the options are malformed (an unknown key, a bad root, maxOpenFiles
+ * below 8…).
  */
 export function createLocalBackend(options?: LocalBackendOptions): LocalBackend {
   return createLocalBackendWith(options);

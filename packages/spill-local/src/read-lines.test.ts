@@ -47,7 +47,7 @@ function model(text: string, offset: number, limit: number, maxBytes: number): R
     if (Buffer.byteLength(cut + ch) > maxBytes) break;
     cut += ch;
   }
-  if (cut === '') return { ...base, text: '', endLine: offset - 1, truncated: false, hasMore: true };
+  if (cut === '') return { ...base, text: '', endLine: offset - 1, truncated: true, hasMore: true };
   return { ...base, text: cut, endLine: offset, truncated: true, hasMore: true };
 }
 
@@ -82,6 +82,22 @@ describe('read semantics', () => {
     const r = await readText(`${'😀'.repeat(10)}\nnext\n`, { maxBytes: 6 });
     expect(r).toMatchObject({ text: '😀', endLine: 1, truncated: true, hasMore: true });
     expect(r.nextOffset).toBeUndefined();
+  });
+
+  it.each([
+    ['a 4-byte first character and maxBytes 3', '😀rest\nnext\n', 3],
+    ['a 3-byte first character and maxBytes 2', '中\n', 2],
+    ['an empty first line and maxBytes 0', '\nnext\n', 0],
+    ['any first line and maxBytes 0', 'abc', 0],
+  ])('answer "nothing fits" as truncated with no nextOffset for %s', async (_name, text, maxBytes) => {
+    const r = await readText(text, { offset: 1, limit: 5, maxBytes });
+    expect(r).toEqual({ text: '', startLine: 1, endLine: 0, truncated: true, hasMore: true, totalBytes: Buffer.byteLength(text) });
+    expect('nextOffset' in r).toBe(false);
+  });
+
+  it('answer "nothing fits" the same way at a later offset', async () => {
+    const r = await readText('a\n😀b\nc\n', { offset: 2, maxBytes: 3 });
+    expect(r).toEqual({ text: '', startLine: 2, endLine: 1, truncated: true, hasMore: true, totalBytes: 10 });
   });
 
   it('find a line beyond the first scan buffer, and across its boundary', async () => {

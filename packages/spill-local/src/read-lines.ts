@@ -71,7 +71,8 @@ export async function findLineStart(
 /**
  * Answers a read from bytes starting at `start`, the first byte of line `offset`, with the
  * exact semantics documented on core's `ReadResult`: whole lines when at least one fits in
- * `maxBytes`, else the first line cut at a code-point boundary.
+ * `maxBytes`, else the first line cut at a code-point boundary, else (not even its first
+ * character fits) an empty `text` with `truncated: true` and no `nextOffset`.
  */
 export async function readFrom(
   read: PositionedRead,
@@ -130,7 +131,9 @@ export async function readFrom(
   let cut = Math.min(maxBytes, got);
   while (cut > 0 && cut < got && ((window[cut] ?? 0) & 0xc0) === 0x80) cut--;
   if (cut === 0) {
-    return { text: '', startLine: offset, endLine: offset - 1, truncated: false, hasMore: true, totalBytes: size };
+    // Nothing fits. Core's contract: the (empty) first line counts as cut short, and no
+    // nextOffset, because paging on with the same maxBytes could never make progress.
+    return { text: '', startLine: offset, endLine: offset - 1, truncated: true, hasMore: true, totalBytes: size };
   }
   return {
     text: window.toString('utf8', 0, cut),
