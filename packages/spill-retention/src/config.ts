@@ -144,15 +144,44 @@ function clockFrom(now: unknown): () => number {
   };
 }
 
+/** Every key {@link RetentionOptions} knows. */
+const KNOWN_OPTIONS: readonly string[] = [
+  'catalog',
+  'maxAgeMs',
+  'maxTotalBytes',
+  'maxSessionBytes',
+  'graceMs',
+  'keep',
+  'dryRun',
+  'now',
+  'tempGraceMs',
+  'deleteConcurrency',
+  'maxReportedEntries',
+] satisfies readonly (keyof RetentionOptions)[];
+
+/**
+ * Throws a TypeError for the first own key of `options` that is not in `known`. A misspelt
+ * limit (`maxAge` for `maxAgeMs`) would otherwise be silently ignored, and retention would
+ * quietly delete nothing, or, for a misspelt session filter, sweep every session.
+ */
+export function rejectUnknownKeys(where: string, options: object, known: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new TypeError(`${where}: unknown option ${JSON.stringify(key)}; the known options are ${known.join(', ')}.`);
+    }
+  }
+}
+
 /**
  * Validates options for callers without type checking and fills in the defaults.
  *
- * @throws TypeError naming the first bad option.
+ * @throws TypeError naming the first bad option, or the first unknown key.
  */
 export function resolveConfig(options: RetentionOptions): RetentionConfig {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createRetention needs an options object with at least a catalog.');
   }
+  rejectUnknownKeys('createRetention', options, KNOWN_OPTIONS);
   const catalog = options.catalog as unknown;
   if (
     typeof catalog !== 'object' ||

@@ -101,7 +101,7 @@ describe('retention over the local backend', () => {
       .read(loc)
       .catch((e: unknown) => e);
     expect(isSpillError(error, 'SPILL_NOT_FOUND')).toBe(true);
-    expect((error as Error).message).toMatch(/run the tool that produced it again/);
+    expect((error as Error).message).toMatch(/run the tool that produced it again/i);
   });
 
   it('removes crash leftovers through the backend temp sweep, but not fresh ones', async () => {

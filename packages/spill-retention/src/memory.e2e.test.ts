@@ -76,7 +76,7 @@ describe('retention over the memory backend', () => {
       .read(loc)
       .catch((e: unknown) => e);
     expect(isSpillError(error, 'SPILL_EXPIRED') || isSpillError(error, 'SPILL_NOT_FOUND')).toBe(true);
-    expect((error as Error).message).toMatch(/run the tool that produced it again/);
+    expect((error as Error).message).toMatch(/run the tool that produced it again/i);
   });
 
   it('loses no artifact saved while a sweep runs (property, real memory backend, shared clock)', async () => {

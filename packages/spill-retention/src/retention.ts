@@ -1,5 +1,5 @@
 import type { SessionId } from '@spillway/core';
-import { type RetentionOptions, type SweepOptions, resolveConfig } from './config.js';
+import { type RetentionOptions, type SweepOptions, rejectUnknownKeys, resolveConfig } from './config.js';
 import { runPurge } from './purge.js';
 import type { RetentionReport } from './report.js';
 import { runSweep } from './sweep.js';
@@ -24,9 +24,13 @@ export interface Retention {
   purgeSession(sessionId: SessionId, options?: Omit<SweepOptions, 'sessionId'>): Promise<RetentionReport>;
 }
 
-function checkSweepOptions(options: unknown): void {
+const SWEEP_KEYS: readonly string[] = ['sessionId', 'signal', 'onProgress'] satisfies readonly (keyof SweepOptions)[];
+const PURGE_KEYS: readonly string[] = ['signal', 'onProgress'] satisfies readonly (keyof SweepOptions)[];
+
+function checkSweepOptions(where: string, options: unknown, known: readonly string[]): void {
   if (options === undefined) return;
   if (typeof options !== 'object' || options === null) throw new TypeError('Sweep options must be an object.');
+  rejectUnknownKeys(where, options, known);
   const { sessionId, onProgress, signal } = options as Record<string, unknown>;
   if (sessionId !== undefined && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new TypeError('sessionId must be a non-empty string.');
@@ -49,20 +53,22 @@ function checkSweepOptions(options: unknown): void {
  * });
  * const report = await retention.sweep();
  *
- * @throws TypeError for an invalid option (a negative limit, a missing catalog…).
+ * @throws TypeError for an invalid option (a negative limit, a missing catalog, an unknown
+ * key such as `maxAge`…). `sweep` and `purgeSession` throw a TypeError for an unknown
+ * option key too.
  */
 export function createRetention(options: RetentionOptions): Retention {
   const cfg = resolveConfig(options);
   return {
     sweep: (sweepOptions = {}) => {
-      checkSweepOptions(sweepOptions);
+      checkSweepOptions('sweep', sweepOptions, SWEEP_KEYS);
       return runSweep(cfg, sweepOptions);
     },
     purgeSession: (sessionId, purgeOptions = {}) => {
       if (typeof sessionId !== 'string' || (sessionId as string) === '') {
         throw new TypeError('purgeSession needs a non-empty session id.');
       }
-      checkSweepOptions(purgeOptions);
+      checkSweepOptions('purgeSession', purgeOptions, PURGE_KEYS);
       return runPurge(cfg, sessionId, purgeOptions);
     },
   };

@@ -47,6 +47,55 @@ describe('configuration', () => {
     expect(() => createRetention(options as unknown as RetentionOptions)).toThrow(TypeError);
   });
 
+  const KNOWN =
+    'catalog, maxAgeMs, maxTotalBytes, maxSessionBytes, graceMs, keep, dryRun, now, tempGraceMs, deleteConcurrency, maxReportedEntries';
+
+  it.each([
+    ['maxAge', { catalog, maxAge: 1 }],
+    ['maxBytes', { catalog, maxBytes: 10 }],
+    ['grace', { catalog, maxAgeMs: 1, grace: 0 }],
+    ['dryrun', { catalog, dryrun: true }],
+  ])('rejects the unknown key %s with a TypeError that names it and lists the known ones', (key, options) => {
+    expect(() => createRetention(options as unknown as RetentionOptions)).toThrow(
+      new TypeError(`createRetention: unknown option "${key}"; the known options are ${KNOWN}.`),
+    );
+  });
+
+  it('never runs a sweep configured with a misspelt limit: maxAge: 1 is refused instead of deleting nothing', () => {
+    const c = new ModelCatalog([entry('old', 5, NOW - 8 * DAY)]);
+    expect(() => createRetention({ catalog: c, now: clock, maxAge: 1 } as unknown as RetentionOptions)).toThrow(/"maxAge"/);
+    expect(c.entries.size).toBe(1);
+  });
+
+  it('rejects unknown keys in sweep and purgeSession options, where a misspelt session filter would widen the sweep', () => {
+    const r = createRetention({ catalog });
+    expect(() => r.sweep({ session: 's1' } as never)).toThrow(
+      new TypeError('sweep: unknown option "session"; the known options are sessionId, signal, onProgress.'),
+    );
+    expect(() => r.purgeSession(sessionId('s1'), { sessionId: 's2' } as never)).toThrow(
+      new TypeError('purgeSession: unknown option "sessionId"; the known options are signal, onProgress.'),
+    );
+  });
+
+  it('accepts every documented key', async () => {
+    const all: Required<RetentionOptions> = {
+      catalog,
+      maxAgeMs: DAY,
+      maxTotalBytes: 1000,
+      maxSessionBytes: 100,
+      graceMs: 0,
+      keep: () => false,
+      dryRun: true,
+      now: clock,
+      tempGraceMs: HOUR,
+      deleteConcurrency: 2,
+      maxReportedEntries: 5,
+    };
+    const r = createRetention(all);
+    await expect(r.sweep({ sessionId: sessionId('s1'), signal: new AbortController().signal, onProgress: () => undefined })).resolves.toBeDefined();
+    await expect(r.purgeSession(sessionId('s1'), { signal: new AbortController().signal, onProgress: () => undefined })).resolves.toBeDefined();
+  });
+
   it('accepts no limits at all (a sweep then deletes nothing)', async () => {
     const c = new ModelCatalog([entry('x', 10, NOW - 100 * DAY)]);
     const report = await createRetention({ catalog: c, now: clock }).sweep();
