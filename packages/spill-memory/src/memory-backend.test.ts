@@ -412,14 +412,37 @@ describe('catalog', () => {
     expect(backend.stats().artifacts).toBe(0);
   });
 
-  it('deletes: true once, then false; a read after delete answers SPILL_NOT_FOUND', async () => {
+  it('deletes: true once, then false; a read or grep after delete answers SPILL_EXPIRED, telling the model to run the tool again', async () => {
     const backend = createMemoryBackend();
     const ref = await backend.saveText(request('x'));
     expect(await backend.catalog.delete(ref.locator)).toBe(true);
     expect(await backend.catalog.delete(ref.locator)).toBe(false);
-    expect(code(await rejection(backend.reader.read(ref.locator)))).toBe('SPILL_NOT_FOUND');
-    expect(code(await rejection(backend.reader.grep(ref.locator, 'x')))).toBe('SPILL_NOT_FOUND');
+    for (const error of [await rejection(backend.reader.read(ref.locator)), await rejection(backend.reader.grep(ref.locator, 'x'))]) {
+      expect(code(error)).toBe('SPILL_EXPIRED');
+      expect((error as Error).message).toMatch(/expired/i);
+      expect((error as Error).message).toMatch(/run the tool again/i);
+    }
+    expect(await backend.catalog.delete(ref.locator)).toBe(false);
     expect(backend.stats()).toMatchObject({ artifacts: 0, bytes: 0, deletions: 1 });
+  });
+
+  it('answers SPILL_NOT_FOUND for a deleted locator once it has dropped out of the tombstone ring', async () => {
+    const backend = createMemoryBackend({ maxTombstones: 1 });
+    const first = await backend.saveText(request('first'));
+    const second = await backend.saveText(request('second'));
+    await backend.catalog.delete(first.locator);
+    expect(code(await rejection(backend.reader.read(first.locator)))).toBe('SPILL_EXPIRED');
+    await backend.catalog.delete(second.locator); // pushes the first tombstone out
+    expect(code(await rejection(backend.reader.read(first.locator)))).toBe('SPILL_NOT_FOUND');
+    expect(code(await rejection(backend.reader.grep(second.locator, 's')))).toBe('SPILL_EXPIRED');
+    expect(await backend.catalog.delete(first.locator)).toBe(false);
+  });
+
+  it('remembers nothing with maxTombstones 0: a deleted locator answers SPILL_NOT_FOUND', async () => {
+    const backend = createMemoryBackend({ maxTombstones: 0 });
+    const ref = await backend.saveText(request('x'));
+    await backend.catalog.delete(ref.locator);
+    expect(code(await rejection(backend.reader.read(ref.locator)))).toBe('SPILL_NOT_FOUND');
   });
 
   it('answers false when deleting an evicted or unknown locator', async () => {
@@ -488,4 +511,22 @@ describe('locators', () => {
     expect(await key(one)).toBe(await key(one));
     expect(await key(one)).not.toBe(await key(two)); // salted: the key does not reveal the session id
   });
+});
+
+describe('grep: patterns the guard refuses although a disk backend runs them', () => {
+  // The README lists these as examples of the difference: plain RegExp answers them at
+  // once on short lines, but memory refuses them up front; literal: true is the way out.
+  const content = 'hello world\naaac\nabc!x\n(.*a){20}\n';
+  for (const pattern of ['(\\w+\\s?)+$', 'a{1,30}a{1,30}a{1,30}c', '(.*a){20}', '[a-z]*[a-z]*[a-z]*[a-z]*!x']) {
+    it(`refuses ${pattern} with SPILL_INVALID_PATTERN naming literal: true, and runs it with literal: true`, async () => {
+      expect(() => new RegExp(pattern)).not.toThrow();
+      const backend = createMemoryBackend();
+      const ref = await backend.saveText(request(content));
+      const error = await rejection(backend.reader.grep(ref.locator, pattern));
+      expect(code(error)).toBe('SPILL_INVALID_PATTERN');
+      expect((error as Error).message).toContain('literal: true');
+      const literal = await backend.reader.grep(ref.locator, pattern, { literal: true });
+      expect(literal.matches.map((m) => m.line)).toEqual(content.split('\n').flatMap((line, i) => (line.includes(pattern) ? [i + 1] : [])));
+    });
+  }
 });

@@ -58,8 +58,8 @@ export interface MemoryBackendOptions {
    */
   readonly maxArtifacts?: number;
   /**
-   * How many removed locators are remembered, so that reading an evicted one answers
-   * `SPILL_EXPIRED` rather than `SPILL_NOT_FOUND`. The oldest are forgotten first. A
+   * How many removed locators are remembered, so that reading an evicted or deleted one
+   * answers `SPILL_EXPIRED` rather than `SPILL_NOT_FOUND`. The oldest are forgotten first. A
    * non-negative integer; default {@link DEFAULT_MEMORY_MAX_TOMBSTONES} (about 1 MB).
    */
   readonly maxTombstones?: number;
@@ -326,11 +326,15 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     if (reason === 'evicted') {
       throw new SpillError(
         'SPILL_EXPIRED',
-        `The result at ${key} was evicted from memory to make room for newer ones; run the tool again to get it back.`,
+        `The result at ${key} has expired: it was evicted from memory to make room for newer ones; run the tool again to get it back.`,
       );
     }
     if (reason === 'deleted') {
-      throw new SpillError('SPILL_NOT_FOUND', `The result at ${key} was deleted; run the tool again to get it back.`);
+      // Deleted through the catalog (retention, a user's `rm`): to the model, it expired.
+      throw new SpillError(
+        'SPILL_EXPIRED',
+        `The result at ${key} has expired: it was deleted from memory (by retention or by hand); run the tool again to get it back.`,
+      );
     }
     throw new SpillError(
       'SPILL_NOT_FOUND',

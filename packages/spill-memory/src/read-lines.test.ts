@@ -82,17 +82,31 @@ describe('read: the byte cap', () => {
     expect((await read({ maxBytes: 6 })).text).toBe('ab😀');
   });
 
-  it('answers empty text pointing back at the line when not even one code point fits', async () => {
+  it('answers empty, truncated text with no nextOffset when not even one code point fits', async () => {
     const { read } = await saved('€uro\n');
-    expect(await read({ maxBytes: 2 })).toEqual({
-      text: '',
-      startLine: 1,
-      endLine: 0,
-      truncated: false,
-      hasMore: true,
-      nextOffset: 1,
-      totalBytes: 7,
-    });
+    for (const maxBytes of [0, 1, 2]) {
+      expect(await read({ maxBytes })).toEqual({
+        text: '',
+        startLine: 1,
+        endLine: 0,
+        truncated: true,
+        hasMore: true,
+        totalBytes: 7,
+      });
+    }
+  });
+
+  it('never offers a nextOffset that repeats the offset just read (the reported repro)', async () => {
+    const { read } = await saved('€abc\nx');
+    const result = await read({ offset: 1, maxBytes: 2 });
+    expect(result).toEqual({ text: '', startLine: 1, endLine: 0, truncated: true, hasMore: true, totalBytes: 8 });
+    expect('nextOffset' in result).toBe(false);
+  });
+
+  it('answers nothing-fits for an empty line when maxBytes is 0, but a whole line at 1', async () => {
+    const { read } = await saved('a\n\nb\n');
+    expect(await read({ offset: 2, maxBytes: 0 })).toEqual({ text: '', startLine: 2, endLine: 1, truncated: true, hasMore: true, totalBytes: 5 });
+    expect(await read({ offset: 2, maxBytes: 1 })).toEqual({ text: '\n', startLine: 2, endLine: 2, truncated: false, hasMore: true, nextOffset: 3, totalBytes: 5 });
   });
 
   it('shows an unterminated final line only when it fits whole', async () => {
@@ -149,6 +163,27 @@ describe('read: paging and the line index', () => {
         const result = await read({ offset, limit, maxBytes: 1 << 20 });
         expect(result.text).toBe(lines.slice(offset - 1, offset - 1 + limit).join(''));
       }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('only ever offers a nextOffset past the line it started at, for any maxBytes (limit >= 1)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\n', '\r'), maxLength: 60 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 0, max: 10 }),
+        async (content, offset, limit, maxBytes) => {
+          const { read } = await saved(content);
+          const page = await read({ offset, limit, maxBytes });
+          if (page.nextOffset !== undefined) expect(page.nextOffset).toBeGreaterThan(page.startLine);
+          if (page.text === '' && page.hasMore) {
+            expect(page).toMatchObject({ truncated: true, endLine: offset - 1 });
+            expect('nextOffset' in page).toBe(false);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -56,15 +56,9 @@ export function readLines(artifact: Artifact, offset: number, limit: number, max
     // Not even the first line fits: show as much of it as the cap allows.
     const cut = codePointBoundary(bytes, budgetEnd, start);
     if (cut === start) {
-      return {
-        text: '',
-        startLine: offset,
-        endLine: offset - 1,
-        truncated: false,
-        hasMore: true,
-        nextOffset: offset,
-        totalBytes: total,
-      };
+      // Not even one code point fits. No nextOffset: paging on with the same maxBytes
+      // would read this line again forever; the caller has to ask for more bytes.
+      return { text: '', startLine: offset, endLine: offset - 1, truncated: true, hasMore: true, totalBytes: total };
     }
     return {
       text: decoder.decode(bytes.subarray(start, cut)),
