@@ -57,6 +57,17 @@ export interface LocalBackendOptions {
 
 /** The catalog of a {@link LocalBackend}: list, delete, and sweeping crash leftovers. */
 export interface LocalCatalog extends SpillCatalog {
+  /**
+   * Removes the `.tmp-…` files that a crashed or killed save left in session directories,
+   * when their last change is more than `olderThanMs` ago, and says how many and how many
+   * bytes. Only regular files owned by this user are removed; published artifacts are
+   * never touched. Pick an age longer than your longest stream (a save in progress keeps
+   * its temp file until it publishes), such as an hour.
+   *
+   * @throws SpillError `SPILL_INVALID_INPUT` when `olderThanMs` is not a number ≥ 0,
+   * `SPILL_ABORTED` when `signal` fires, `SPILL_UNSAFE_ROOT` for an unsafe root, and
+   * `SPILL_STORAGE_FAILED` when a file cannot be removed.
+   */
   sweepTemp(options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult>;
 }
 

@@ -83,6 +83,20 @@ describe('foreign owners (injected)', () => {
     expect(await code(backend.saveText(request('x')))).toBe('SPILL_UNSAFE_ROOT');
   });
 
+  it('a symlink above the root that belongs to another user is refused, even with createRoot, and nothing is made in its target', async () => {
+    const real = path.join(root, 'real');
+    fs.mkdirSync(real, { mode: 0o700 });
+    fs.symlinkSync(real, path.join(root, 'plink'));
+    const ops = foreignOwner(/^plink$/);
+    const backend = createLocalBackendWith({ root: path.join(root, 'plink', 'sub'), createRoot: true }, { ops });
+    const err: unknown = await backend.saveText(request('x')).catch((e: unknown) => e);
+    expect(isSpillError(err, 'SPILL_UNSAFE_ROOT')).toBe(true);
+    expect((err as Error).message).toMatch(/plink, above the spill root, is a symbolic link owned by another user \(uid 4242\)/);
+    expect(fs.readdirSync(real)).toEqual([]);
+    // The same link, owned by us, is followed.
+    expect(await createLocalBackendWith({ root: path.join(root, 'plink', 'sub'), createRoot: true }).root()).toBe(path.join(real, 'sub'));
+  });
+
   it('a session directory that belongs to another user is refused for saves, and its files for reads', async () => {
     const plain = createLocalBackend({ root });
     const ref = await plain.saveText(request('mine'));

@@ -350,8 +350,17 @@ export class RootGuard {
       fd = await this.#ops.open(real, DIR_OPEN_FLAGS);
     } catch (error) {
       const errno = errnoOf(error);
-      if (errno === 'ELOOP') throw unsafe(`The spill root ${real} is a symbolic link; point the backend at the real directory.`, error);
-      if (errno === 'ENOTDIR') throw unsafe(`The spill root ${real} is not a directory.`, error);
+      // Linux answers ENOTDIR, not ELOOP, for O_DIRECTORY|O_NOFOLLOW on a symlink, so look.
+      if (errno === 'ELOOP' || errno === 'ENOTDIR') {
+        const isLink = errno === 'ELOOP' || (await this.#ops.lstat(real).then((st) => st.isSymbolicLink(), () => false));
+        if (isLink) {
+          throw unsafe(
+            `The spill root ${real} is a symbolic link, which is never followed. Pass the real directory it points to as the root, or replace the link with a directory of mode 0700.`,
+            error,
+          );
+        }
+        throw unsafe(`The spill root ${real} is not a directory. Pass a directory of mode 0700 as the root, or a path that does not exist yet with createRoot: true.`, error);
+      }
       if (errno === 'ENOENT') throw unsafe(`The spill root ${real} disappeared while it was being checked.`, error);
       throw storageError(error, `opening the spill root ${real}`);
     }

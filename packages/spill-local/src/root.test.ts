@@ -45,6 +45,23 @@ describe('the configured root', () => {
     expect(fs.readdirSync(target)).toEqual([]);
   });
 
+  it('a symlink root is reported as a symbolic link, with what to do, not as "not a directory"', async () => {
+    const target = privateDir(path.join(base, 'target'));
+    const link = path.join(base, 'link');
+    fs.symlinkSync(target, link);
+    const err: unknown = await createLocalBackend({ root: link }).root().catch((e: unknown) => e);
+    expect(isSpillError(err, 'SPILL_UNSAFE_ROOT')).toBe(true);
+    expect((err as Error).message).toMatch(/is a symbolic link, which is never followed\. Pass the real directory it points to/);
+    expect((err as Error).message).not.toMatch(/not a directory/);
+  });
+
+  it('a regular file as root is reported as not a directory', async () => {
+    const file = path.join(base, 'file');
+    fs.writeFileSync(file, '');
+    const err: unknown = await createLocalBackend({ root: file }).root().catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/is not a directory/);
+  });
+
   it('is refused when it is not a directory', async () => {
     const file = path.join(base, 'file');
     fs.writeFileSync(file, '');
@@ -141,6 +158,32 @@ describe('directories above the root (OpenSSH-style)', () => {
     const backend = createLocalBackend({ root: path.join(planted, 'root'), createRoot: true });
     await expectUnsafe(backend.saveText(request('x')));
     expect(fs.readdirSync(target)).toEqual([]);
+  });
+
+  it.skipIf(!isRoot)('a symlink above an existing root owned by another user is refused for saves and reads, naming the link and its owner (needs root to lchown)', async () => {
+    const real = privateDir(path.join(base, 'real'));
+    const root = privateDir(path.join(real, 'root'));
+    const ours = createLocalBackend({ root });
+    const ref = await ours.saveText(request('secret'));
+    const plink = path.join(base, 'plink');
+    fs.symlinkSync(real, plink);
+    fs.lchownSync(plink, NOBODY, NOGROUP);
+    const through = createLocalBackend({ root: path.join(plink, 'root') });
+    const err: unknown = await through.saveText(request('x')).catch((e: unknown) => e);
+    expect(isSpillError(err, 'SPILL_UNSAFE_ROOT')).toBe(true);
+    expect((err as Error).message).toContain(`${plink}, above the spill root, is a symbolic link owned by another user (uid ${NOBODY})`);
+    await expectUnsafe(through.reader.read(ref.locator));
+    expect(filesUnder(root)).toEqual([ref.locator]);
+  });
+
+  it('with createRoot, a symlink above the root owned by us (or root) is followed: the root is made in its target', async () => {
+    // base/plink -> real, root at plink/sub: the OpenSSH rule trusts links this user or
+    // root could have made anyway, the same way it trusts directories they own.
+    const real = privateDir(path.join(base, 'real'));
+    fs.symlinkSync(real, path.join(base, 'plink'));
+    const backend = createLocalBackend({ root: path.join(base, 'plink', 'sub'), createRoot: true });
+    expect(await backend.root()).toBe(path.join(fs.realpathSync(real), 'sub'));
+    expect(fs.lstatSync(path.join(real, 'sub')).mode & 0o7777).toBe(0o700);
   });
 
   it('a symlink above the root owned by us is followed, and locators use the real path', async () => {
