@@ -176,6 +176,8 @@ describe('spillway run', () => {
         const poll = setInterval(() => {
           void readFile(pidFile, 'utf8').then(
             (pid) => {
+              // writeFileSync is not atomic: the file can exist and still be empty.
+              if (!/^[1-9][0-9]*$/.test(pid)) return;
               clearInterval(poll);
               childPid = Number(pid);
               wrapper.kill('SIGTERM');

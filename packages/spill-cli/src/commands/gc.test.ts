@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { formatSpillNotice } from '@spillway/policy/notice';
 import type { RetentionReport, SweepProgress } from '@spillway/retention';
 import { localBackendFactory, type BackendFactory, type CliBackend } from '../context.js';
 import { main } from '../main.js';
-import { ensureBuilt, spillway } from '../test-bin.js';
+import { BIN, ensureBuilt, spillway } from '../test-bin.js';
 import { capture, testIO } from '../test-io.js';
 import { formatGcSummary, gcJson, ProgressBar, renderProgress } from './gc.js';
 
@@ -100,6 +101,49 @@ describe('spillway gc (in process, real root)', () => {
     expect(result.stdout).toContain('is NOT met (kept and fresh artifacts alone exceed it)');
   });
 
+  it('takes several transcript files after one --keep-referenced, as a shell glob gives them, and repeated options too', async () => {
+    const { root, locators } = await rootWithArtifacts(5);
+    const hint = 'Use read with offset/limit, or grep this path to search within it.';
+    const files: string[] = [];
+    for (const [i, locator] of [locators[1], locators[3], undefined].entries()) {
+      const file = join(base, `glob-${String(counter)}-${String(i)}.jsonl`);
+      const body = locator === undefined ? 'no notice here' : formatSpillNotice({ omittedBytes: 10, locator, retrievalHint: hint });
+      await writeFile(file, `${JSON.stringify({ content: body })}\n`);
+      files.push(file);
+    }
+    const several = await cli(['gc', '--max-bytes', '0', '--dry-run', '--keep-referenced', ...files, '--json'], factoryFor(root));
+    expect(several.code).toBe(0);
+    const report = JSON.parse(several.stdout) as { kept: { count: number }; entries: { kept: { locator: string }[] } };
+    expect(report.entries.kept.map((e) => e.locator).sort()).toEqual([locators[1], locators[3]].sort());
+    const repeated = await cli(['gc', '--max-bytes', '0', '--keep-referenced', files[0] ?? '', '--keep-referenced', files[1] ?? ''], factoryFor(root));
+    expect(repeated.code).toBe(0);
+    expect(await remaining(root)).toEqual([locators[1], locators[3]].sort());
+  });
+
+  it('accepts a bare 0 for durations and sizes, and --grace 0 lets fresh artifacts go', async () => {
+    const { root } = await rootWithArtifacts(0);
+    const backend = createLocalBackend({ root });
+    const fresh = await backend.saveText({ owner: { sessionId: sessionId('s') }, source: { toolName: 't', callId: callId('c') }, suggestedName: 'fresh.txt', content: 'fresh' });
+    // Ten seconds old: inside the default grace, outside the sweep's one-second clock slack.
+    const tenSecondsAgo = new Date(Date.now() - 10_000);
+    await utimes(fresh.locator, tenSecondsAgo, tenSecondsAgo);
+    const protectedByGrace = await cli(['gc', '--max-bytes', '0', '--older-than', '0'], factoryFor(root));
+    expect(protectedByGrace.code).toBe(0);
+    expect(protectedByGrace.stdout).toContain('younger than the 5m grace period');
+    expect(await remaining(root)).toHaveLength(1);
+    const noGrace = await cli(['gc', '--max-bytes', '0', '--grace', '0'], factoryFor(root));
+    expect(noGrace.code).toBe(0);
+    expect(await remaining(root)).toEqual([]);
+  });
+
+  it('shows the default grace as a duration in --help', async () => {
+    const help = await cli(['gc', '--help'], factoryFor(join(base, 'unused')));
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--grace <duration>[^()]*\([^()]*\)\s+\(default: 5m\)/);
+    expect(help.stdout).not.toContain('300000');
+    expect(help.stdout).toMatch(/--keep-referenced <files\.\.\.>/);
+  });
+
   it('limits the sweep to one session with --session', async () => {
     const { root, locators } = await rootWithArtifacts(4);
     const result = await cli(['gc', '--older-than', '0s', '--session', 's1', '--json'], factoryFor(root));
@@ -110,7 +154,7 @@ describe('spillway gc (in process, real root)', () => {
 
   it('refuses malformed durations and sizes as usage errors', async () => {
     const { root } = await rootWithArtifacts(0);
-    for (const args of [['--older-than', '7'], ['--older-than', '7 days'], ['--max-bytes', 'lots'], ['--grace', '-1m']]) {
+    for (const args of [['--older-than', '7'], ['--older-than', '7 days'], ['--max-bytes', 'lots'], ['--grace', '-1m'], ['--grace', '300'], ['--grace', '0.5']]) {
       const result = await cli(['gc', ...args], factoryFor(root));
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/Expected a (duration|size)/);
@@ -252,6 +296,28 @@ describe('the summary', () => {
 });
 
 describe('the built binary', () => {
+  it('expands the help example --keep-referenced ~/.agent/transcripts/*.jsonl through a real shell', async () => {
+    ensureBuilt();
+    const { root, locators } = await rootWithArtifacts(3);
+    const dir = join(base, `transcripts-${String(counter)}`);
+    await mkdir(dir);
+    const hint = 'Use read with offset/limit, or grep this path to search within it.';
+    for (const [i, locator] of [locators[0], locators[2]].entries()) {
+      await writeFile(join(dir, `${String(i)}.jsonl`), `${formatSpillNotice({ omittedBytes: 1, locator: locator as SpillLocator, retrievalHint: hint })}\n`);
+    }
+    const script = `exec "$0" "$1" gc --max-bytes 0 --keep-referenced "$2"/*.jsonl`;
+    const r = await new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+      execFile('sh', ['-c', script, process.execPath, BIN, dir], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', SPILLWAY_ROOT: root, NO_COLOR: '1' } }, (error, _out, stderr) => {
+        if (error === null) resolve({ code: 0, stderr });
+        else if (typeof error.code === 'number') resolve({ code: error.code, stderr });
+        else reject(new Error(`sh could not run spillway: ${error.message}`));
+      });
+    });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(await remaining(root)).toEqual([locators[0], locators[2]].sort());
+  });
+
   it('runs gc --dry-run on a real root without deleting anything, then deletes for real', async () => {
     ensureBuilt();
     const { root, locators } = await rootWithArtifacts(5);

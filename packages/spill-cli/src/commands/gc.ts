@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { isSpillErrorCode, type SpillEntry } from '@spillway/core';
 import {
+  CLOCK_SLACK_MS,
   createRetention,
   DEFAULT_GRACE_MS,
   formatDuration,
@@ -45,7 +46,8 @@ Examples:
 
 Durations: ms, s, m, h, d, w, or sums such as 1h30m. Sizes: a number of bytes, or
 KB/MB/GB/TB (powers of 1000), KiB/MiB/GiB/TiB or K/M/G/T (powers of 1024).
-Oldest artifacts go first; nothing younger than --grace (default 5m) is deleted, and
+A bare 0 is accepted for a duration or a size. Oldest artifacts go first; nothing younger
+than --grace (default 5m; with --grace 0 still nothing under 1s old) is deleted, and
 artifacts referenced by a spill notice in a --keep-referenced file are kept.
 `;
 
@@ -60,8 +62,13 @@ function argument<T>(parse: (text: string) => T): (text: string) => T {
   };
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
+/**
+ * Parses a duration option: anything {@link parseDuration} takes, and a bare `0`, which
+ * needs no unit because zero is zero in every unit (`--grace 0` turns the grace off).
+ * Other bare numbers stay refused: `300` could mean milliseconds or seconds.
+ */
+export function parseDurationOption(text: string): number {
+  return /^\s*0+\s*$/.test(text) ? 0 : parseDuration(text);
 }
 
 /** Reads a transcript file as UTF-8 chunks, so a large one never sits in memory. */
@@ -149,7 +156,8 @@ const DELETE_WORDS: Record<DeleteReason, (o: GcOptions) => string> = {
 
 const KEEP_WORDS: Record<KeepReason, (o: GcOptions) => string> = {
   keep: () => 'referenced',
-  grace: (o) => `younger than the ${formatDuration(o.grace)} grace period`,
+  // The sweep never deletes anything younger than its clock slack, whatever --grace says.
+  grace: (o) => `younger than the ${formatDuration(Math.max(o.grace, CLOCK_SLACK_MS))} grace period`,
 };
 
 function breakdown<R extends string>(
@@ -245,12 +253,19 @@ export function registerGc(program: Command, ctx: CliContext): void {
   const command = program
     .command('gc')
     .description('Delete old artifacts, oldest first, to stay within age and size limits.')
-    .option('--older-than <duration>', 'delete artifacts older than this (e.g. 7d, 12h)', argument(parseDuration))
+    .option('--older-than <duration>', 'delete artifacts older than this (e.g. 7d, 12h)', argument(parseDurationOption))
     .option('--max-bytes <size>', 'keep the total at or under this size (e.g. 2GB, 500MiB)', argument(parseByteSize))
     .option('--max-session-bytes <size>', 'keep each session at or under this size', argument(parseByteSize))
-    .option('--grace <duration>', 'never delete anything younger than this', argument(parseDuration), DEFAULT_GRACE_MS)
+    .addOption(
+      new Option('--grace <duration>', 'never delete anything younger than this (0: only the last second)')
+        .argParser(argument(parseDurationOption))
+        // Shown as a duration in --help, not as raw milliseconds.
+        .default(DEFAULT_GRACE_MS, formatDuration(DEFAULT_GRACE_MS)),
+    )
     .option('--session <id>', 'only this session\'s artifacts (the limits apply within it)')
-    .option('--keep-referenced <file>', 'keep artifacts a spill notice in this transcript file points at (repeatable)', collect)
+    // Variadic, so that a shell glob expanding to several files works; repeating the
+    // option adds to the list (commander concatenates repeated variadic options).
+    .option('--keep-referenced <files...>', 'keep artifacts a spill notice in these transcript files points at (repeatable)')
     .option('--dry-run', 'print what would be deleted, and delete nothing');
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
