@@ -1,4 +1,4 @@
-import { isSpillError, utf8ByteLength } from '@spillway/core';
+import { isSpillError, type SpillBackend, utf8ByteLength } from '@spillway/core';
 import { describe, expect, it, vi } from 'vitest';
 import { parseSpillNotice } from './notice.js';
 import { createSpillPolicy } from './policy.js';
@@ -213,12 +213,37 @@ describe('best effort: the original is kept and an event says why', () => {
     expect(backend.calls).toHaveLength(0);
   });
 
-  it('a notice that only the real locator pushes over the cap → notice-too-large after saving, naming the orphan', async () => {
+  it('a notice that only the real locator pushes over the cap → notice-too-large after saving, naming the artifact (no catalog: kept)', async () => {
     const locator = `/very/long/${'d'.repeat(200)}`;
     const backend = fakeBackend({ kind: 'ok', locator, hint: HINT });
     const event = await keptReason({ backend, maxInlineBytes: 150 });
-    expect(event).toMatchObject({ reason: 'notice-too-large', locator });
+    expect(event).toMatchObject({ reason: 'notice-too-large', locator, removed: false });
     expect(backend.calls).toHaveLength(2);
+    expect(backend.stored.has(locator)).toBe(true);
+  });
+
+  it('deletes that unreferenced artifact through the catalog, and says so in the event', async () => {
+    const locator = `/very/long/${'d'.repeat(200)}`;
+    const backend = fakeBackend({ kind: 'ok', locator, hint: HINT }, { catalog: true });
+    const event = await keptReason({ backend, maxInlineBytes: 150 });
+    expect(event).toMatchObject({ reason: 'notice-too-large', locator, removed: true });
+    expect(backend.deleted).toEqual([locator, locator]);
+    expect(backend.stored.size).toBe(0);
+  });
+
+  it.each([
+    ['rejects', () => Promise.reject(new Error('EACCES'))],
+    ['throws synchronously', () => {
+      throw new Error('sync');
+    }],
+    ['answers "already gone"', () => Promise.resolve(false)],
+    ['never settles (bounded by saveTimeoutMs)', () => new Promise<boolean>(() => undefined)],
+  ])('keeps the original and reports removed: false when the delete %s', async (_label, remove) => {
+    const locator = `/very/long/${'d'.repeat(200)}`;
+    const base = fakeBackend({ kind: 'ok', locator, hint: HINT }, { catalog: true });
+    const backend = { ...base, catalog: { ...base.catalog, delete: remove } } as unknown as SpillBackend;
+    const event = await keptReason({ backend, maxInlineBytes: 150 });
+    expect(event).toMatchObject({ reason: 'notice-too-large', locator, removed: false });
   });
 
   it('never changes isError', async () => {

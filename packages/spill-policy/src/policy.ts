@@ -1,3 +1,4 @@
+import { removeUnreferenced } from './artifact.js';
 import { emitSafely } from './events.js';
 import { BLOCK_SEPARATOR, byteLength, joinedTextExceeds } from './measure.js';
 import { formatSpillNotice } from './notice.js';
@@ -132,7 +133,9 @@ async function replacementFor(
     formatSpillNotice({ omittedBytes, locator, retrievalHint }),
   );
   if (replacement === undefined) {
-    emit({ type: 'kept', ...names, reason: 'notice-too-large', bytes: totalBytes, locator });
+    // The model keeps the original, so the stored copy is referenced by nothing.
+    const removed = await removeUnreferenced(backend, locator, options.saveTimeoutMs);
+    emit({ type: 'kept', ...names, reason: 'notice-too-large', bytes: totalBytes, locator, removed });
     return undefined;
   }
   emit({ type: 'spilled', ...names, bytes: totalBytes, shownBytes: replacement.shownBytes, locator, ms: outcome.ms });

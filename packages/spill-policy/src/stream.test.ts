@@ -1,10 +1,10 @@
 import { isSpillError, type SaveTextStreamSpill, type SpillBackend, type SpillCallOptions, type SpillRef, spillLocator, utf8ByteLength } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatSpillNotice, hasSpillNotice, parseSpillNotice } from './notice.js';
+import { hasSpillNotice, parseSpillNotice } from './notice.js';
 import { createSpillPolicy } from './policy.js';
 import { lostNotice, PolicyStream } from './stream.js';
-import { type Behaviour, behaviourArb, fakeBackend, textArb, tick } from './test-backends.js';
+import { type Behaviour, behaviourArb, fakeBackend, locatorArb, textArb, tick } from './test-backends.js';
 import type { SpillEvent, SpillPolicyOptions, ToolExecution, ToolResult } from './types.js';
 
 const exec: ToolExecution = { toolName: 'bash', callId: 'call-1', sessionId: 'session-1' };
@@ -20,6 +20,11 @@ function chunk(text: string, cuts: readonly number[]): string[] {
   }
   chunks.push(text.slice(from));
   return chunks;
+}
+
+function onlyText(result: ToolResult): string {
+  expect(result.content).toHaveLength(1);
+  return (result.content[0] as { text: string }).text;
 }
 
 function withoutMs(events: SpillEvent[]): unknown[] {
@@ -50,14 +55,15 @@ const execArb: fc.Arbitrary<ToolExecution> = fc.oneof(
   fc.constant({ toolName: 'bash', callId: 'c' }),
   fc.constant({ toolName: 'bash', callId: '', sessionId: 's' }),
 );
-const capArb = fc.oneof(fc.integer({ min: 0, max: 150 }), { weight: 4, arbitrary: fc.integer({ min: 100, max: 3000 }) });
+// Small caps (0 up to a notice with a 200-byte locator) are where the notice may not fit.
+const capArb = fc.oneof(fc.integer({ min: 0, max: 150 }), { weight: 2, arbitrary: fc.integer({ min: 50, max: 320 }) }, { weight: 3, arbitrary: fc.integer({ min: 100, max: 3000 }) });
 /** Command-output-like text: many lines of very different lengths. */
 const logArb = fc
   .array(fc.nat({ max: 400 }), { minLength: 10, maxLength: 120 })
   .map((lengths) => lengths.map((n, i) => `${String(i)}:${'x'.repeat(n)}`).join('\n'));
 
 describe('stream(exec)', () => {
-  it('finishes with exactly what applyToResult gives for the concatenation, for any chunking', async () => {
+  it('finishes with exactly what applyToResult gives for the concatenation, for any chunking, down to the smallest notice', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(textArb, logArb),
@@ -65,34 +71,153 @@ describe('stream(exec)', () => {
         execArb,
         capArb,
         fc.option(fc.nat({ max: 800 }), { nil: undefined }),
-        fc.record({ locator: fc.string({ minLength: 1, maxLength: 30, unit: 'binary' }), hint: fc.string({ maxLength: 30 }) }),
+        fc.record({ locator: locatorArb(), hint: fc.string({ maxLength: 70 }) }),
         fc.option(fc.boolean(), { nil: undefined }),
         fc.boolean(),
-        async (text, cuts, execution, cap, previewBytes, ref, isError, disabled) => {
+        fc.boolean(),
+        async (text, cuts, execution, cap, previewBytes, ref, isError, disabled, withCatalog) => {
           const options = (backend: SpillBackend): SpillPolicyOptions => ({
             backend,
             maxInlineBytes: disabled ? undefined : cap,
             previewBytes,
-            saveTimeoutMs: 50,
+            saveTimeoutMs: 1000,
           });
-          const viaStream = fakeBackend({ kind: 'ok', ...ref });
-          const viaApply = fakeBackend({ kind: 'ok', ...ref });
+          const capabilities = { reader: true, catalog: withCatalog };
+          const viaStream = fakeBackend({ kind: 'ok', ...ref }, capabilities);
+          const viaApply = fakeBackend({ kind: 'ok', ...ref }, capabilities);
           const s = await streamed(options(viaStream), execution, chunk(text, cuts), isError);
           const a = await applied(options(viaApply), execution, text, isError);
-          // The one documented divergence: a notice larger than the cap.
-          if (a.events[0]?.type === 'kept' && a.events[0].reason === 'notice-too-large' && s.events[0]?.type === 'spilled') {
-            expect(s.events[0].overCap).toBe(true);
-            expect(s.result.content).toEqual([{ type: 'text', text: formatSpillNotice({ omittedBytes: utf8ByteLength(text), locator: ref.locator, retrievalHint: ref.hint }) }]);
-            return;
+          const first = s.events[0];
+          if (first?.type === 'kept' && first.reason === 'notice-too-large' && first.locator !== undefined) {
+            // The stream read its output back: the same UTF-8 (a lone surrogate comes back
+            // as U+FFFD), and the stored copy is deleted when the backend can.
+            expect(s.result.isError).toBe(a.result.isError);
+            expect(Buffer.from(onlyText(s.result))).toEqual(Buffer.from(onlyText(a.result)));
+            expect(first.removed).toBe(withCatalog);
+            expect(viaStream.stored.size).toBe(withCatalog ? 0 : 1);
+            const before = a.events[0];
+            if (before?.type === 'kept' && before.locator === undefined) {
+              // apply saw the final size, whose count has more digits than the size at
+              // which the stream had to start saving: it refused before saving.
+              expect(viaApply.calls).toHaveLength(0);
+              expect(s.events).toEqual([{ ...before, locator: ref.locator, removed: withCatalog }]);
+              return;
+            }
+            expect(withoutMs(s.events)).toEqual(withoutMs(a.events));
+            expect(viaApply.stored.size).toBe(withCatalog ? 0 : 1);
+          } else {
+            expect(s.result).toEqual(a.result);
+            expect(withoutMs(s.events)).toEqual(withoutMs(a.events));
           }
-          expect(s.result).toEqual(a.result);
-          expect(withoutMs(s.events)).toEqual(withoutMs(a.events));
           expect(viaStream.calls.map((c) => c.content)).toEqual(viaApply.calls.map((c) => c.content));
           expect(viaStream.calls.every((c) => c.method === 'saveTextStream')).toBe(true);
         },
       ),
       { numRuns: 300 },
     );
+  });
+
+  it('never answers over the cap unless apply would keep the original too, whatever the backend and however small the cap', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(textArb, logArb),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.integer({ min: 0, max: 320 }),
+        behaviourArb,
+        fc.record({ reader: fc.boolean(), catalog: fc.boolean(), pageBytes: fc.option(fc.integer({ min: 1, max: 600 }), { nil: undefined }) }),
+        async (text, cuts, cap, behaviour, capabilities) => {
+          const backend = fakeBackend(behaviour, capabilities);
+          const s = await streamed({ backend, maxInlineBytes: cap, saveTimeoutMs: 5 }, exec, chunk(text, cuts));
+          const out = onlyText(s.result);
+          if (utf8ByteLength(text) <= cap) {
+            expect(out).toBe(text);
+            return;
+          }
+          const event = s.events[0];
+          expect(s.events).toHaveLength(1);
+          if (event?.type === 'kept') {
+            // The original, as apply keeps it (read back when the stream had to).
+            expect(Buffer.from(out)).toEqual(Buffer.from(text));
+            const a = await applied({ backend: fakeBackend(behaviour, capabilities), maxInlineBytes: cap, saveTimeoutMs: 5 }, exec, text);
+            expect(a.events[0]?.type).toBe('kept');
+            return;
+          }
+          expect(utf8ByteLength(out)).toBeLessThanOrEqual(cap);
+          if (event?.type === 'truncated') {
+            expect(hasSpillNotice(out)).toBe(false);
+            if (event.reason === 'notice-too-large') {
+              expect(event.locator).toBeDefined();
+              expect(backend.stored.size).toBe(1); // the only full copy is kept
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers the whole output, as apply does, when only the real locator makes the notice too large (seq 1 100, cap 150)', async () => {
+    const text = Array.from({ length: 100 }, (_, i) => `${String(i + 1)}\n`).join(''); // 292 bytes
+    const locator = `/root/.local/state/spillway/session-${'3f'.repeat(16)}/${'9a'.repeat(10)}-seq.txt`;
+    const ref = { locator, hint: 'Use read with offset/limit, or grep this path to search within it.' };
+    const backend = fakeBackend({ kind: 'ok', ...ref }, { reader: true, catalog: true, pageBytes: 64 });
+    const s = await streamed({ backend, maxInlineBytes: 150 }, exec, chunk(text, [5, 60, 151, 200]));
+    expect(s.result).toEqual({ content: [{ type: 'text', text }] });
+    expect(s.events).toEqual([{ type: 'kept', toolName: 'bash', callId: 'call-1', reason: 'notice-too-large', bytes: 292, locator, removed: true }]);
+    expect(backend.deleted).toEqual([locator]);
+    expect(backend.stored.size).toBe(0);
+    const a = await applied({ backend: fakeBackend({ kind: 'ok', ...ref }, { reader: true, catalog: true }), maxInlineBytes: 150 }, exec, text);
+    expect(a.result).toEqual(s.result);
+    expect(a.events).toEqual(s.events);
+  });
+
+  it('without a reader, answers a preview within the cap, a note without a locator, and a truncated event naming the kept artifact', async () => {
+    const text = Array.from({ length: 100 }, (_, i) => `${String(i + 1)}\n`).join('');
+    const locator = `/root/.local/state/spillway/session-${'3f'.repeat(16)}/${'9a'.repeat(10)}-seq.txt`;
+    for (const capabilities of [{}, { catalog: true }, { reader: true, pageBytes: 1 }]) {
+      const backend = fakeBackend({ kind: 'ok', locator, hint: 'Use read.' }, capabilities);
+      const s = await streamed({ backend, maxInlineBytes: 150 }, exec, chunk(text, [5, 60, 151, 200]));
+      const out = onlyText(s.result);
+      expect(utf8ByteLength(out)).toBeLessThanOrEqual(150);
+      expect(out.startsWith('1\n2\n')).toBe(true);
+      expect(out).toMatch(/\(Omitted \d+ bytes(\. They were stored|, stored where)/);
+      expect(hasSpillNotice(out)).toBe(false);
+      expect(s.events).toMatchObject([{ type: 'truncated', reason: 'notice-too-large', bytes: 292, locator }]);
+      expect(backend.stored.get(locator)).toBe(text); // the only full copy is not deleted
+      expect(backend.deleted).toEqual([]);
+    }
+  });
+
+  it('gives up reading back after saveTimeoutMs and answers a preview within the cap', async () => {
+    const text = 'w'.repeat(400);
+    const backend = fakeBackend({ kind: 'ok', locator: 'L'.repeat(150), hint: 'h' });
+    const hanging: SpillBackend = { ...backend, reader: { read: () => new Promise(() => undefined), grep: () => Promise.reject(new Error('unused')) } };
+    const s = await streamed({ backend: hanging, maxInlineBytes: 150, saveTimeoutMs: 20 }, exec, [text]);
+    expect(utf8ByteLength(onlyText(s.result))).toBeLessThanOrEqual(150);
+    expect(s.events).toMatchObject([{ type: 'truncated', reason: 'notice-too-large' }]);
+    expect(isSpillError((s.events[0] as { error?: unknown }).error, 'SPILL_TIMEOUT')).toBe(true);
+  });
+
+  it('stays within the tiniest cap the stream spills at when the save fails after reading (short note, then a cut note)', async () => {
+    // 58 bytes: the smallest notice for a 3-digit count fits, the long lost note does not.
+    for (const cap of [58, 60, 70]) {
+      let seen = 0;
+      const failing: SpillBackend = {
+        name: 'failing',
+        saveText: () => Promise.reject(new Error('unused')),
+        async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
+          for await (const c of input.content) {
+            seen += c.length;
+            if (seen > 100) throw new Error('disk full');
+          }
+          throw new Error('unreachable');
+        },
+      };
+      const s = await streamed({ backend: failing, maxInlineBytes: cap }, exec, ['v'.repeat(70), 'v'.repeat(70), 'v'.repeat(99_860)]);
+      const out = onlyText(s.result);
+      expect(utf8ByteLength(out)).toBeLessThanOrEqual(cap);
+      expect(s.events).toMatchObject([{ type: 'truncated', reason: 'save-rejected', bytes: 100_000 }]);
+    }
   });
 
   it('with a failing backend: never rejects, keeps isError, stays within the cap and is honest about what was lost', async () => {

@@ -1,4 +1,5 @@
-import { SpillError } from '@spillway/core';
+import { type SpillBackend, SpillError } from '@spillway/core';
+import { readWholeArtifact, removeUnreferenced } from './artifact.js';
 import { ChunkChannel } from './channel.js';
 import { byteLength } from './measure.js';
 import { formatSpillNotice } from './notice.js';
@@ -17,6 +18,44 @@ const MIN_HIGH_WATER_UNITS = 64 * 1024;
  */
 export function lostNotice(omittedBytes: number): string {
   return `(Omitted ${String(omittedBytes)} bytes. They could not be stored, so only this preview remains.)`;
+}
+
+/** {@link lostNotice} for caps too small for it: never longer than the shortest spill notice. */
+function shortLostNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes, which could not be stored.)`;
+}
+
+/**
+ * The note that ends a stream whose output was stored but whose notice does not fit in
+ * the cap (and could not be read back): no locator, because none fits.
+ */
+function unshownNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes. They were stored, but the notice saying where is larger than maxInlineBytes.)`;
+}
+
+/** {@link unshownNotice} for caps too small for it: never longer than the shortest spill notice. */
+function shortUnshownNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes, stored where this cap cannot show.)`;
+}
+
+/** The last resort when not even a short note with its count fits. */
+const CUT_NOTE = '(Output cut.)';
+
+/**
+ * The preview plus the first of `notes` that fits in `cap`, or, when none does, as much
+ * of {@link CUT_NOTE} as fits: always at most `cap` bytes.
+ */
+function previewWithNote(
+  source: { readonly head: string; readonly tail: string; readonly totalBytes: number },
+  cap: number,
+  previewLimit: number,
+  notes: readonly ((omittedBytes: number) => string)[],
+): Replacement {
+  for (const note of notes) {
+    const replacement = composeReplacement(source, cap, previewLimit, note);
+    if (replacement !== undefined) return replacement;
+  }
+  return { text: CUT_NOTE.slice(0, cap), shownBytes: 0, omittedBytes: source.totalBytes };
 }
 
 /** Creates the stream behind `SpillPolicy.stream`. */
@@ -275,7 +314,7 @@ export class PolicyStream implements SpillStream {
       const outcome = (await this.#save?.settle(this.#options.saveTimeoutMs)) as SaveOutcome;
       if (this.#state === 'aborted') throw this.#abortError;
       if (!outcome.ok) this.#giveUp({ reason: outcome.reason, error: outcome.error });
-      text = this.#isSpilling() ? this.#fromPreview(outcome, names) : this.#takeWhole(names);
+      text = this.#isSpilling() ? await this.#fromPreview(outcome, names) : this.#takeWhole(names);
     }
     if (this.#state === 'aborted') throw this.#abortError;
     this.#state = 'done';
@@ -293,33 +332,51 @@ export class PolicyStream implements SpillStream {
     return text;
   }
 
-  #fromPreview(outcome: SaveOutcome, names: { toolName: string; callId: string }): string {
+  async #fromPreview(outcome: SaveOutcome, names: { toolName: string; callId: string }): Promise<string> {
     const source = { head: this.#headParts.join(''), tail: this.#tailParts.join(''), totalBytes: this.#bytes };
     this.#headParts = [];
     this.#headUnits = 0;
     this.#tailParts = [];
     this.#tailUnits = 0;
     const bytes = this.#bytes;
-    if (outcome.ok) {
-      const { locator, retrievalHint } = outcome.ref;
-      const notice = (omittedBytes: number): string => formatSpillNotice({ omittedBytes, locator, retrievalHint });
-      const replacement = composeReplacement(source, this.#cap, this.#options.previewLimit, notice);
-      if (replacement !== undefined) {
-        this.#emit({ type: 'spilled', ...names, bytes, shownBytes: replacement.shownBytes, locator, ms: outcome.ms });
-        return replacement.text;
-      }
-      // Even the notice is over the cap. `apply` would keep the original, which this
-      // stream no longer holds; the notice alone is the most honest thing left.
-      this.#emit({ type: 'spilled', ...names, bytes, shownBytes: 0, locator, ms: outcome.ms, overCap: true });
-      return notice(bytes);
+    const cap = this.#cap;
+    const previewLimit = this.#options.previewLimit;
+    if (!outcome.ok) {
+      const lost = previewWithNote(source, cap, previewLimit, [lostNotice, shortLostNotice]);
+      this.#emit({ type: 'truncated', ...names, reason: outcome.reason, bytes, shownBytes: lost.shownBytes, error: outcome.error });
+      return lost.text;
     }
-    const lost: Replacement = composeReplacement(source, this.#cap, this.#options.previewLimit, lostNotice) ?? {
-      text: lostNotice(bytes),
-      shownBytes: 0,
-      omittedBytes: bytes,
-    };
-    this.#emit({ type: 'truncated', ...names, reason: outcome.reason, bytes, shownBytes: lost.shownBytes, error: outcome.error });
-    return lost.text;
+    const { locator, retrievalHint } = outcome.ref;
+    const notice = (omittedBytes: number): string => formatSpillNotice({ omittedBytes, locator, retrievalHint });
+    const replacement = composeReplacement(source, cap, previewLimit, notice);
+    if (replacement !== undefined) {
+      this.#emit({ type: 'spilled', ...names, bytes, shownBytes: replacement.shownBytes, locator, ms: outcome.ms });
+      return replacement.text;
+    }
+    // Even the notice is over the cap, so `apply` would keep the original. The stream no
+    // longer holds it, but the backend does: read it back, and delete the artifact that
+    // nothing will reference, exactly as `apply` does.
+    const backend = this.#options.backend as SpillBackend;
+    const timeoutMs = this.#options.saveTimeoutMs;
+    const whole = await readWholeArtifact(backend, locator, { bytes, head: source.head, tail: source.tail }, timeoutMs);
+    if (whole.ok) {
+      const removed = await removeUnreferenced(backend, locator, timeoutMs);
+      this.#emit({ type: 'kept', ...names, reason: 'notice-too-large', bytes, locator, removed });
+      return whole.text;
+    }
+    // No way back to the original: the most honest answer that fits. The artifact stays,
+    // as it is the only full copy, and the event names it.
+    const shown = previewWithNote(source, cap, previewLimit, [unshownNotice, shortUnshownNotice]);
+    this.#emit({
+      type: 'truncated',
+      ...names,
+      reason: 'notice-too-large',
+      bytes,
+      shownBytes: shown.shownBytes,
+      locator,
+      ...(whole.error === undefined ? {} : { error: whole.error }),
+    });
+    return shown.text;
   }
 }
 

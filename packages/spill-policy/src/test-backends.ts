@@ -1,9 +1,15 @@
 // Test-only fake backends (excluded from the build by the `test-*` pattern).
 import {
+  type ReadOptions,
+  type ReadResult,
   type SaveTextSpill,
   type SaveTextStreamSpill,
   type SpillBackend,
   type SpillCallOptions,
+  type SpillCatalog,
+  type SpillEntry,
+  type SpillLocator,
+  type SpillReader,
   type SpillRef,
   spillLocator,
   utf8ByteLength,
@@ -33,16 +39,40 @@ export interface FakeBackend extends SpillBackend {
   readonly calls: RecordedCall[];
 }
 
-export function fakeBackend(behaviour: Behaviour): FakeBackend {
+/** Optional capabilities of a fake backend. */
+export interface FakeCapabilities {
+  /** Give it a `reader` over what it stored. */
+  readonly reader?: boolean | undefined;
+  /** Its reader answers at most this many bytes per read, whatever `maxBytes` asks. */
+  readonly pageBytes?: number | undefined;
+  /** Give it a `catalog` whose `delete` removes what it stored. */
+  readonly catalog?: boolean | undefined;
+}
+
+/** What a fake with capabilities stored, by locator, as a real backend would read it back. */
+export type FakeStore = Map<string, string>;
+
+/** A backend that records every call and answers as `behaviour` says. */
+export interface FakeBackendWithStore extends FakeBackend {
+  readonly stored: FakeStore;
+  readonly deleted: string[];
+}
+
+export function fakeBackend(behaviour: Behaviour, capabilities: FakeCapabilities = {}): FakeBackendWithStore {
   const calls: RecordedCall[] = [];
+  const stored: FakeStore = new Map();
+  const deleted: string[] = [];
+  const remember = (ref: SpillRef, content: string): SpillRef => {
+    // Encoded as a real backend encodes it: a lone surrogate comes back as U+FFFD.
+    stored.set(ref.locator, Buffer.from(content, 'utf8').toString('utf8'));
+    return ref;
+  };
   const answer = (content: string, signal: AbortSignal | undefined): Promise<SpillRef> => {
     switch (behaviour.kind) {
       case 'ok':
-        return Promise.resolve({
-          locator: spillLocator(behaviour.locator),
-          bytes: utf8ByteLength(content),
-          retrievalHint: behaviour.hint,
-        });
+        return Promise.resolve(
+          remember({ locator: spillLocator(behaviour.locator), bytes: utf8ByteLength(content), retrievalHint: behaviour.hint }, content),
+        );
       case 'reject':
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- a backend may reject with anything
         return Promise.reject(behaviour.value);
@@ -68,9 +98,33 @@ export function fakeBackend(behaviour: Behaviour): FakeBackend {
         });
     }
   };
+  const reader: SpillReader = {
+    read(locator: SpillLocator, options: ReadOptions = {}): Promise<ReadResult> {
+      const text = stored.get(locator);
+      if (text === undefined) return Promise.reject(new Error(`not found: ${locator}`));
+      return Promise.resolve(readLines(text, options, capabilities.pageBytes));
+    },
+    grep: () => Promise.reject(new Error('unused')),
+  };
+  const catalog: SpillCatalog = {
+    async *list(): AsyncIterable<SpillEntry> {
+      for (const [locator, text] of stored) {
+        await Promise.resolve();
+        yield { locator: spillLocator(locator), bytes: utf8ByteLength(text), createdAt: new Date(0), session: 's' };
+      }
+    },
+    delete(locator: SpillLocator): Promise<boolean> {
+      deleted.push(locator);
+      return Promise.resolve(stored.delete(locator));
+    },
+  };
   return {
     name: 'fake',
     calls,
+    stored,
+    deleted,
+    ...(capabilities.reader === true ? { reader } : {}),
+    ...(capabilities.catalog === true ? { catalog } : {}),
     saveText(input: SaveTextSpill, options?: SpillCallOptions): Promise<SpillRef> {
       const call: RecordedCall = { method: 'saveText', input, signal: options?.signal, content: input.content };
       calls.push(call);
@@ -92,9 +146,20 @@ export function fakeBackend(behaviour: Behaviour): FakeBackend {
   };
 }
 
+/**
+ * Locators: short arbitrary ones, and ones as long as real paths (100 to 200 bytes), which
+ * make the real notice larger than the shortest one the policy checks before saving.
+ */
+export function locatorArb(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }),
+    fc.string({ minLength: 100, maxLength: 200, unit: 'grapheme-ascii' }),
+  );
+}
+
 /** Every behaviour, with arbitrary locators, hints and thrown/rejected values. */
 export const behaviourArb: fc.Arbitrary<Behaviour> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('ok' as const), locator: fc.string({ minLength: 1, maxLength: 40, unit: 'binary' }), hint: fc.string({ maxLength: 40 }) }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('ok' as const), locator: locatorArb(), hint: fc.string({ maxLength: 40 }) }) },
   fc.record({ kind: fc.constant('reject' as const), value: fc.anything() }),
   fc.record({ kind: fc.constant('throw' as const), value: fc.anything() }),
   fc.record({ kind: fc.constant('garbage' as const), value: fc.anything() }),
@@ -133,4 +198,48 @@ export function textBlock(text: string): { readonly type: 'text'; readonly text:
 /** Resolves after the current macrotask queue drains. */
 export function tick(ms = 0): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * `SpillReader.read` over a string, as core specifies it: lines end at `\n`, the answer
+ * holds whole lines within `maxBytes` (capped further by `pageBytes`), or cuts the first
+ * line at a code point boundary when not even it fits (then there is no `nextOffset`).
+ */
+export function readLines(text: string, options: ReadOptions, pageBytes = Number.POSITIVE_INFINITY): ReadResult {
+  const offset = options.offset ?? 1;
+  const limit = options.limit ?? 2000;
+  const maxBytes = Math.min(options.maxBytes ?? 32 * 1024, pageBytes);
+  const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const totalBytes = utf8ByteLength(text);
+  let out = '';
+  let bytes = 0;
+  let line = offset - 1;
+  while (line < lines.length && line - (offset - 1) < limit) {
+    const next = lines[line] as string;
+    const size = utf8ByteLength(next);
+    if (bytes + size > maxBytes) break;
+    out += next;
+    bytes += size;
+    line++;
+  }
+  const taken = line - (offset - 1);
+  if (taken === 0 && line < lines.length && limit > 0) {
+    // Not even the first line fits: cut it.
+    let cut = '';
+    for (const ch of lines[line] as string) {
+      if (utf8ByteLength(cut + ch) > maxBytes) break;
+      cut += ch;
+    }
+    return { text: cut, startLine: offset, endLine: cut === '' ? offset - 1 : offset, truncated: true, hasMore: true, totalBytes };
+  }
+  const hasMore = line < lines.length;
+  return {
+    text: out,
+    startLine: offset,
+    endLine: offset - 1 + taken,
+    truncated: false,
+    hasMore,
+    ...(hasMore ? { nextOffset: line + 1 } : {}),
+    totalBytes,
+  };
 }

@@ -86,8 +86,9 @@ export interface SpillSpilledEvent {
   /** How long the save took, in milliseconds. */
   readonly ms: number;
   /**
-   * Only on streams, and only when `maxInlineBytes` is smaller than this notice: the
-   * stream no longer holds the original, so it returns the notice alone, over the cap.
+   * @deprecated Never set any more. A stream whose notice does not fit now reads the
+   * original back (a `kept` event, as `apply` gives) or answers a preview within the cap (a
+   * `truncated` event with reason `notice-too-large`); it never answers over the cap.
    */
   readonly overCap?: true;
 }
@@ -108,15 +109,27 @@ export interface SpillKeptEvent {
   readonly error?: unknown;
   /**
    * For `notice-too-large` after a save: the artifact that was stored but is not
-   * referenced (retention removes it later).
+   * referenced, since the model sees the original instead.
    */
   readonly locator?: string;
+  /**
+   * With `locator`: true when the policy deleted that artifact through the backend's
+   * `catalog` (best effort, within `saveTimeoutMs`); false when the backend has no catalog
+   * or the delete failed, answered "already gone", or timed out (retention removes it later).
+   */
+  readonly removed?: boolean;
 }
 
 /**
- * Streams only: the save failed after part of the output had already been handed to the
- * backend and released from memory, so neither the full text nor a stored copy exists.
- * The model sees the head and tail and a note that the middle is lost.
+ * Streams only: the stream can no longer give the model the whole output, and cannot give
+ * it a notice either, so the model sees the head and tail (within the cap) and a note.
+ *
+ * - `save-rejected`, `malformed-ref`, `timeout`: the save failed after part of the output
+ *   had been handed to the backend and released from memory; no copy exists.
+ * - `notice-too-large`: the save succeeded but the notice naming `locator` does not fit in
+ *   `maxInlineBytes`, and the original could not be read back (the backend has no
+ *   `reader`, or the read failed: `error`). The artifact is kept, as it is the only full
+ *   copy; `locator` names it.
  */
 export interface SpillTruncatedEvent {
   /** Discriminant. */
@@ -125,7 +138,7 @@ export interface SpillTruncatedEvent {
   readonly toolName: string;
   /** The execution's `callId` (empty when it had none usable). */
   readonly callId: string;
-  /** Why the save failed: `save-rejected`, `malformed-ref` or `timeout`. */
+  /** Why: `save-rejected`, `malformed-ref`, `timeout` or `notice-too-large`. */
   readonly reason: SpillKeptReason;
   /** UTF-8 size of the whole output. */
   readonly bytes: number;
@@ -133,6 +146,8 @@ export interface SpillTruncatedEvent {
   readonly shownBytes: number;
   /** The underlying error or rejection value, when there is one. */
   readonly error?: unknown;
+  /** For `notice-too-large`: where the full output is stored (the model is not told). */
+  readonly locator?: string;
 }
 
 /** Everything `onEvent` can receive. */
