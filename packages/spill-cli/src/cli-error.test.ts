@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SPILL_ERROR_CODES, SpillError } from '@spillway/core';
-import { CliError, describeError, oneLine } from './cli-error.js';
+import { CliError, cliMessage, describeError, oneLine } from './cli-error.js';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
 
 describe('exit codes', () => {
@@ -62,6 +62,44 @@ describe('describeError', () => {
   it('recognises a SpillError from another copy of core by its marker', () => {
     const foreign = Object.assign(new Error('gone'), { code: 'SPILL_EXPIRED', [Symbol.for('spillway.SpillError')]: true });
     expect(describeError(foreign)).toMatchObject({ code: 'SPILL_EXPIRED', exitCode: 5 });
+  });
+});
+
+describe('cliMessage: command-line advice only', () => {
+  const apiWords = /createRoot|literal: true|timeoutMs|: true\b/;
+
+  it('turns a missing root into mkdir advice for that directory', () => {
+    const m = cliMessage('SPILL_UNSAFE_ROOT', 'The spill root /srv/my spill does not exist; create it with mode 0700 or pass createRoot: true.');
+    expect(m).toBe("The spill root /srv/my spill does not exist; create it with `mkdir -m 700 '/srv/my spill'`, or point --root or SPILLWAY_ROOT at an existing private directory.");
+    expect(m).not.toMatch(apiWords);
+  });
+
+  it('turns the pattern advice of either backend into -F, once', () => {
+    for (const library of [
+      'The grep pattern is not a valid JavaScript regular expression: Invalid regular expression: /x(/: Unterminated group. Fix it, or pass literal: true to search for the text as is.',
+      'The grep pattern is not a valid JavaScript regular expression (bad); fix it, or pass literal: true to search for the plain text.',
+      'This grep pattern is refused because it nests quantifiers; it could take too long to run. Simplify it, or pass literal: true to search for the plain text.',
+    ]) {
+      const m = cliMessage('SPILL_INVALID_PATTERN', library);
+      expect(m).not.toMatch(apiWords);
+      expect(m.match(/-F/g)).toHaveLength(1);
+      expect(m).not.toContain('(spillway:');
+    }
+  });
+
+  it('drops the timeout option the CLI does not have', () => {
+    const m = cliMessage('SPILL_TIMEOUT', 'grep gave up after 5000 ms; use a simpler pattern, literal: true, or a larger timeoutMs.');
+    expect(m).toBe('grep gave up after 5000 ms; use a simpler pattern, or -F to search for the text as is.');
+  });
+
+  it('falls back to CLI words for library wording it does not know, and keeps the generic advice', () => {
+    const m = cliMessage('SPILL_INVALID_PATTERN', 'Something new; pass literal: true instead.');
+    expect(m).toBe('Something new; use -F instead. (spillway: escape the special characters, or add -F to search for literal text.)');
+  });
+
+  it('leaves other messages alone and adds the advice for the code', () => {
+    expect(cliMessage('SPILL_NOT_FOUND', 'No artifact.')).toBe('No artifact. (spillway: `spillway ls` lists the artifacts that exist.)');
+    expect(cliMessage('SPILL_STORAGE_FAILED', 'Disk said no.')).toBe('Disk said no.');
   });
 });
 

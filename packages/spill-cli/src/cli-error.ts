@@ -55,6 +55,64 @@ const SPILL_ADVICE: Partial<Record<SpillErrorCode, string>> = {
   SPILL_NO_SPACE: '(spillway: free some space, or remove old artifacts with `spillway rm`.)',
 };
 
+/** Quotes `word` for a POSIX shell when it holds anything but plain path characters. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Library advice in backend messages, rewritten as command-line advice. Backend messages
+ * speak to API users (`literal: true`, `createRoot: true`, `timeoutMs`), which a CLI user
+ * cannot pass. A rule that matches replaces the library's sentence with the CLI's own, and
+ * then the generic advice of {@link SPILL_ADVICE} is not added (it would say it twice).
+ */
+const CLI_REWRITES: readonly { readonly pattern: RegExp; readonly replace: (...groups: string[]) => string }[] = [
+  {
+    // @spillway/local, a --root or SPILLWAY_ROOT that does not exist.
+    pattern: /The spill root (.+) does not exist; create it with mode 0700 or pass createRoot: true\./,
+    replace: (_all, dir = '') =>
+      `The spill root ${dir} does not exist; create it with \`mkdir -m 700 ${shellWord(dir)}\`, or point --root or SPILLWAY_ROOT at an existing private directory.`,
+  },
+  {
+    // An invalid or refused grep pattern (@spillway/local and @spillway/memory).
+    pattern: /([Ff]ix|[Ss]implify) it, or pass literal: true to search for the (?:text as is|plain text)\./,
+    replace: (_all, verb = 'Fix') => `${verb} it (escape the special characters), or use -F to search for the text as is.`,
+  },
+  {
+    // A grep that ran out of time (@spillway/local): the CLI has no timeout option.
+    pattern: /use a simpler pattern, literal: true, or a larger timeoutMs\./,
+    replace: () => 'use a simpler pattern, or -F to search for the text as is.',
+  },
+];
+
+/** Last resort for library wording no rule above knows: CLI words for API options. */
+const CLI_WORDS: readonly (readonly [RegExp, string])[] = [
+  [/,? or (?:pass )?createRoot: true/g, ''],
+  [/,? or a larger timeoutMs/g, ''],
+  [/\bpass literal: true\b/g, 'use -F'],
+  [/\bliteral: true\b/g, '-F'],
+];
+
+/**
+ * The message a CLI user should see for a backend error: library advice replaced by
+ * command-line advice (see the rules above), or, when no rule applies, the backend's
+ * message followed by the CLI's advice for the code. The code itself never changes.
+ */
+export function cliMessage(code: SpillErrorCode, message: string): string {
+  let text = message.trimEnd();
+  let rewritten = false;
+  for (const rule of CLI_REWRITES) {
+    const next = text.replace(rule.pattern, (...args: unknown[]) => rule.replace(...(args.filter((a) => typeof a === 'string'))));
+    if (next !== text) {
+      rewritten = true;
+      text = next;
+    }
+  }
+  for (const [pattern, words] of CLI_WORDS) text = text.replace(pattern, words);
+  const advice = rewritten ? undefined : SPILL_ADVICE[code];
+  return advice === undefined ? text : `${text} ${advice}`;
+}
+
 /** A failure reduced to what the CLI prints and returns. */
 export interface DescribedError {
   /** A `SpillError` code, a {@link CliErrorCode}, or `INTERNAL` for anything unexpected. */
@@ -68,9 +126,7 @@ export interface DescribedError {
 /** Reduces any thrown value to a code, a one-line message and an exit code. */
 export function describeError(error: unknown): DescribedError {
   if (isSpillError(error)) {
-    const advice = SPILL_ADVICE[error.code];
-    const message = advice === undefined ? error.message : `${error.message.trimEnd()} ${advice}`;
-    return { code: error.code, message: oneLine(message), exitCode: exitCodeForSpillError(error.code) };
+    return { code: error.code, message: oneLine(cliMessage(error.code, error.message)), exitCode: exitCodeForSpillError(error.code) };
   }
   if (error instanceof CliError) {
     return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };

@@ -214,6 +214,23 @@ describe('save, read, grep, ls and rm', () => {
     expect(r.stderr).toMatch(/^spillway: error: .*\[SPILL_INVALID_PATTERN\]\n$/);
   });
 
+  it('gives command-line advice, not library options, for a bad pattern and a missing root', async () => {
+    const factory = await freshRoot();
+    const saved = await cli(['save', '--json'], { stdin: 'x\n', backend: factory });
+    const { locator } = JSON.parse(saved.stdout) as { locator: string };
+    const pattern = await cli(['grep', locator, 'x('], { backend: factory });
+    expect(pattern.code).toBe(2);
+    expect(pattern.stderr).toMatch(/^spillway: error: .*use -F to search for the text as is\. \[SPILL_INVALID_PATTERN\]\n$/);
+    expect(pattern.stderr).not.toMatch(/literal: true|pass literal/);
+    const missing = join(base, `missing-${String(++counter)}`);
+    for (const args of [['ls', '--root', missing], ['run', '--root', missing, '--', 'true']]) {
+      const r = await cli(args, { backend: (resolved) => localBackendFactory(resolved) });
+      expect(r.stderr, args[0]).toContain(`create it with \`mkdir -m 700 ${missing}\``);
+      expect(r.stderr, args[0]).toContain('[SPILL_UNSAFE_ROOT]');
+      expect(r.stderr, args[0]).not.toContain('createRoot');
+    }
+  });
+
   it('answers a forged locator with its own exit code, and shows a stack only under --debug', async () => {
     const factory = await freshRoot();
     const plain = await cli(['read', '/etc/passwd'], { backend: factory });

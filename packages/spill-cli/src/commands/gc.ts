@@ -17,7 +17,7 @@ import {
   type SweepProgress,
   type Tally,
 } from '@spillway/retention';
-import { CliError, oneLine } from '../cli-error.js';
+import { CliError, cliMessage, oneLine } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions, type OutputStream } from '../context.js';
 import { exitCodeForSpillError } from '../exit-codes.js';
 import { formatBytes } from '../format.js';
@@ -204,7 +204,8 @@ export function formatGcSummary(report: RetentionReport, options: GcOptions): st
   if (report.errorCount > 0) {
     const first = report.errors[0];
     const where = first?.locator === undefined ? '' : `${first.locator}: `;
-    lines.push(`${count(report.errorCount, 'error')}${first === undefined ? '' : `; first: ${where}${first.message} [${first.code}]`}`);
+    const message = first === undefined ? '' : isSpillErrorCode(first.code) ? cliMessage(first.code, first.message) : first.message;
+    lines.push(`${count(report.errorCount, 'error')}${first === undefined ? '' : `; first: ${where}${message} [${first.code}]`}`);
   }
   if (!report.complete) lines.push('The sweep stopped early; run it again once the problem above is fixed.');
   if (options.olderThan === undefined && options.maxBytes === undefined && options.maxSessionBytes === undefined) {

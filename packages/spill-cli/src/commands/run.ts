@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { isSpillError } from '@spillway/core';
 import { createSpillPolicy, type SpillEvent, type SpillSpilledEvent } from '@spillway/policy';
 import { exitCodeOf, runChild, type ChildOutcome } from '../child.js';
+import { cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
 import { jsonLine, type RunJson } from '../json.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt } from '../options.js';
@@ -121,7 +122,7 @@ async function probeRoot(backend: CliBackend): Promise<unknown> {
 }
 
 function describeError(error: unknown): string {
-  if (isSpillError(error)) return `${error.message} [${error.code}]`;
+  if (isSpillError(error)) return `${cliMessage(error.code, error.message)} [${error.code}]`;
   return error instanceof Error ? error.message : String(error);
 }
 
