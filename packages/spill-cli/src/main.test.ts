@@ -200,7 +200,12 @@ describe('save, read, grep, ls and rm', () => {
     const factory = await freshRoot();
     const saved = await cli(['save', '--json'], { stdin: 'x\nx\nx\n', backend: factory });
     const { locator } = JSON.parse(saved.stdout) as { locator: string };
-    expect((await cli(['grep', locator, 'y'], { backend: factory })).stdout).toBe('… no lines match.\n');
+    expect(await cli(['grep', locator, 'y'], { backend: factory })).toMatchObject({ code: 0, stdout: '… no lines match.\n', stderr: '' });
+    const none = await cli(['grep', locator, 'y', '--json'], { backend: factory });
+    expect(none.code).toBe(0);
+    expect(JSON.parse(none.stdout)).toMatchObject({ matches: [], limitReached: false });
+    // The choice is stated where a user or a model looks for it.
+    expect((await cli(['grep', '--help'])).stdout).toMatch(/No match is not a failure[^]*exits 0/);
     const limited = await cli(['grep', locator, 'x', '--max', '2'], { backend: factory });
     expect(limited.stdout).toBe('1:x\n2:x\n… stopped after 2 matches: use --max with a larger number, or a narrower pattern.\n');
   });

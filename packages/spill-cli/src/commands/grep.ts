@@ -20,6 +20,10 @@ Examples:
 
 The pattern is a JavaScript regular expression unless -F is given. A search that runs out
 of its time budget stops with exit code 8 instead of hanging.
+
+No match is not a failure: it prints "… no lines match." (under --json, "matches": [])
+and exits 0, unlike grep(1), whose 1 would read as a failure here (1 is spillway's code
+for an unexpected failure).
 `;
 
 /** Registers `spillway grep <locator> <pattern>`: numbered matching lines. */
