@@ -110,10 +110,11 @@ export function readText(text: string, totalBytes: number, p: ReadParams): ReadR
     const shown = text.slice(starts[p.offset - 1], starts[end] ?? text.length);
     return { text: shown, startLine: p.offset, endLine: end, truncated: false, hasMore, ...(hasMore ? { nextOffset: end + 1 } : {}), totalBytes };
   }
-  // The first line alone is over the cap: show what fits of it. There is no nextOffset,
-  // since the rest of this line cannot be addressed by a line number.
+  // The first line alone is over the cap: show what fits of it, truncated. There is no
+  // nextOffset, since the rest of this line cannot be addressed by a line number; when not
+  // even one character fits, offering this offset again would make a pager loop forever.
   const cut = prefixWithin(lineAt(p.offset), p.maxBytes);
-  return { text: cut, startLine: p.offset, endLine: cut === '' ? p.offset - 1 : p.offset, truncated: cut !== '', hasMore: true, totalBytes };
+  return { text: cut, startLine: p.offset, endLine: cut === '' ? p.offset - 1 : p.offset, truncated: true, hasMore: true, totalBytes };
 }
 
 /** Compiles a grep pattern: `SPILL_INVALID_PATTERN` when it is not valid regex source. */

@@ -1,5 +1,5 @@
 import { describe } from 'vitest';
-import { resolveOptions, type DescribeSpillBackendOptions, type SpillBackendFixture } from './options.js';
+import { resolveConformanceOptions, type DescribeSpillBackendOptions, type SpillBackendFixture } from './options.js';
 import { describeCatalog } from './suites/catalog.js';
 import { describeFailedSaves } from './suites/failures.js';
 import { describeIsolation } from './suites/isolation.js';
@@ -28,10 +28,10 @@ import { describeSaveTextStream } from './suites/stream.js';
  *   hooks: { maxArtifactBytes: 64 * 1024 * 1024 },
  * });
  *
- * @throws TypeError when the options are malformed (see {@link resolveOptions}).
+ * @throws TypeError when the options are malformed (see {@link resolveConformanceOptions}).
  */
 export function describeSpillBackend<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): void {
-  const resolved = resolveOptions(options);
+  const resolved = resolveConformanceOptions(options);
   describe(`spill backend conformance: ${resolved.name}`, () => {
     describeSaveText(resolved);
     describeSaveTextStream(resolved);

@@ -13,7 +13,7 @@ import {
   type SpillRef,
 } from '@spillway/core';
 import type { TestContext } from 'vitest';
-import type { ResolvedOptions, SpillBackendFixture } from './options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from './options.js';
 import { describeBytesDifference, describeTextDifference, toStoredText } from './text.js';
 
 /** A failed conformance check. Its message says what the backend did and what was expected. */
@@ -148,7 +148,7 @@ export class Harness<F extends SpillBackendFixture> {
    */
   constructor(
     /** The suite's resolved options. */
-    readonly options: ResolvedOptions<F>,
+    readonly options: ResolvedConformanceOptions<F>,
     /** What `create` returned for this test. */
     readonly fixture: F,
   ) {
@@ -319,6 +319,9 @@ export async function readWhole(reader: SpillReader, locator: SpillLocator, page
     if (bytes > maxBytes) fail(`read({ maxBytes: ${maxBytes} }) answered ${bytes} bytes`);
     if (totalBytes !== undefined && r.totalBytes !== totalBytes) fail(`totalBytes changed between reads: ${totalBytes} then ${r.totalBytes}`);
     totalBytes = r.totalBytes;
+    if (r.nextOffset !== undefined && page.lines > 0 && r.nextOffset <= offset) {
+      fail(`read({ offset: ${offset}, maxBytes: ${maxBytes} }) offered nextOffset ${r.nextOffset}: paging by it would never end`);
+    }
     if (r.hasMore && (r.nextOffset === undefined || r.text === '')) {
       // The line at `offset` is longer than the page: widen the page and read it again.
       if (maxBytes > r.totalBytes + 4) fail(`read at offset ${offset} made no progress even with maxBytes ${maxBytes}`);
@@ -354,7 +357,7 @@ function checkFixture(fixture: unknown): asserts fixture is SpillBackendFixture 
  * both the body and the cleanup fail, the body's error wins (it is the interesting one).
  */
 export async function withHarness<F extends SpillBackendFixture>(
-  options: ResolvedOptions<F>,
+  options: ResolvedConformanceOptions<F>,
   body: (harness: Harness<F>) => Promise<void>,
 ): Promise<void> {
   const fixture = await options.create();

@@ -15,8 +15,8 @@ export type {
   SpillBackendFixture,
   SpillBackendHooks,
 } from './options.js';
-export { resolveOptions } from './options.js';
-export type { ResolvedOptions } from './options.js';
+export { resolveConformanceOptions } from './options.js';
+export type { ResolvedConformanceOptions } from './options.js';
 export {
   ReferenceArtifact,
   checkGrepResult,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { describeSpillBackend, resolveOptions, type DescribeSpillBackendOptions } from './index.js';
+import { describeSpillBackend, resolveConformanceOptions, type DescribeSpillBackendOptions } from './index.js';
 import { createReferenceFixture } from './__tests__/reference-backend.js';
 
 const create = (): ReturnType<typeof createReferenceFixture> => createReferenceFixture();
 
-describe('resolveOptions', () => {
+describe('resolveConformanceOptions', () => {
   it('fills in the defaults', () => {
-    const resolved = resolveOptions({ name: 'x', create });
+    const resolved = resolveConformanceOptions({ name: 'x', create });
     expect(resolved).toMatchObject({
       numRuns: 20,
       modelRuns: 10,
@@ -20,7 +20,7 @@ describe('resolveOptions', () => {
   });
 
   it('lowers largeContentBytes to hooks.maxArtifactBytes', () => {
-    expect(resolveOptions({ name: 'x', create, hooks: { maxArtifactBytes: 1000 } }).largeContentBytes).toBe(1000);
+    expect(resolveConformanceOptions({ name: 'x', create, hooks: { maxArtifactBytes: 1000 } }).largeContentBytes).toBe(1000);
   });
 
   it.each<[string, unknown]>([
@@ -42,16 +42,34 @@ describe('resolveOptions', () => {
     ['a NaN largeContentBytes', { name: 'x', create, largeContentBytes: Number.NaN }],
     ['a negative testTimeoutMs', { name: 'x', create, testTimeoutMs: -5 }],
   ])('throws a TypeError for %s', (_label, options) => {
-    expect(() => resolveOptions(options as DescribeSpillBackendOptions)).toThrow(TypeError);
+    expect(() => resolveConformanceOptions(options as DescribeSpillBackendOptions)).toThrow(TypeError);
   });
 
   it('names the bad option in the message', () => {
-    expect(() => resolveOptions({ name: 'x', create, hooks: { readback: () => '' } } as never)).toThrow(/unknown hook "readback"/);
+    expect(() => resolveConformanceOptions({ name: 'x', create, hooks: { readback: () => '' } } as never)).toThrow(/unknown hook "readback"/);
+  });
+
+  it.each<[string, unknown]>([
+    ['an unknown option', { name: 'x', create, hook: {} }],
+    ['an unknown hook', { name: 'x', create, hooks: { readback: () => '' } }],
+    ['an unknown property option', { name: 'x', create, properties: { runs: 3 } }],
+  ])('makes describeSpillBackend itself reject %s with a TypeError naming it', (_label, options) => {
+    expect(() => {
+      describeSpillBackend(options as DescribeSpillBackendOptions);
+    }).toThrow(/describeSpillBackend: unknown (option "hook"|hook "readback"|property option "runs")/);
   });
 
   it('makes describeSpillBackend throw before it registers anything', () => {
     expect(() => {
       describeSpillBackend({ name: '', create });
     }).toThrow(TypeError);
+  });
+});
+
+describe('the public API', () => {
+  it('exports the options resolver under a name that says what it resolves, and not the generic one', async () => {
+    const api: Record<string, unknown> = await import('./index.js');
+    expect(typeof api.resolveConformanceOptions).toBe('function');
+    expect('resolveOptions' in api).toBe(false);
   });
 });

@@ -97,7 +97,7 @@ export interface DescribeSpillBackendOptions<F extends SpillBackendFixture = Spi
 }
 
 /** The options with every default filled in (see {@link DescribeSpillBackendOptions}). */
-export interface ResolvedOptions<F extends SpillBackendFixture> {
+export interface ResolvedConformanceOptions<F extends SpillBackendFixture> {
   /** {@link DescribeSpillBackendOptions.name}. */
   readonly name: string;
   /** {@link DescribeSpillBackendOptions.create}. */
@@ -159,7 +159,7 @@ function positiveInteger(what: string, value: unknown, fallback: number, min = 1
  * not a function, an unknown key (a typo would otherwise silently skip tests), a hook
  * that is not a function, or a count that is not a positive integer.
  */
-export function resolveOptions<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): ResolvedOptions<F> {
+export function resolveConformanceOptions<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): ResolvedConformanceOptions<F> {
   const raw: unknown = options;
   checkObject('the options', raw);
   if (raw === undefined) throw optionError('pass an options object with name and create.');

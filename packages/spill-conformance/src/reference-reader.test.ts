@@ -88,10 +88,21 @@ describe('referenceRead follows the ReadOptions/ReadResult contract', () => {
     expect(referenceRead('ab\u00e9', { maxBytes: 3 }).text).toBe('ab');
   });
 
-  it('shows nothing when not even the first code point fits', () => {
+  it('shows nothing, truncated, with no nextOffset when not even the first code point fits', () => {
     const result = new ReferenceArtifact('\u{1F600}\n').readDetailed({ maxBytes: 3 });
     expect(result.kind).toBe('nothing-fits');
-    expect(result.result).toMatchObject({ text: '', hasMore: true });
+    expect(result.result).toEqual({ text: '', startLine: 1, endLine: 0, truncated: true, hasMore: true, totalBytes: 5 });
+    for (const maxBytes of [0, 1, 2]) {
+      expect(referenceRead('\u20acabc\nx', { offset: 1, maxBytes })).toEqual({
+        text: '',
+        startLine: 1,
+        endLine: 0,
+        truncated: true,
+        hasMore: true,
+        totalBytes: 8,
+      });
+    }
+    expect(referenceRead('a\n\nb', { offset: 2, maxBytes: 0 })).toEqual({ text: '', startLine: 2, endLine: 1, truncated: true, hasMore: true, totalBytes: 4 });
   });
 
   it('keeps CR in the line and reads lone surrogates as U+FFFD', () => {
@@ -221,6 +232,19 @@ describe('checkReadResult', () => {
   it('reports text over maxBytes', () => {
     const problems = checkReadResult('aaaa\nbbbb\ncccc\n', { maxBytes: 12 }, { ...base, text: 'aaaa\nbbbb\nccc', endLine: 3 });
     expect(problems.some((p) => p.includes('more than maxBytes'))).toBe(true);
+  });
+
+  it('reports a nextOffset, a false truncated or a wrong endLine when nothing fits', () => {
+    const content = '\u20acabc\nx';
+    const right = { text: '', startLine: 1, endLine: 0, truncated: true, hasMore: true, totalBytes: 8 };
+    expect(checkReadResult(content, { offset: 1, maxBytes: 2 }, right)).toEqual([]);
+    // What @spillway/memory answered before the fix: a client paging by nextOffset looped.
+    const looping = { ...right, truncated: false, nextOffset: 1 };
+    const problems = checkReadResult(content, { offset: 1, maxBytes: 2 }, looping);
+    expect(problems.some((p) => p.startsWith('nextOffset is 1'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('truncated is false'))).toBe(true);
+    expect(checkReadResult(content, { offset: 1, maxBytes: 2 }, { ...right, endLine: 1 })).not.toEqual([]);
+    expect(checkReadResult(content, { offset: 1, maxBytes: 2 }, { ...right, hasMore: false })).not.toEqual([]);
   });
 
   it('accepts any non-empty, code-point-safe prefix of an over-long line, and nothing else', () => {

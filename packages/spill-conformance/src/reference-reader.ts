@@ -49,7 +49,9 @@ export function escapeRegExp(text: string): string {
  * - `lines`: whole lines (possibly none); every field is fully determined by the contract.
  * - `partial`: the first line alone exceeds `maxBytes` and was cut inside; the contract
  *   fixes the flags but lets the backend pick any non-empty, code-point-safe prefix.
- * - `nothing-fits`: `maxBytes` is smaller than the first code point; `text` must be empty.
+ * - `nothing-fits`: `maxBytes` is smaller than the first code point; every field is fixed
+ *   (`text: ''`, `endLine: startLine - 1`, `truncated: true`, `hasMore: true`, no
+ *   `nextOffset`, so a client paging by `nextOffset` cannot loop on this line).
  */
 export type ReferenceReadKind = 'lines' | 'partial' | 'nothing-fits';
 
@@ -171,7 +173,8 @@ export class ReferenceArtifact {
     // Not even the first line fits: cut it at the last code point that does.
     const cut = cutToBytes(this.lines[offset - 1] ?? '', maxBytes);
     if (cut === '') {
-      const result: ReadResult = { ...base, text: '', endLine: offset - 1, truncated: false, hasMore: true };
+      // Core: nothing fits, so no nextOffset (paging on with this maxBytes never progresses).
+      const result: ReadResult = { ...base, text: '', endLine: offset - 1, truncated: true, hasMore: true };
       return { result, kind: 'nothing-fits' };
     }
     const result: ReadResult = { ...base, text: cut, endLine: offset, truncated: true, hasMore: true };
@@ -269,9 +272,10 @@ function show(value: unknown): string {
 
 /**
  * Compares a backend's `read` answer with the contract and lists every difference (an
- * empty list means it conforms). It is exact wherever the contract fixes the answer; where
- * the contract leaves a choice (how much of an over-long line to show), it checks the
- * rules instead: a non-empty, code-point-safe prefix of the line within `maxBytes`.
+ * empty list means it conforms). It is exact wherever the contract fixes the answer
+ * (whole lines, and the case where nothing fits in `maxBytes`); where the contract leaves a
+ * choice (how much of an over-long line to show), it checks the rules instead: a
+ * non-empty, code-point-safe prefix of the line within `maxBytes`.
  *
  * @param content - the saved content, or a {@link ReferenceArtifact} built from it
  * @param options - the options the backend was called with (valid ones)
@@ -314,9 +318,11 @@ export function checkReadResult(
     field('nextOffset');
   } else {
     if (actual.text !== '') problems.push(`text is ${show(actual.text)}, but nothing fits in maxBytes ${maxBytes}`);
+    field('endLine');
+    field('truncated');
     field('hasMore');
-    if (actual.nextOffset !== undefined && actual.nextOffset !== expected.startLine) {
-      problems.push(`nextOffset is ${actual.nextOffset}, expected none or ${expected.startLine}`);
+    if (actual.nextOffset !== undefined) {
+      problems.push(`nextOffset is ${actual.nextOffset}, but nothing fits in maxBytes ${maxBytes}: it must be absent, or a client paging by nextOffset loops forever`);
     }
   }
   return problems;

@@ -5,7 +5,7 @@ import { CONTROL_NAME, mutantName } from './mutants.js';
 import { REFERENCE_BUGS, createReferenceFixture, referenceHooks, type ReferenceBug } from './reference-backend.js';
 
 const maxArtifactBytes = 256 * 1024;
-// Small sizes keep eighteen full runs of the suite to seconds each.
+// Small sizes keep twenty full runs of the suite (the control and one per bug) to seconds each.
 const fast = {
   concurrency: 100,
   largeContentBytes: 64 * 1024,

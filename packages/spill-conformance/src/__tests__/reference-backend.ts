@@ -46,6 +46,8 @@ export const REFERENCE_BUGS = [
   'throws-synchronously',
   'reuses-locators',
   'locator-by-last-segment',
+  'nothing-fits-stalls',
+  'long-line-stalls',
 ] as const;
 
 /** One of {@link REFERENCE_BUGS}. */
@@ -203,7 +205,12 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       const artifact = artifactAt(locator);
       if (bug === 'read-off-by-one') return artifact.read({ ...readOptions, offset: (readOptions.offset ?? 1) + 1 });
       if (bug === 'read-ignores-max-bytes') return artifact.read({ ...readOptions, maxBytes: Number.MAX_SAFE_INTEGER });
-      return artifact.read(readOptions);
+      const result = artifact.read(readOptions);
+      const stalled = result.hasMore && result.nextOffset === undefined;
+      // What @spillway/memory once answered when nothing fits: "continue at this same line".
+      if (bug === 'nothing-fits-stalls' && stalled && result.text === '') return { ...result, truncated: false, nextOffset: result.startLine };
+      if (bug === 'long-line-stalls' && stalled && result.text !== '') return { ...result, nextOffset: result.startLine };
+      return result;
     },
     // eslint-disable-next-line @typescript-eslint/require-await
     async grep(locator: SpillLocator, pattern: string, grepOptions: GrepOptions = {}) {

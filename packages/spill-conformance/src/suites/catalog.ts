@@ -1,7 +1,7 @@
 import { utf8ByteLength, type SpillEntry } from '@spillway/core';
 import { describe } from 'vitest';
 import { expectSpillRejection, fail } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { testDefiner } from './define-test.js';
 
 /** How far `createdAt` may be from the local clock (a remote store has its own clock). */
@@ -12,7 +12,7 @@ function isDate(value: unknown): value is Date {
 }
 
 /** Registers the catalog tests (skipped when the backend declares no catalog). */
-export function describeCatalog<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeCatalog<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
 
   describe('catalog', () => {

@@ -1,7 +1,7 @@
 import type { SaveTextStreamSpill, SpillErrorCode } from '@spillway/core';
 import { describe, type TestContext } from 'vitest';
 import { expectAnySpillRejection, expectSpillRejection, type Harness } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { testDefiner } from './define-test.js';
 
 const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
@@ -111,7 +111,7 @@ async function expectFailedSave<F extends SpillBackendFixture>(
 }
 
 /** Registers the failure tests: every failed save rejects with the right code and publishes nothing. */
-export function describeFailedSaves<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeFailedSaves<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
   const { hooks } = options;
 

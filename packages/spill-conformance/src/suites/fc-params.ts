@@ -1,8 +1,8 @@
 import type fc from 'fast-check';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 
 /** fast-check parameters from the suite's options. */
-export function fcParams<F extends SpillBackendFixture>(options: ResolvedOptions<F>, numRuns: number): fc.Parameters<unknown> {
+export function fcParams<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>, numRuns: number): fc.Parameters<unknown> {
   return {
     numRuns,
     endOnFailure: options.endOnFailure,

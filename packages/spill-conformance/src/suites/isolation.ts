@@ -3,7 +3,7 @@ import { describe } from 'vitest';
 import { splitAt, toChunkSource } from '../arbitraries.js';
 import { checkRef, fail, type Harness } from '../harness.js';
 import { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from '../hostile-inputs.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { testDefiner } from './define-test.js';
 
 /** Everything before the last `/` of a stored location (`''` when there is none). */
@@ -28,7 +28,7 @@ function added(before: Set<string>, after: Set<string>): string[] {
 }
 
 /** Registers the concurrency, session-isolation and hostile-name tests. */
-export function describeIsolation<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeIsolation<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
   const n = options.concurrency;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe } from 'vitest';
 import { contentArbitrary, splitAt, toChunkSource, type ChunkDelivery } from '../arbitraries.js';
 import { checkRef, expectSpillRejection, fail, withHarness, type Harness } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { checkGrepResult, checkReadResult } from '../reference-reader.js';
 import { toStoredText } from '../text.js';
 import { testDefiner } from './define-test.js';
@@ -229,7 +229,7 @@ const COMMANDS: fc.Arbitrary<SpillCommand>[] = [
 ];
 
 /** Registers the model-based test: random command sequences against a plain Map model. */
-export function describeModel<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeModel<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
   describe('model-based', () => {
     test('behaves like a Map under random sequences of saves, streams, reads, greps, lists and deletes', async () => {

@@ -1,4 +1,4 @@
-import { utf8ByteLength, type ReadOptions } from '@spillway/core';
+import { utf8ByteLength, type ReadOptions, type ReadResult, type SpillLocator, type SpillReader } from '@spillway/core';
 import fc from 'fast-check';
 import { describe } from 'vitest';
 import {
@@ -11,8 +11,8 @@ import {
   suggestedNameArbitrary,
   toChunkSource,
 } from '../arbitraries.js';
-import { checkRef, expectSpillErrorCode, fail, readWhole, withHarness } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import { checkRef, fail, readWhole, withHarness } from '../harness.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { checkGrepResult, checkReadResult, ReferenceArtifact } from '../reference-reader.js';
 import { testDefiner } from './define-test.js';
 import { fcParams } from './fc-params.js';
@@ -20,7 +20,7 @@ import { fcParams } from './fc-params.js';
 const anyContent = fc.oneof(contentArbitrary(), linesContentArbitrary());
 
 /** Registers the fast-check properties. Each run gets a fresh fixture. */
-export function describeProperties<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeProperties<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
   const params = fcParams(options, options.numRuns);
 
@@ -82,18 +82,8 @@ export function describeProperties<F extends SpillBackendFixture>(options: Resol
             const reader = run.requireReader(ctx);
             const ref = await run.save(content);
             for (const readOptions of reads) {
-              const maxBytes = readOptions.maxBytes ?? 0;
-              if (maxBytes < 4) {
-                // Below one code point a backend may refuse the request instead.
-                const answer = await reader.read(ref.locator, readOptions).catch((error: unknown) => {
-                  expectSpillErrorCode(`read(${JSON.stringify(readOptions)})`, error, 'SPILL_INVALID_INPUT');
-                  return undefined;
-                });
-                if (answer === undefined) continue;
-                const problems = checkReadResult(content, readOptions, answer);
-                if (problems.length > 0) fail(`read(${JSON.stringify(readOptions)}): ${problems.join('; ')}`);
-                continue;
-              }
+              // Core makes every maxBytes >= 0 valid: below one code point the answer is
+              // "nothing fits" (empty, truncated, no nextOffset), never an error.
               const problems = checkReadResult(content, readOptions, await reader.read(ref.locator, readOptions));
               if (problems.length > 0) fail(`read(${JSON.stringify(readOptions)}): ${problems.join('; ')}`);
             }
@@ -114,6 +104,25 @@ export function describeProperties<F extends SpillBackendFixture>(options: Resol
             const text = await readWhole(reader, ref.locator, size);
             const expected = new ReferenceArtifact(content).text;
             if (text !== expected) fail(`pages of ${JSON.stringify(size)} gave back ${JSON.stringify(text)}, expected ${JSON.stringify(expected)}`);
+          });
+        }),
+        params,
+      );
+    });
+
+    test('paging by nextOffset with any maxBytes of at least 4 always ends and gives back the content', async (h, ctx) => {
+      h.requireReader(ctx);
+      const page = fc.record({ limit: fc.integer({ min: 1, max: 6 }), maxBytes: fc.integer({ min: 4, max: 48 }) });
+      await fc.assert(
+        fc.asyncProperty(anyContent, page, async (content, { limit, maxBytes }) => {
+          await withHarness(options, async (run) => {
+            const reader = run.requireReader(ctx);
+            const ref = await run.save(content);
+            const artifact = new ReferenceArtifact(content);
+            const text = await pageByNextOffset(reader, ref.locator, limit, maxBytes, artifact);
+            if (text !== artifact.text) {
+              fail(`paging with limit ${limit} and maxBytes ${maxBytes} gave back ${JSON.stringify(text)}, expected ${JSON.stringify(artifact.text)}`);
+            }
           });
         }),
         params,
@@ -141,4 +150,45 @@ export function describeProperties<F extends SpillBackendFixture>(options: Resol
       );
     });
   });
+}
+
+/**
+ * Reads a whole artifact the way a simple client does: it follows `nextOffset` while one is
+ * offered, and only when a line is longer than `maxBytes` (no `nextOffset`, `truncated`)
+ * re-reads that one line with a doubled cap. With `maxBytes` >= 4 at least one code point
+ * always fits, so every read must make progress; the number of reads is bounded by the
+ * lines and the doublings, and passing that bound fails instead of looping.
+ */
+async function pageByNextOffset(
+  reader: SpillReader,
+  locator: SpillLocator,
+  limit: number,
+  maxBytes: number,
+  artifact: ReferenceArtifact,
+): Promise<string> {
+  const maxReads = artifact.lineCount * (3 + Math.ceil(Math.log2(artifact.totalBytes + 1))) + 1;
+  const parts: string[] = [];
+  let reads = 0;
+  const read = async (offset: number, lines: number, bytes: number): Promise<ReadResult> => {
+    reads++;
+    if (reads > maxReads) fail(`paging with limit ${limit} and maxBytes ${maxBytes} did not end after ${maxReads} reads (at offset ${offset})`);
+    const r = await reader.read(locator, { offset, limit: lines, maxBytes: bytes });
+    if (r.startLine !== offset) fail(`read({ offset: ${offset} }) answered startLine ${r.startLine}`);
+    if (r.nextOffset !== undefined && (r.nextOffset <= offset || r.nextOffset !== r.endLine + 1)) {
+      fail(`read({ offset: ${offset}, maxBytes: ${bytes} }) offered nextOffset ${r.nextOffset} with endLine ${r.endLine}: no progress`);
+    }
+    if (r.hasMore && r.nextOffset === undefined && (!r.truncated || r.text === '')) {
+      fail(`read({ offset: ${offset}, maxBytes: ${bytes} }) has more but neither a nextOffset nor a non-empty cut of an over-long line`);
+    }
+    return r;
+  };
+  let offset = 1;
+  for (;;) {
+    let r = await read(offset, limit, maxBytes);
+    for (let wide = maxBytes * 2; r.truncated; wide *= 2) r = await read(offset, 1, wide);
+    parts.push(r.text);
+    if (!r.hasMore) return parts.join('');
+    if (r.nextOffset === undefined) return fail(`read({ offset: ${offset} }) has more but no nextOffset after a whole line`);
+    offset = r.nextOffset;
+  }
 }

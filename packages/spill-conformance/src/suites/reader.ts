@@ -9,7 +9,7 @@ import {
 } from '@spillway/core';
 import { describe } from 'vitest';
 import { expectSpillErrorCode, expectSpillRejection, fail, readWhole, withHarness, type Harness } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { checkGrepResult, checkReadResult, escapeRegExp } from '../reference-reader.js';
 import { testDefiner } from './define-test.js';
 
@@ -110,7 +110,7 @@ const NON_STRING_LOCATORS: readonly (readonly [label: string, value: unknown])[]
 ];
 
 /** Registers the reader tests (skipped when the backend declares no reader). */
-export function describeReader<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeReader<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
 
   describe('reader.read', () => {
@@ -206,6 +206,35 @@ export function describeReader<F extends SpillBackendFixture>(options: ResolvedO
         if (!line.startsWith(result.text)) fail(`the cut ${preview(result.text)} is not a prefix of the line`);
       });
     }
+
+    test('answers nothing-fits when maxBytes is smaller than the first character: empty, truncated, no nextOffset', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      // "€" is 3 bytes: with maxBytes 0, 1 or 2 not even it fits. Offering nextOffset here
+      // (the line just read) would make a client paging by nextOffset loop forever.
+      const content = '\u20acabc\nx';
+      const ref = await h.save(content);
+      for (const maxBytes of [0, 1, 2]) {
+        await expectRead(reader, ref, content, { offset: 1, maxBytes }, {
+          text: '',
+          startLine: 1,
+          endLine: 0,
+          truncated: true,
+          hasMore: true,
+          nextOffset: undefined,
+          totalBytes: 8,
+        });
+      }
+      await expectRead(reader, ref, content, { offset: 1, maxBytes: 3 }, { text: '\u20ac', endLine: 1, truncated: true, nextOffset: undefined });
+      const blank = 'a\n\nb\n';
+      await expectRead(reader, await h.save(blank), blank, { offset: 2, maxBytes: 0 }, {
+        text: '',
+        startLine: 2,
+        endLine: 1,
+        truncated: true,
+        hasMore: true,
+        nextOffset: undefined,
+      });
+    });
 
     test('returns the stored text: lone surrogates come back as U+FFFD', async (h, ctx) => {
       const reader = h.requireReader(ctx);

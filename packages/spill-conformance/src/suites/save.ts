@@ -1,12 +1,12 @@
 import { utf8ByteLength } from '@spillway/core';
 import { describe } from 'vitest';
 import { checkRef, fail } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { makeLargeContent, SAMPLE_CONTENTS } from '../samples.js';
 import { testDefiner } from './define-test.js';
 
 /** Registers the `saveText` tests: exact sizes, verbatim round trips, large content. */
-export function describeSaveText<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeSaveText<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
   describe('saveText', () => {
     test('reports the exact UTF-8 size and a non-empty retrieval hint for every sample', async (h) => {

@@ -2,7 +2,7 @@ import { utf8ByteLength, type SpillRef } from '@spillway/core';
 import { describe } from 'vitest';
 import { toChunkSource, type ChunkDelivery } from '../arbitraries.js';
 import { checkRef, fail, type Harness } from '../harness.js';
-import type { ResolvedOptions, SpillBackendFixture } from '../options.js';
+import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { makeLargeContent } from '../samples.js';
 import { testDefiner } from './define-test.js';
 
@@ -23,7 +23,7 @@ async function saveChunks<F extends SpillBackendFixture>(
 }
 
 /** Registers the `saveTextStream` tests: the stored artifact is the concatenation of the chunks. */
-export function describeSaveTextStream<F extends SpillBackendFixture>(options: ResolvedOptions<F>): void {
+export function describeSaveTextStream<F extends SpillBackendFixture>(options: ResolvedConformanceOptions<F>): void {
   const test = testDefiner(options);
   describe('saveTextStream', () => {
     for (const [delivery, as] of DELIVERIES) {
