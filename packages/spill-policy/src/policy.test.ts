@@ -311,4 +311,65 @@ describe('hostile inputs', () => {
       if (d === undefined) expect(await policy.applyToResult(e, r)).toBe(r);
     }
   });
+
+  describe('a decision or result with a then (promise resolution would read or call it)', () => {
+    /** Settles with apply's answer, or 'hung' if it does not settle soon. */
+    function settle<T>(promise: Promise<T>): Promise<T | 'hung'> {
+      return Promise.race([promise, new Promise<'hung'>((resolve) => setTimeout(() => {
+        resolve('hung');
+      }, 200))]);
+    }
+    const throwingThen = (fields: object): object =>
+      Object.defineProperty({ ...fields }, 'then', {
+        get() {
+          throw new Error('then getter');
+        },
+        enumerable: true,
+      });
+
+    it('passes a non-accept decision with a throwing then getter through as a copy without then', async () => {
+      const { backend, policy } = setup();
+      const decision = throwingThen({ kind: 'block', reason: 'policy' }) as PostToolDecision;
+      const out = await settle(policy.apply(exec, bigResult, decision));
+      expect(out).toEqual({ kind: 'block', reason: 'policy' });
+      expect(Object.getOwnPropertyDescriptor(out, 'then')).toBeUndefined();
+      expect(backend.calls).toHaveLength(0);
+    });
+
+    it('never calls a then method (own or inherited), so a thenable that never calls back cannot hang apply', async () => {
+      const { policy } = setup();
+      const calls: string[] = [];
+      const own = { kind: 'deny', then: () => calls.push('own') } as PostToolDecision;
+      const inherited = Object.assign(Object.create({ then: () => calls.push('inherited') }) as object, { kind: 'deny' }) as PostToolDecision;
+      expect(await settle(policy.apply(exec, bigResult, own))).toEqual({ kind: 'deny' });
+      expect(await settle(policy.apply(exec, bigResult, inherited))).toEqual({ kind: 'deny' });
+      expect(calls).toEqual([]);
+    });
+
+    it('still spills an accept decision with a then, keeping its other fields', async () => {
+      const { backend, policy } = setup();
+      const decision = throwingThen({ kind: 'accept', note: 'n' }) as PostToolDecision;
+      const out = await settle(policy.apply(exec, bigResult, decision));
+      expect(out).toMatchObject({ kind: 'accept', note: 'n' });
+      expect(parseSpillNotice(onlyText(out as PostToolDecision))).toBeDefined();
+      expect(Object.getOwnPropertyDescriptor(out, 'then')).toBeUndefined();
+      expect(backend.calls).toHaveLength(1);
+    });
+
+    it('applyToResult answers a result with a throwing then getter (under or over the cap) without then', async () => {
+      const { policy } = setup();
+      const small = throwingThen({ content: [textBlock('small')], isError: true }) as ToolResult;
+      expect(await settle(policy.applyToResult(exec, small))).toEqual({ content: [textBlock('small')], isError: true });
+      const large = throwingThen({ content: [textBlock(big)], isError: false }) as ToolResult;
+      const out = await settle(policy.applyToResult(exec, large));
+      expect(out).toMatchObject({ isError: false });
+      expect(parseSpillNotice(((out as ToolResult).content[0] as { text: string }).text)).toBeDefined();
+    });
+
+    it('keeps identity for an object whose then is a plain value, which promise resolution accepts', async () => {
+      const { policy } = setup();
+      const decision = { kind: 'block', then: 'not a function' } as PostToolDecision;
+      expect(await policy.apply(exec, bigResult, decision)).toBe(decision);
+    });
+  });
 });

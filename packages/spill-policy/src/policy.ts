@@ -7,6 +7,7 @@ import { composeReplacement } from './preview.js';
 import { startSave } from './save.js';
 import { eventNames, saveRequest, screenExecution, spillBlocker } from './screen.js';
 import { createSpillStream } from './stream.js';
+import { resolvable } from './thenable.js';
 import type {
   ContentBlock,
   PostToolDecision,
@@ -39,7 +40,8 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
   return {
     enabled: resolved.cap !== undefined,
     async apply(exec: ToolExecution, result: ToolResult, decision?: PostToolDecision): Promise<PostToolDecision> {
-      const unchanged: PostToolDecision = decision === undefined ? { kind: 'accept' } : decision;
+      // Every answer goes through `resolvable`: an async function's promise reads `then`.
+      const unchanged: PostToolDecision = decision === undefined ? { kind: 'accept' } : resolvable(decision);
       try {
         let base: Record<string, unknown> = { kind: 'accept' };
         let content: unknown;
@@ -47,7 +49,7 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
           content = readContent(result);
         } else {
           if (typeof decision !== 'object' || (decision as unknown) === null) return unchanged;
-          base = { ...decision };
+          base = { ...(unchanged as Record<string, unknown>) }; // `decision`, or its copy without `then`
           if (base.kind !== 'accept' || base.value !== undefined) return unchanged;
           content = base.content === undefined ? readContent(result) : base.content;
         }
@@ -59,14 +61,15 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
       }
     },
     async applyToResult(exec: ToolExecution, result: ToolResult): Promise<ToolResult> {
+      const unchanged = resolvable(result);
       try {
-        if (typeof result !== 'object' || (result as unknown) === null) return result;
-        const copy: Record<string, unknown> = { ...result };
+        if (typeof result !== 'object' || (result as unknown) === null) return unchanged;
+        const copy: Record<string, unknown> = { ...(unchanged as unknown as Record<string, unknown>) };
         const text = await replacementFor(exec, copy.content, resolved, emit);
-        if (text === undefined) return result;
+        if (text === undefined) return unchanged;
         return { ...copy, content: [{ type: 'text', text }] };
       } catch {
-        return result;
+        return unchanged;
       }
     },
     stream(exec: ToolExecution): SpillStream {
