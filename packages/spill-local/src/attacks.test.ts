@@ -198,12 +198,12 @@ describe('what the reader refuses', () => {
     fs.unlinkSync(second);
   });
 
-  it('a FIFO, without blocking', async () => {
+  // An open that blocked on the FIFO (no writer ever comes) would never settle, so the
+  // test's timeout is the proof; no wall-clock threshold is needed.
+  it('a FIFO, without blocking', { timeout: 20_000 }, async () => {
     const fifo = path.join(path.dirname(real), '0123456789abcdef0123-fifo');
     execFileSync('mkfifo', ['-m', '600', fifo]);
-    const started = Date.now();
     await expectRefused(backend, fifo);
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(fs.lstatSync(fifo).isFIFO()).toBe(true);
   });
 

@@ -87,9 +87,16 @@ export interface ChildResult {
  */
 export function runChild(
   source: string,
-  options: { wrapper?: readonly string[]; env?: NodeJS.ProcessEnv; timeoutMs?: number; args?: readonly string[] } = {},
+  options: {
+    wrapper?: readonly string[];
+    env?: NodeJS.ProcessEnv;
+    timeoutMs?: number;
+    args?: readonly string[];
+    /** Flags for `node` itself, such as `--max-old-space-size=32`. */
+    nodeArgs?: readonly string[];
+  } = {},
 ): Promise<ChildResult> {
-  const argv = [...(options.wrapper ?? []), process.execPath, '--input-type=module', '-e', source, ...(options.args ?? [])];
+  const argv = [...(options.wrapper ?? []), process.execPath, ...(options.nodeArgs ?? []), '--input-type=module', '-e', source, ...(options.args ?? [])];
   const [cmd, ...rest] = argv;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd ?? process.execPath, rest, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
