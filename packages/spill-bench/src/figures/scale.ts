@@ -5,6 +5,7 @@ import type { FigureGroup } from '../group.js';
 import { median, quantile } from '../stats.js';
 import type { Profile } from '../profile.js';
 import { formatBytes } from '../sizes.js';
+import { formatDuration } from '../format.js';
 import { textOfSize } from '../text.js';
 import { privateDir, saveRequest } from './common.js';
 
@@ -81,6 +82,13 @@ export const scaleGroup: FigureGroup = {
       target.p99.first.push(quantile(first, 0.99));
       target.p99.last.push(quantile(last, 0.99));
     };
+    // Medians of ten windows spread along the run: shows a trend (or its absence) that
+    // the first and last windows alone cannot.
+    const along = (ms: Float64Array): string => {
+      const blocks = Math.floor(ms.length / window);
+      const picks = [...new Set(Array.from({ length: 10 }, (_, k) => Math.round((k * (blocks - 1)) / 9)))];
+      return picks.map((b) => formatDuration(median(Array.from(ms.subarray(b * window, (b + 1) * window))))).join(', ');
+    };
     const describe = (run: SaveRun, seconds: number): string =>
       run.stoppedEarly
         ? `STOPPED EARLY: ${run.ms.length.toLocaleString('en-US')} of ${saves.toLocaleString('en-US')} saves in the ${(budgetMs / 1000).toFixed(0)} s budget`
@@ -99,7 +107,7 @@ export const scaleGroup: FigureGroup = {
       const result = await latencies(createLocalBackend({ root }), saves, content, budgetMs);
       const note = `${describe(result, (performance.now() - t0) / 1000)}, one session directory`;
       ctx.log(`local run ${run}: ${note}`);
-      localNotes.push(note);
+      localNotes.push(note, `medians of ${window}-save windows along the run: ${along(result.ms)}`);
       collect(local, result.ms);
       await rm(root, { recursive: true, force: true });
     }
@@ -113,7 +121,10 @@ export const scaleGroup: FigureGroup = {
       const t0 = performance.now();
       const result = await latencies(backend, saves, content, budgetMs);
       const { evictions, artifacts } = backend.stats();
-      memoryNotes.push(`${describe(result, (performance.now() - t0) / 1000)}; ${evictions.toLocaleString('en-US')} evictions, ${artifacts} artifacts held at the end`);
+      memoryNotes.push(
+        `${describe(result, (performance.now() - t0) / 1000)}; ${evictions.toLocaleString('en-US')} evictions, ${artifacts} artifacts held at the end`,
+        `medians of ${window}-save windows along the run: ${along(result.ms)}`,
+      );
       collect(memory, result.ms);
     }
     ctx.record('scale.memory.p50', { spillway: memory.p50.last, baseline: memory.p50.first, notes: memoryNotes });
