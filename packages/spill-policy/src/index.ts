@@ -25,4 +25,4 @@ export type {
   ToolResult,
 } from './types.js';
 export { findSpillNotices, formatSpillNotice, hasSpillNotice, parseSpillNotice } from './notice.js';
-export type { FoundSpillNotice, ParseSpillNoticeOptions, SpillNotice } from './notice.js';
+export type { FindSpillNoticesOptions, FoundSpillNotice, ParseSpillNoticeOptions, SpillNotice } from './notice.js';

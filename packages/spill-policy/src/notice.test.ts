@@ -137,7 +137,8 @@ describe('findSpillNotices', () => {
 
   it('uses known hints to end a notice that is followed by more text on the same line', () => {
     const text = `x ${formatSpillNotice({ omittedBytes: 1, locator: '/p', retrievalHint: 'Use spill_read. Then grep.' })} and more`;
-    expect([...findSpillNotices(text)]).toEqual([]);
+    // Unknown, a two-sentence hint is split at its last ". " (the documented ambiguity).
+    expect([...findSpillNotices(text)].map((n) => [n.locator, n.retrievalHint])).toEqual([['/p. Use spill_read', 'Then grep.']]);
     const found = [...findSpillNotices(text, { knownHints: ['Use spill_read. Then grep.'] })];
     expect(found.map((n) => n.locator)).toEqual(['/p']);
     expect(hasSpillNotice(text, { knownHints: ['Use spill_read. Then grep.'] })).toBe(true);
@@ -149,4 +150,61 @@ describe('findSpillNotices', () => {
     expect([...findSpillNotices(text)].map((n) => n.locator)).toEqual(['/r']);
     expect(hasSpillNotice('no notice (Omitted 3 bytes.)')).toBe(false);
   });
+
+  it('finds a notice with an unknown hint followed by any non-word character or the end, in running text', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ omittedBytes: bytesArb, locator: runningLocatorArb, retrievalHint: runningHintArb }),
+        fc.string({ maxLength: 30 }).filter((s) => !s.includes('(Omitted')),
+        fc.constantFrom('', '"', '"}', '",', ']', ' and more', '.', ',', ';', '\n', '\r\n', '\t', '»'),
+        (notice, before, after) => {
+          const text = `${before}${formatSpillNotice(notice)}${after}`;
+          const found = [...findSpillNotices(text)];
+          expect(found).toEqual([{ ...notice, start: before.length, end: before.length + formatSpillNotice(notice).length }]);
+        },
+      ),
+    );
+  });
+
+  it('finds notices inside JSON strings of a JSON-lines transcript, and unescapes their locators and hints (jsonEscaped)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            notice: fc.record({ omittedBytes: bytesArb, locator: runningLocatorArb, retrievalHint: runningHintArb }),
+            before: fc.string({ maxLength: 20, unit: 'binary' }).filter((s) => !s.includes('(Omitted')),
+            after: fc.oneof(fc.constant(''), fc.string({ maxLength: 20, unit: 'binary' }).map((s) => ` ${s}`).filter((s) => !s.includes('(Omitted'))),
+          }),
+          { maxLength: 4 },
+        ),
+        (records) => {
+          const jsonl = records.map((r) => JSON.stringify({ role: 'tool', content: `${r.before}${formatSpillNotice(r.notice)}${r.after}` })).join('\n');
+          const found = [...findSpillNotices(jsonl, { jsonEscaped: true })];
+          expect(found.map(({ omittedBytes, locator, retrievalHint }) => ({ omittedBytes, locator, retrievalHint }))).toEqual(records.map((r) => r.notice));
+          expect(hasSpillNotice(jsonl, { jsonEscaped: true })).toBe(records.length > 0);
+        },
+      ),
+    );
+  });
+
+  it('reads a JSON-escaped locator and a known hint with ". " in a JSON line', () => {
+    const hint = 'Use "spill_read". Then grep.';
+    const notice = { omittedBytes: 42, locator: 'C:\\tmp\\a "b".txt', retrievalHint: hint };
+    const line = JSON.stringify({ content: `head\n\n${formatSpillNotice(notice)}` });
+    const found = [...findSpillNotices(line, { jsonEscaped: true, knownHints: [hint] })];
+    expect(found).toMatchObject([notice]);
+    expect(line.slice(found[0]?.start, found[0]?.end)).toBe(JSON.stringify(formatSpillNotice(notice)).slice(1, -1));
+    // Without jsonEscaped the escapes stay, and the escaped hint is not recognised.
+    const raw = [...findSpillNotices(line, { knownHints: [hint] })];
+    expect(raw.map((n) => [n.locator, n.retrievalHint])).toEqual([['C:\\\\tmp\\\\a \\"b\\".txt. Use \\"spill_read\\"', 'Then grep.']]);
+  });
 });
+
+/** A ")" followed by a non-word character (or ending the string) would end a running notice early. */
+function endsEarly(s: string): boolean {
+  return /\)(?![A-Za-z0-9_])/.test(s);
+}
+const runningLocatorArb = fc
+  .string({ minLength: 1, maxLength: 60, unit: 'binary' })
+  .filter((s) => !OPENING_PHRASE.test(s) && !endsEarly(s));
+const runningHintArb = fc.string({ maxLength: 60, unit: 'binary' }).filter((s) => !s.includes('. ') && !OPENING_PHRASE.test(s) && !endsEarly(s));

@@ -30,12 +30,15 @@
  * - {@link parseSpillNotice} reads the notice that **ends** the text (trailing whitespace
  *   allowed): it ends at the final `)` and starts at the last opening phrase
  *   `(Omitted <count> bytes. Full formatted result stored at: ` that yields a notice.
- * - {@link findSpillNotices} scans running text: a notice ends at the first `)` that is
- *   followed by a line break or the end of the text (or, for a known hint, right after
- *   `". " + hint + ")"`), and before the next opening phrase.
+ * - {@link findSpillNotices} scans running text: for a known hint, a notice ends right
+ *   after `". " + hint + ")"`; otherwise at the first `)` that is followed by a character
+ *   other than a letter, digit or `_` (a line break, a space, a quote, a bracket, a
+ *   comma…) or by the end of the text, and whose body splits into a locator and a hint.
+ *   Never past the next opening phrase. With `jsonEscaped`, the text is read as the inside
+ *   of a JSON string (a JSON-lines transcript) and the locator and hint are unescaped.
  *
  * A locator or hint that itself contains the opening phrase, or (for scanning) a `)`
- * followed by a line break, cannot be told apart from the notice's own punctuation.
+ * followed by such a character, cannot be told apart from the notice's own punctuation.
  *
  * @packageDocumentation
  */
@@ -73,6 +76,16 @@ export interface ParseSpillNoticeOptions {
    * a hint without it is recovered by the default rule.
    */
   readonly knownHints?: readonly string[];
+}
+
+/** Options for {@link findSpillNotices} and {@link hasSpillNotice}. */
+export interface FindSpillNoticesOptions extends ParseSpillNoticeOptions {
+  /**
+   * Read the text as JSON string content, as a JSON-lines transcript holds it: `\"`,
+   * `\\`, `\n`, `\uXXXX` and the other JSON escapes in the locator and the hint are
+   * decoded in what is returned (`start` and `end` still index the text as given).
+   */
+  readonly jsonEscaped?: boolean;
 }
 
 /**
@@ -131,8 +144,10 @@ export function parseSpillNotice(text: string, options: ParseSpillNoticeOptions 
 
 /**
  * Iterates over every notice in a running text (a transcript, a log), left to right.
- * A notice ends at the first `)` followed by a line break or the end of the text, or
- * right after `". " + hint + ")"` for a hint in `knownHints`. Notices never overlap.
+ * A notice ends right after `". " + hint + ")"` for a hint in `knownHints`, or else at the
+ * first `)` followed by a non-word character (anything but a letter, digit or `_`) or the
+ * end of the text whose body holds a locator and a hint. Notices never overlap. Pass
+ * `jsonEscaped: true` for text that is still JSON-escaped (a JSON-lines transcript).
  *
  * @example
  * const locators = new Set<string>();
@@ -140,16 +155,17 @@ export function parseSpillNotice(text: string, options: ParseSpillNoticeOptions 
  */
 export function* findSpillNotices(
   text: string,
-  options: ParseSpillNoticeOptions = {},
+  options: FindSpillNoticesOptions = {},
 ): Generator<FoundSpillNotice, undefined, undefined> {
   if (typeof text !== 'string') return undefined;
   const hints = sortedHints(options.knownHints);
+  const jsonEscaped = options.jsonEscaped === true;
   const pattern = new RegExp(OPENING_PATTERN.source, 'g');
   let match: RegExpExecArray | null;
   while ((match = pattern.exec(text)) !== null) {
     const count = Number(match[1]);
     const bodyStart = match.index + match[0].length;
-    const found = Number.isSafeInteger(count) ? readRunningBody(text, bodyStart, hints) : undefined;
+    const found = Number.isSafeInteger(count) ? readRunningBody(text, bodyStart, hints, jsonEscaped) : undefined;
     if (found === undefined) {
       // Not a notice after all; the next opening may start inside this one.
       pattern.lastIndex = match.index + 1;
@@ -165,7 +181,7 @@ export function* findSpillNotices(
  * Tells whether `text` contains at least one spill notice anywhere, by the rules of
  * {@link findSpillNotices}. Use it to recognise a result that was already spilled.
  */
-export function hasSpillNotice(text: string, options: ParseSpillNoticeOptions = {}): boolean {
+export function hasSpillNotice(text: string, options: FindSpillNoticesOptions = {}): boolean {
   return !findSpillNotices(text, options).next().done;
 }
 
@@ -173,28 +189,50 @@ function readRunningBody(
   text: string,
   bodyStart: number,
   hints: readonly string[],
+  jsonEscaped: boolean,
 ): { parts: { locator: string; retrievalHint: string }; end: number } | undefined {
   // A notice never spans another notice's opening phrase.
   const next = new RegExp(OPENING_PATTERN.source, 'g');
   next.lastIndex = bodyStart;
   const limit = next.exec(text)?.index ?? text.length;
+  const decode = jsonEscaped ? unescapeJson : (raw: string): string => raw;
   for (const hint of hints) {
-    const tail = `${BETWEEN}${hint}${CLOSING}`;
+    const tail = `${BETWEEN}${jsonEscaped ? escapeJson(hint) : hint}${CLOSING}`;
     const at = text.indexOf(tail, bodyStart + 1);
     if (at >= 0 && at + tail.length <= limit) {
-      return { parts: { locator: text.slice(bodyStart, at), retrievalHint: hint }, end: at + tail.length };
+      return { parts: { locator: decode(text.slice(bodyStart, at)), retrievalHint: hint }, end: at + tail.length };
     }
   }
   let close = text.indexOf(CLOSING, bodyStart);
   while (close >= 0 && close < limit) {
-    const next = close + 1 < text.length ? text.charCodeAt(close + 1) : -1;
-    if (next === -1 || next === 0x0a || next === 0x0d) {
-      const parts = splitBody(text.slice(bodyStart, close), []);
-      return parts === undefined ? undefined : { parts, end: close + 1 };
+    if (close + 1 >= text.length || !isWordCharacter(text.charCodeAt(close + 1))) {
+      const parts = splitBody(decode(text.slice(bodyStart, close)), hints);
+      if (parts !== undefined) return { parts, end: close + 1 };
     }
     close = text.indexOf(CLOSING, close + 1);
   }
   return undefined;
+}
+
+/** `[A-Za-z0-9_]`: a `)` followed by one of these is taken to be inside the locator. */
+function isWordCharacter(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
+}
+
+const JSON_ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** Decodes JSON string escapes; anything that is not a valid escape stays as it is. */
+function unescapeJson(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  return raw.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (whole, hex: string | undefined, simple: string | undefined) => {
+    if (hex !== undefined) return String.fromCharCode(Number.parseInt(hex, 16));
+    return simple === undefined ? whole : (JSON_ESCAPES[simple] ?? whole);
+  });
+}
+
+/** The inside of `JSON.stringify(text)`. */
+function escapeJson(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
 }
 
 function matchOpening(text: string, at: number): { count: number; bodyStart: number } | undefined {
