@@ -28,12 +28,16 @@ describe('referencedLocators', () => {
       JSON.stringify({ role: 'tool', content: `head\n…\ntail\n\n${notice('/r/session-1/a-web_fetch.txt')}` }),
       JSON.stringify({ role: 'tool', content: `x\n\n${notice('spill+memory://s/2', memoryHint)}` }),
     ].join('\n');
-    // The local hint is known by default; another backend's only when passed.
-    expect([...(await referencedLocators([lines]))]).toEqual(['/r/session-1/a-web_fetch.txt']);
-    expect([...(await referencedLocators([lines], { knownHints: [memoryHint] }))].sort()).toEqual([
-      '/r/session-1/a-web_fetch.txt',
-      'spill+memory://s/2',
-    ]);
+    // A notice ends at a ")" followed by a non-word character, such as the closing quote of
+    // a JSON string, so even an unknown hint is found there.
+    expect([...(await referencedLocators([lines]))].sort()).toEqual(['/r/session-1/a-web_fetch.txt', 'spill+memory://s/2']);
+  });
+
+  it('finds an unknown-hint notice glued to following text only when its hint is passed', async () => {
+    const memoryHint = 'Use spill_fetch or spill_search with this handle.';
+    const text = `${notice('spill+memory://s/3', memoryHint)}and more`;
+    expect([...(await referencedLocators([text]))]).toEqual([]);
+    expect([...(await referencedLocators([text], { knownHints: [memoryHint] }))]).toEqual(['spill+memory://s/3']);
   });
 
   it('makes a keep predicate out of the references', async () => {
