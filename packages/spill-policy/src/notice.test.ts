@@ -200,6 +200,17 @@ describe('findSpillNotices', () => {
   });
 });
 
+describe('findSpillNotices on a text cut short (a chunk of a longer transcript)', () => {
+  it('does not end a notice at a ")" inside a known hint that the text was cut in', () => {
+    const odd = 'Use spill_read. Or spill_grep (by line) to search.';
+    const full = `${formatSpillNotice({ omittedBytes: 3, locator: 'spill+memory://x/3', retrievalHint: odd })} end`;
+    for (let cut = full.indexOf('(by line)') + 9; cut < full.length - 5; cut++) {
+      expect([...findSpillNotices(full.slice(0, cut), { knownHints: [odd] })]).toEqual([]);
+    }
+    expect([...findSpillNotices(full, { knownHints: [odd] })].map((n) => [n.locator, n.retrievalHint])).toEqual([['spill+memory://x/3', odd]]);
+  });
+});
+
 /** A ")" followed by a non-word character (or ending the string) would end a running notice early. */
 function endsEarly(s: string): boolean {
   return /\)(?![A-Za-z0-9_])/.test(s);

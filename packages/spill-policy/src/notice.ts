@@ -203,15 +203,35 @@ function readRunningBody(
       return { parts: { locator: decode(text.slice(bodyStart, at)), retrievalHint: hint }, end: at + tail.length };
     }
   }
+  const knownTails = hints.flatMap((hint) => {
+    const tail = `${BETWEEN}${hint}${CLOSING}`;
+    return jsonEscaped ? [tail, `${BETWEEN}${escapeJson(hint)}${CLOSING}`] : [tail];
+  });
   let close = text.indexOf(CLOSING, bodyStart);
   while (close >= 0 && close < limit) {
     if (close + 1 >= text.length || !isWordCharacter(text.charCodeAt(close + 1))) {
+      // A text cut short inside a known hint (a chunk of a longer transcript) is not a
+      // notice yet: a ")" within that hint must not end it.
+      if (endsInsideKnownTail(text, bodyStart + 1, close, knownTails)) return undefined;
       const parts = splitBody(decode(text.slice(bodyStart, close)), hints);
       if (parts !== undefined) return { parts, end: close + 1 };
     }
     close = text.indexOf(CLOSING, close + 1);
   }
   return undefined;
+}
+
+/**
+ * Tells whether the text, from some index in `from..close`, runs to its end as a proper
+ * prefix of one of `tails`: it was cut off inside that known hint, around `close`.
+ */
+function endsInsideKnownTail(text: string, from: number, close: number, tails: readonly string[]): boolean {
+  for (const tail of tails) {
+    for (let at = Math.max(from, text.length - tail.length + 1); at <= close; at++) {
+      if (tail.startsWith(text.slice(at))) return true;
+    }
+  }
+  return false;
 }
 
 /** `[A-Za-z0-9_]`: a `)` followed by one of these is taken to be inside the locator. */
