@@ -20,6 +20,45 @@ async function collect(command: string, args: string[]): Promise<{ text: string;
   return { text, ...outcome };
 }
 
+/** write(2)'s number in /proc/<pid>/syscall, by architecture. */
+const WRITE_SYSCALL: Partial<Record<string, number>> = { x64: 1, arm64: 64, ia32: 4, arm: 4 };
+
+/**
+ * Whether process `pid` is asleep inside write(2) on its stdout, from /proc/<pid>/syscall
+ * (which shows `running` for a process on a CPU); `undefined` where /proc cannot tell.
+ */
+async function sleepsWritingStdout(pid: number): Promise<boolean | undefined> {
+  const nr = WRITE_SYSCALL[process.arch];
+  if (nr === undefined) return undefined;
+  try {
+    const [call, fd] = (await readFile(`/proc/${String(pid)}/syscall`, 'utf8')).trim().split(' ');
+    return Number(call) === nr && Number(fd) === 1;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Polls until the writer is blocked on its full stdout pipe and returns the bytes it had
+ * written by then (its progress file is updated after each write returns, so while it
+ * sleeps in the next write, the file is final). Where /proc cannot say, it falls back to
+ * the count staying the same across ten checks. No fixed sleep decides the outcome.
+ */
+async function waitUntilBlockedWriting(pid: number, progressFile: string): Promise<number> {
+  const deadline = Date.now() + 60_000;
+  let last = -1;
+  let steady = 0;
+  for (;;) {
+    const blocked = await sleepsWritingStdout(pid);
+    const written = Number(await readFile(progressFile, 'utf8').catch(() => '0'));
+    steady = written > 0 && written === last ? steady + 1 : 0;
+    last = written;
+    if (written > 0 && (blocked === true || (blocked === undefined && steady >= 10))) return written;
+    if (Date.now() > deadline) throw new Error(`the writer never blocked (wrote ${String(written)} bytes; /proc says ${String(blocked)})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'spillway-child-test-'));
@@ -102,10 +141,10 @@ describe('runChild', () => {
         }
       },
     });
-    // Wait for the first chunk to be stalled on, then give the child time to run ahead.
+    // Wait for the first chunk to be stalled on, then until the child can run no further:
+    // blocked in write(2), not merely slow, so a loaded machine cannot make this flaky.
     await firstChunk;
-    await new Promise((r) => setTimeout(r, 500));
-    const writtenWhileStalled = Number(await readFile(progress, 'utf8').catch(() => '0'));
+    const writtenWhileStalled = await waitUntilBlockedWriting(writer?.pid ?? 0, progress);
     // Only the pipe's and the stream's buffers can fill while the consumer is stalled.
     expect(writtenWhileStalled).toBeGreaterThanOrEqual(65536);
     expect(writtenWhileStalled).toBeLessThan(4 * 1024 * 1024);
