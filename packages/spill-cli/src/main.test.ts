@@ -352,7 +352,48 @@ describe('run', () => {
     const factory = await freshRoot();
     const r = await cli(['run', '--max-inline-bytes', '10', '--', node, '-e', 'process.stdout.write("n".repeat(300))'], { backend: factory });
     expect(r.stdout).toBe('n'.repeat(300));
-    expect(r.stderr).toMatch(/--max-inline-bytes 10 cannot hold even a spill notice/);
+    expect(r.stderr).toMatch(/--max-inline-bytes 10 cannot hold the spill notice/);
+  });
+
+  it('prints at most the cap, or the whole output with a warning, for every cap around the notice\'s size', async () => {
+    const factory = await freshRoot();
+    const output = Array.from({ length: 100 }, (_, i) => `${String(i + 1)}\n`).join('');
+    // From "no notice fits" through "only the real notice fits" to "preview and notice".
+    let kept = 0;
+    let spilled = 0;
+    for (const cap of [0, 60, 100, 150, 200, 250, 291, 292]) {
+      const r = await cli(['run', '--max-inline-bytes', String(cap), '--', 'seq', '1', '100'], { backend: factory });
+      expect(r.code, `cap ${String(cap)}`).toBe(0);
+      if (r.stdout === output) {
+        if (cap < Buffer.byteLength(output)) {
+          kept++;
+          expect(r.stderr, `cap ${String(cap)}`).toMatch(/cannot hold the spill notice, so the output \(292 bytes\) is printed in full\.\n$/);
+        }
+        continue;
+      }
+      spilled++;
+      // Spilled: the result plus the one newline run adds after a notice.
+      expect(Buffer.byteLength(r.stdout) - 1, `cap ${String(cap)}`).toBeLessThanOrEqual(cap);
+      expect(r.stdout).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: .*\)\n$/);
+    }
+    expect(kept).toBeGreaterThan(0);
+    expect(spilled).toBeGreaterThan(0);
+    // Each kept original had its stored copy deleted again: only the spilled runs remain.
+    const listed = await cli(['ls', '--json'], { backend: factory });
+    expect((JSON.parse(listed.stdout) as { count: number }).count).toBe(spilled);
+  });
+
+  it('names the stored copy on stderr when the notice does not fit and the output cannot be read back', async () => {
+    const factory = await freshRoot();
+    const unreadable: BackendFactory = (root) => {
+      const real = factory(root);
+      const fail = (): Promise<never> => Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'Injected read failure.'));
+      return { ...real, reader: { read: fail, grep: fail } };
+    };
+    const r = await cli(['run', '--max-inline-bytes', '150', '--', 'seq', '1', '100'], { backend: unreadable });
+    expect(r.code).toBe(0);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThanOrEqual(151);
+    expect(r.stderr).toMatch(/cannot hold the spill notice and the output \(292 bytes\) could not be read back, so only its head and tail are shown; the full output is stored at \/.*Injected read failure/);
   });
 
   it('leaves a --json after the command name to the command, for errors too', async () => {

@@ -130,10 +130,19 @@ function describeError(error: unknown): string {
 function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: string, cap: number): string {
   const size = `the output (${String(event.bytes)} bytes)`;
   if (event.type === 'truncated') {
+    if (event.reason === 'notice-too-large') {
+      // Stored, but neither its notice nor the whole output fits: the person at the
+      // terminal gets the locator the model could not be given.
+      const why = event.error === undefined ? '' : `: ${describeError(event.error)}`;
+      return `--max-inline-bytes ${String(cap)} cannot hold the spill notice and ${size} could not be read back, so only its head and tail are shown; the full output is stored at ${event.locator ?? 'an unknown locator'}${why}`;
+    }
     return `${size} could not be stored under ${root}, so only its head and tail are shown: ${describeError(event.error ?? event.reason)}`;
   }
   if (event.reason === 'notice-too-large') {
-    return `--max-inline-bytes ${String(cap)} cannot hold even a spill notice, so ${size} is printed in full.`;
+    // The policy kept the original, as apply does; an artifact it stored first and could
+    // not delete is left for `spillway gc`.
+    const leftover = event.locator !== undefined && event.removed !== true ? ` (its stored copy ${event.locator} is left for spillway gc)` : '';
+    return `--max-inline-bytes ${String(cap)} cannot hold the spill notice, so ${size} is printed in full${leftover}.`;
   }
   return `${size} could not be spilled under ${root} and is printed in full: ${describeError(event.error ?? event.reason)}`;
 }
