@@ -13,7 +13,7 @@ import { formatDuration } from '../format.js';
 import { emptyDir, privateDir, treeSize } from './common.js';
 
 /** A 100-byte line (with its newline) repeated by `yes` and cut by `head`: a fast generator. */
-const LINE = 'spillway bench output line: the quick brown fox jumps over the lazy dog 0123456789 abcdefghijklmno';
+const LINE = 'spillway bench output line: the quick brown fox jumps over the lazy dog 0123456789 abcdefghijklmnop';
 
 /** The shell command that prints exactly `bytes` bytes of text. */
 export function generatorCommand(bytes: number): string {

@@ -109,6 +109,6 @@ export const localSaveGroup: FigureGroup = {
       },
       { timeMs: ctx.profile.microTimeMs, minIterations: 4 },
     );
-    ctx.record('local.save.durable', { ...samples, notes: ['spillway may also fsync the session directory; the baseline does not'] });
+    ctx.record('local.save.durable', { ...samples, notes: ['spillway also fsyncs the session directory after publishing; the baseline does not'] });
   },
 };
