@@ -21,8 +21,19 @@ export function randomBytes(byteCount: number): Uint8Array {
   return out;
 }
 
-/** `byteCount` fresh random bytes as lowercase hex. */
+/** `byteCount` fresh random bytes as lowercase hex, straight from the pool. */
 export function randomHex(byteCount: number): string {
-  // join() builds one flat string; `+=` would keep a rope of byteCount pieces alive.
-  return Array.from(randomBytes(byteCount), (b) => HEX[b] ?? '').join('');
+  if (next + byteCount > POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    next = 0;
+  }
+  // A plain loop over the pool: no intermediate Uint8Array or array of pieces on the save
+  // path (the benchmark measured Array.from(...).join at a quarter of a 4 KiB save).
+  let hex = '';
+  for (let i = next; i < next + byteCount; i++) {
+    hex += HEX[pool[i] ?? 0] ?? '';
+    pool[i] = 0; // a handed-out byte does not linger in the pool
+  }
+  next += byteCount;
+  return hex;
 }
