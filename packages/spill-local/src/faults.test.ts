@@ -8,7 +8,7 @@ import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { createLocalBackend, sessionDirName } from './index.js';
-import { DIST_INDEX, filesUnder, makeRoot, request, runChild, streamRequest } from './test-helpers.js';
+import { DIST_INDEX, nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, streamRequest } from './test-helpers.js';
 
 const isRoot = process.geteuid?.() === 0;
 const AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];
@@ -246,7 +246,7 @@ describe('real storage faults', () => {
     fs.chownSync(r, 65534, 65534);
     fs.chownSync(session, 65534, 65534);
     const out = await runChild(
-      `const { createLocalBackend } = await import(${JSON.stringify(DIST_INDEX)});
+      `const { createLocalBackend } = await import(${JSON.stringify(nobodyReadableDistIndex())});
        const b = createLocalBackend({ root: ${JSON.stringify(r)} });
        try { await b.saveText({ owner: { sessionId: 's' }, source: { toolName: 't', callId: 'c' }, suggestedName: 'n', content: 'x' }); console.log('saved'); }
        catch (e) { console.log(JSON.stringify({ code: e.code, cause: e.cause && e.cause.code })); }`,

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSpillError } from '@spillway/core';
 import { createLocalBackend } from './index.js';
 import { createLocalBackendWith } from './backend.js';
-import { DIST_INDEX, filesUnder, makeRoot, request, runChild, withUmask } from './test-helpers.js';
+import { DIST_INDEX, nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, withUmask } from './test-helpers.js';
 
 const NOBODY = 65534;
 const NOGROUP = 65534;
@@ -237,7 +237,7 @@ describe('modes whatever the umask', () => {
     const root = path.join(home, 'state', 'root');
     const out = await runChild(
       `process.umask(0o277);
-       const { createLocalBackend } = await import(${JSON.stringify(DIST_INDEX)});
+       const { createLocalBackend } = await import(${JSON.stringify(nobodyReadableDistIndex())});
        const b = createLocalBackend({ root: ${JSON.stringify(root)}, createRoot: true });
        const ref = await b.saveText({ owner: { sessionId: 's' }, source: { toolName: 't', callId: 'c' }, suggestedName: 'n.txt', content: 'hello' });
        const back = await b.reader.read(ref.locator);
@@ -259,7 +259,7 @@ describe('modes whatever the umask', () => {
     const root = path.join(home, 'root');
     const out = await runChild(
       `process.umask(0o777);
-       const { createLocalBackend } = await import(${JSON.stringify(DIST_INDEX)});
+       const { createLocalBackend } = await import(${JSON.stringify(nobodyReadableDistIndex())});
        const b = createLocalBackend({ root: ${JSON.stringify(root)}, createRoot: true });
        try { await b.saveText({ owner: { sessionId: 's' }, source: { toolName: 't', callId: 'c' }, suggestedName: 'n.txt', content: 'x' }); console.log('saved'); }
        catch (e) { console.log(e.code); }`,

@@ -1,5 +1,7 @@
 // Shared fixtures for this package's tests (excluded from the build by its name).
 import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,6 +73,41 @@ export async function withUmask<T>(mask: number, fn: () => Promise<T>): Promise<
 export const DIST_INDEX = new URL('../dist/index.js', import.meta.url).href;
 /** The built internal factory with test seams, for child processes. */
 export const DIST_BACKEND = new URL('../dist/backend.js', import.meta.url).href;
+
+let nobodyIndex: string | undefined;
+
+/**
+ * A copy of the built package (and the built `@spillway/core` it imports) that any user
+ * can read, for child processes run as `nobody`: the checkout itself may sit under a
+ * private directory (a CI clone in a 0700 temp dir) that `nobody` cannot traverse.
+ * Made once per test process under the OS temp dir; returns the copy's entry URL.
+ */
+export function nobodyReadableDistIndex(): string {
+  if (nobodyIndex !== undefined) return nobodyIndex;
+  const top = fs.mkdtempSync(path.join(os.tmpdir(), 'spill-local-nobody-'));
+  process.once('exit', () => {
+    fs.rmSync(top, { recursive: true, force: true });
+  });
+  const copy = (from: string, to: string): void => {
+    fs.cpSync(from, to, { recursive: true, dereference: true });
+  };
+  const localDist = fileURLToPath(new URL('../dist', import.meta.url));
+  const corePkg = path.dirname(createRequire(import.meta.url).resolve('@spillway/core/package.json'));
+  copy(localDist, path.join(top, 'local', 'dist'));
+  fs.writeFileSync(path.join(top, 'local', 'package.json'), JSON.stringify({ type: 'module' }));
+  const coreTo = path.join(top, 'node_modules', '@spillway', 'core');
+  copy(path.join(corePkg, 'dist'), path.join(coreTo, 'dist'));
+  copy(path.join(corePkg, 'package.json'), path.join(coreTo, 'package.json'));
+  // Readable and traversable by everyone, whatever the umask was.
+  const open = (p: string): void => {
+    const st = fs.statSync(p);
+    fs.chmodSync(p, st.isDirectory() ? 0o755 : 0o644);
+    if (st.isDirectory()) for (const name of fs.readdirSync(p)) open(path.join(p, name));
+  };
+  open(top);
+  nobodyIndex = pathToFileURL(path.join(top, 'local', 'dist', 'index.js')).href;
+  return nobodyIndex;
+}
 
 /** What a child process produced. */
 export interface ChildResult {
