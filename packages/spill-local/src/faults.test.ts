@@ -8,7 +8,7 @@ import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { createLocalBackend, sessionDirName } from './index.js';
-import { DIST_INDEX, nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, streamRequest } from './test-helpers.js';
+import { nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, streamRequest } from './test-helpers.js';
 
 const isRoot = process.geteuid?.() === 0;
 const AS_NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups'];

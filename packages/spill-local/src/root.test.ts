@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSpillError } from '@spillway/core';
 import { createLocalBackend } from './index.js';
 import { createLocalBackendWith } from './backend.js';
-import { DIST_INDEX, nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, withUmask } from './test-helpers.js';
+import { nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, withUmask } from './test-helpers.js';
 
 const NOBODY = 65534;
 const NOGROUP = 65534;
