@@ -34,6 +34,8 @@ export interface Profile {
     /** A run that takes longer stops early and says so (a busy machine must not stall the benchmark). */
     readonly budgetMs: number;
   };
+  /** Retention figure: artifacts in the generated catalog, timed rounds, memory rounds (one child per side and round). */
+  readonly retention: { readonly entries: number; readonly rounds: number; readonly rssRounds: number };
   /** Retrieval figures. */
   readonly retrieval: {
     /** Lines in the read artifact (100 bytes each). */
@@ -68,6 +70,7 @@ export const FULL: Profile = {
   stream: { bytes: 2 * GiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 1 * GiB, rounds: 3 },
   scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 120_000 },
+  retention: { entries: 100_000, rounds: 5, rssRounds: 3 },
   retrieval: {
     readLines: 5_000_000,
     readAt: 4_000_000,
@@ -92,6 +95,7 @@ export const QUICK: Profile = {
   stream: { bytes: 128 * MiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 64 * MiB, rounds: 3 },
   scale: { saves: 5_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 15_000 },
+  retention: { entries: 10_000, rounds: 3, rssRounds: 2 },
   retrieval: {
     readLines: 320_000,
     readAt: 256_000,
