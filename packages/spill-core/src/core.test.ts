@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   SPILL_ERROR_CODES,
   SpillError,
@@ -9,6 +9,7 @@ import {
   callId,
   isSpillError,
   isSpillErrorCode,
+  raceAbort,
   sessionId,
   spillLocator,
   throwIfAborted,
@@ -125,6 +126,34 @@ describe('abort helpers', () => {
       expect((error as SpillError).message).toContain('The save');
     }
     expect(abortedError(controller.signal).code).toBe('SPILL_ABORTED');
+  });
+});
+
+describe('raceAbort', () => {
+  it('settles like the promise when there is no signal or it never fires', async () => {
+    await expect(raceAbort(Promise.resolve(7), undefined)).resolves.toBe(7);
+    const controller = new AbortController();
+    await expect(raceAbort(Promise.resolve(8), controller.signal)).resolves.toBe(8);
+    await expect(raceAbort(Promise.reject(new Error('boom')), controller.signal)).rejects.toThrow('boom');
+  });
+
+  it('rejects with SPILL_ABORTED when the signal fires first, or had already fired', async () => {
+    const controller = new AbortController();
+    const pending = raceAbort(new Promise<never>(() => undefined), controller.signal, 'The save');
+    controller.abort(new Error('stop'));
+    await expect(pending).rejects.toMatchObject({ code: 'SPILL_ABORTED' });
+    // Already fired: a promise that would settle later loses.
+    const later = new Promise((resolve) => setTimeout(resolve, 5, 'late'));
+    await expect(raceAbort(later, controller.signal)).rejects.toMatchObject({ code: 'SPILL_ABORTED' });
+  });
+
+  it('removes its abort listener once settled', async () => {
+    const controller = new AbortController();
+    const added = vi.spyOn(controller.signal, 'addEventListener');
+    const removed = vi.spyOn(controller.signal, 'removeEventListener');
+    await raceAbort(Promise.resolve(1), controller.signal);
+    expect(added).toHaveBeenCalledTimes(1);
+    expect(removed).toHaveBeenCalledWith('abort', added.mock.calls[0]?.[1]);
   });
 });
 

@@ -102,3 +102,26 @@ export function abortedError(signal: AbortSignal | undefined, what = 'The operat
 export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {
   if (signal?.aborted === true) throw abortedError(signal, what);
 }
+
+/**
+ * Settles like `promise`, unless `signal` fires first: then it rejects with
+ * {@link abortedError}. The abort listener is removed either way, so a long stream that
+ * races every chunk does not pile up listeners, and a `promise` that loses the race never
+ * becomes an unhandled rejection.
+ */
+export async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined, what?: string): Promise<T> {
+  if (signal === undefined) return promise;
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => {
+      reject(abortedError(signal, what));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

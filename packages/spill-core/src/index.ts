@@ -41,6 +41,7 @@ export {
   abortedError,
   isSpillError,
   isSpillErrorCode,
+  raceAbort,
   throwIfAborted,
 } from './errors.js';
 export { utf8ByteLength, utf8ByteLengthBounds, utf8ByteLengthPortable } from './utf8.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import { SpillError, abortedError, spillLocator } from '@spillway/core';
+import { SpillError, abortedError, raceAbort, spillLocator } from '@spillway/core';
 import type { SaveTextSpill, SpillRef } from '@spillway/core';
 import { errnoOf, spillError, storageError, unsafe } from './errors.js';
 import { FileWriter } from './file-writer.js';
@@ -36,25 +36,6 @@ export type ContentSource =
 
 type Envelope = Omit<SaveTextSpill, 'content'>;
 
-/**
- * Rejects as soon as `signal` fires, otherwise settles like `promise`. The listener is
- * removed either way, so long streams do not pile up listeners.
- */
-async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  if (signal.aborted) throw abortedError(signal, 'The save');
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => { reject(abortedError(signal, 'The save')); };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([promise, aborted]);
-  } finally {
-    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
-  }
-}
-
 function checkAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw abortedError(signal, 'The save');
 }
@@ -71,7 +52,7 @@ async function pump(
     for (;;) {
       let step: IteratorResult<unknown>;
       try {
-        step = await raceAbort(Promise.resolve(iterator.next()), signal);
+        step = await raceAbort(Promise.resolve(iterator.next()), signal, 'The save');
       } catch (error) {
         if (error instanceof SpillError) throw error;
         throw spillError('SPILL_STREAM_FAILED', 'The content stream threw before it ended; nothing was stored.', error);
@@ -141,7 +122,7 @@ export async function save(
   const acquiring = ctx.semaphore.acquire(SAVE_FDS);
   let release: () => void;
   try {
-    release = await raceAbort(acquiring, signal);
+    release = await raceAbort(acquiring, signal, 'The save');
   } catch (error) {
     // Aborted while queued: hand the permits back as soon as they arrive.
     void acquiring.then((late) => { late(); });

@@ -1,9 +1,9 @@
 import {
   SpillError,
-  abortedError,
   assertSaveTextRequest,
   assertSaveTextStreamRequest,
   isSpillError,
+  raceAbort,
   throwIfAborted,
   utf8ByteLength,
 } from '@spillway/core';
@@ -160,25 +160,6 @@ function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
   return `a ${typeof value}`;
-}
-
-/** Races `promise` with `signal`, rejecting with `SPILL_ABORTED` as soon as it fires. */
-async function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined, what: string): Promise<T> {
-  if (signal === undefined) return promise;
-  let onAbort = (): void => undefined;
-  const aborted = new Promise<never>((_resolve, reject) => {
-    onAbort = () => {
-      reject(abortedError(signal, what));
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    // Promise.race handles both sides, so the loser never becomes an unhandled rejection.
-    return await Promise.race([promise, aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 function yieldToEventLoop(): Promise<void> {
