@@ -12,7 +12,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.mjs', '*.ts', 'scripts/*.mjs', 'packages/*/bin/*.js'],
+          allowDefaultProject: ['*.js', '*.mjs', '*.ts', 'packages/*/bin/*.js'],
           defaultProject: 'tsconfig.tools.json',
         },
         tsconfigRootDir: import.meta.dirname,
