@@ -20,7 +20,6 @@ export interface Artifact {
   readonly toolName: string;
   /** Lazily built line index; see `line-index.ts`. */
   lineStarts: number[] | undefined;
-  lineIndexDone: boolean;
   removed: boolean;
   prev: Artifact | undefined;
   next: Artifact | undefined;
@@ -34,8 +33,6 @@ export interface SessionBucket {
   readonly key: string;
   head: Artifact | undefined;
   tail: Artifact | undefined;
-  count: number;
-  bytes: number;
 }
 
 /** Why a locator no longer resolves. */
@@ -157,8 +154,6 @@ export class ArtifactStore {
         key: input.sessionKey,
         head: undefined,
         tail: undefined,
-        count: 0,
-        bytes: 0,
       };
       this.#sessions.set(input.sessionId, bucket);
     }
@@ -171,7 +166,6 @@ export class ArtifactStore {
       name: input.name,
       toolName: input.toolName,
       lineStarts: undefined,
-      lineIndexDone: false,
       removed: false,
       prev: this.#tail,
       next: undefined,
@@ -184,8 +178,6 @@ export class ArtifactStore {
     if (bucket.tail === undefined) bucket.head = artifact;
     else bucket.tail.sessionNext = artifact;
     bucket.tail = artifact;
-    bucket.count += 1;
-    bucket.bytes += size;
     this.#byLocator.set(artifact.locator, artifact);
     this.counters.bytes += size;
     this.counters.artifacts += 1;
@@ -235,9 +227,7 @@ export class ArtifactStore {
     artifact.removed = true;
     artifact.bytes = EMPTY; // let the content be collected even while a listing holds the node
     artifact.lineStarts = undefined;
-    bucket.count -= 1;
-    bucket.bytes -= artifact.byteLength;
-    if (bucket.count === 0) this.#sessions.delete(bucket.sessionId);
+    if (bucket.head === undefined) this.#sessions.delete(bucket.sessionId);
     this.#byLocator.delete(artifact.locator);
     this.counters.bytes -= artifact.byteLength;
     this.counters.artifacts -= 1;

@@ -40,8 +40,7 @@ export function readLines(artifact: Artifact, offset: number, limit: number, max
   let lines = 0;
   while (lines < limit && pos < total) {
     // Look for the terminator only as far as the budget reaches: a 50 MB line is not scanned.
-    const searchEnd = Math.min(total, budgetEnd);
-    const nl = pos < searchEnd ? bytes.subarray(pos, searchEnd).indexOf(NEWLINE) : -1;
+    const nl = pos < budgetEnd ? bytes.subarray(pos, budgetEnd).indexOf(NEWLINE) : -1;
     if (nl !== -1) {
       pos += nl + 1;
       lines += 1;
