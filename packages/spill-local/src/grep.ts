@@ -5,6 +5,7 @@ import {
   DEFAULT_GREP_TIMEOUT_MS,
   SpillError,
   abortedError,
+  throwIfAborted,
 } from '@spillway/core';
 import type { GrepOptions } from '@spillway/core';
 import { storageError } from './errors.js';
@@ -122,13 +123,13 @@ export async function runGrep(
   const request: ScanRequest = { ...plan.request, size, deadline };
   if (!plan.isolate) {
     const result = await scanFile(request, read, () => {
-      if (signal?.aborted === true) throw abortedError(signal, 'The grep');
+      throwIfAborted(signal, 'The grep');
       return Date.now();
     });
     if (result.timedOut) throw timeoutError(timeoutMs);
     return result;
   }
-  if (signal?.aborted === true) throw abortedError(signal, 'The grep');
+  throwIfAborted(signal, 'The grep');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
     workerData: { fd, request },

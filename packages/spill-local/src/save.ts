@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import { SpillError, abortedError, raceAbort, spillLocator } from '@spillway/core';
+import { SpillError, raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
 import type { SaveTextSpill, SpillRef } from '@spillway/core';
 import { errnoOf, spillError, storageError, unsafe } from './errors.js';
 import { FileWriter } from './file-writer.js';
@@ -36,10 +36,6 @@ export type ContentSource =
 
 type Envelope = Omit<SaveTextSpill, 'content'>;
 
-function checkAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted === true) throw abortedError(signal, 'The save');
-}
-
 async function pump(
   writer: FileWriter,
   chunks: Iterable<unknown> | AsyncIterable<unknown>,
@@ -65,7 +61,7 @@ async function pump(
         throw spillError('SPILL_STREAM_FAILED', `The content stream yielded a ${step.value === null ? 'null' : typeof step.value}, not a string; nothing was stored.`);
       }
       await writer.writeChunk(step.value);
-      checkAborted(signal);
+      throwIfAborted(signal, 'The save');
     }
   } finally {
     if (!finished && typeof iterator.return === 'function') {
@@ -118,7 +114,7 @@ export async function save(
   content: ContentSource,
   signal: AbortSignal | undefined,
 ): Promise<SpillRef> {
-  checkAborted(signal);
+  throwIfAborted(signal, 'The save');
   const acquiring = ctx.semaphore.acquire(SAVE_FDS);
   let release: () => void;
   try {
@@ -132,7 +128,7 @@ export async function save(
   // back only when they are closed, so the bound on open descriptors holds.
   const closing: Promise<unknown>[] = [];
   try {
-    checkAborted(signal);
+    throwIfAborted(signal, 'The save');
     const dir = await ctx.guard.openSessionDir(sessionDirName(input.owner.sessionId), true);
     if (dir === undefined) throw spillError('SPILL_STORAGE_FAILED', 'The session directory could not be created.');
     return await saveInDir(ctx, dir, input, content, signal, closing);
@@ -204,7 +200,7 @@ async function saveInDir(
       throw unsafe(`The session directory ${dir.path} was swapped while the spill file was written; its content was wiped and nothing was published.`);
     }
     if (ctx.durable) await ops.fsync(fd);
-    checkAborted(signal);
+    throwIfAborted(signal, 'The save');
 
     for (let attempt = 1; published === undefined; attempt++) {
       const leaf = leafName(input.suggestedName);
