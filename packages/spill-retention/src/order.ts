@@ -83,3 +83,9 @@ export function createdAtMs(entry: SpillEntry): number | undefined {
       : Number.NaN;
   return Number.isFinite(ms) ? Math.floor(ms) : undefined;
 }
+
+/** A non-negative, finite byte count; a catalog that reports garbage counts as 0. */
+export function sizeOf(entry: SpillEntry): number {
+  const bytes: unknown = entry.bytes;
+  return typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+}

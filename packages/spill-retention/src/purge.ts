@@ -1,7 +1,7 @@
-import { type ListOptions, type SessionId, type SpillEntry, abortedError, isSpillError } from '@spillway/core';
+import { type ListOptions, type SessionId, type SpillEntry, abortedError, isSpillError, throwIfAborted } from '@spillway/core';
 import { CLOCK_SLACK_MS, type RetentionConfig, type SweepOptions } from './config.js';
 import { BoundedPool } from './delete-pool.js';
-import { createdAtMs } from './order.js';
+import { createdAtMs, sizeOf } from './order.js';
 import { type KeepReason, type RetentionReport, ReportBuilder } from './report.js';
 
 /**
@@ -40,8 +40,8 @@ export async function runPurge(
   let seen = 0;
   try {
     for await (const entry of cfg.catalog.list(listOptions)) {
-      if (signal?.aborted === true) throw abortedError(signal, 'The purge');
-      const bytes = typeof entry.bytes === 'number' && Number.isFinite(entry.bytes) && entry.bytes > 0 ? entry.bytes : 0;
+      throwIfAborted(signal, 'The purge');
+      const bytes = sizeOf(entry);
       report.scanned.add(bytes);
       seen += 1;
       const protectedBy = await protection(entry);

@@ -1,7 +1,7 @@
-import { type SpillEntry, type ListOptions, abortedError, isSpillError } from '@spillway/core';
+import { type SpillEntry, type ListOptions, abortedError, isSpillError, throwIfAborted } from '@spillway/core';
 import { CLOCK_SLACK_MS, type RetentionConfig, type SweepOptions, type SweepProgress } from './config.js';
 import { BoundedPool } from './delete-pool.js';
-import { type EntryKey, createdAtMs, hashLocator, isAtOrBefore } from './order.js';
+import { type EntryKey, createdAtMs, hashLocator, isAtOrBefore, sizeOf } from './order.js';
 import {
   type DeleteReason,
   type KeepReason,
@@ -60,10 +60,14 @@ interface SessionStatus {
   failures: number;
 }
 
-/** A non-negative, finite byte count; a catalog that reports garbage counts as 0. */
-function sizeOf(entry: SpillEntry): number {
-  const bytes: unknown = entry.bytes;
-  return typeof bytes === 'number' && Number.isFinite(bytes) && bytes > 0 ? bytes : 0;
+/**
+ * Where `key` stands for a quota: `before` its cutoff (the quota wants it gone), `in` the
+ * range still being narrowed (held back until the pass ends), or `none`. A resolved
+ * selector only compares; an unresolved one also records the entry.
+ */
+function place(sel: Selector, key: EntryKey, bytes: number, deletable: boolean): 'before' | 'in' | 'none' {
+  if (!sel.resolved) return sel.observe(key, bytes, deletable);
+  return isAtOrBefore(key, sel.cutoff) ? 'before' : 'none';
 }
 
 /**
@@ -199,34 +203,20 @@ export async function runSweep(
             sessions.set(entry.session, sel);
           }
           if (sel !== undefined) {
-            if (sel.resolved) {
-              if (isAtOrBefore(key, sel.cutoff)) {
-                wanted = true;
-                if (deletable) reason = 'session-quota';
-              }
-            } else {
-              const where = sel.observe(key, bytes, deletable);
-              if (where === 'in') defer = sel;
-              else if (where === 'before') {
-                wanted = true;
-                if (deletable) reason = 'session-quota';
-              }
+            const where = place(sel, key, bytes, deletable);
+            if (where === 'in') defer = sel;
+            else if (where === 'before') {
+              wanted = true;
+              if (deletable) reason = 'session-quota';
             }
           }
         }
         if (reason === undefined && defer === undefined && global !== undefined && globalActive) {
-          if (global.resolved) {
-            if (isAtOrBefore(key, global.cutoff)) {
-              wanted = true;
-              if (deletable) reason = 'total-quota';
-            }
-          } else {
-            const where = global.observe(key, bytes, deletable);
-            if (where === 'in') defer = global;
-            else if (where === 'before') {
-              wanted = true;
-              if (deletable) reason = 'total-quota';
-            }
+          const where = place(global, key, bytes, deletable);
+          if (where === 'in') defer = global;
+          else if (where === 'before') {
+            wanted = true;
+            if (deletable) reason = 'total-quota';
           }
         }
       }
@@ -243,7 +233,7 @@ export async function runSweep(
 
     try {
       for await (const entry of cfg.catalog.list(listOptions)) {
-        if (signal?.aborted === true) throw abortedError(signal, 'The sweep');
+        throwIfAborted(signal, 'The sweep');
         await visit(entry);
         seen += 1;
         if (seen % tuning.progressEvery === 0) {
