@@ -19,16 +19,15 @@ export function processIO(): CliIO {
   };
 }
 
-/** Whether `--json` is among the options, looking only before a `--`. */
-export function wantsJson(args: readonly string[]): boolean {
+/** Whether `flag` is among the options, looking only before a `--`. */
+function hasFlag(args: readonly string[], flag: string): boolean {
   const end = args.indexOf('--');
-  return (end === -1 ? args : args.slice(0, end)).includes('--json');
+  return (end === -1 ? args : args.slice(0, end)).includes(flag);
 }
 
-/** Whether `--debug` is among the options, looking only before a `--`. */
-function wantsDebug(args: readonly string[]): boolean {
-  const end = args.indexOf('--');
-  return (end === -1 ? args : args.slice(0, end)).includes('--debug');
+/** Whether `--json` is among the options, looking only before a `--`. */
+export function wantsJson(args: readonly string[]): boolean {
+  return hasFlag(args, '--json');
 }
 
 /** Options for {@link main}, for embedding and tests. */
@@ -81,7 +80,7 @@ export async function main(
       const code = described.code === 'INTERNAL' ? '' : ` [${described.code}]`;
       io.stderr.write(`${ctx.err.red('spillway: error:')} ${described.message}${ctx.err.dim(code)}\n`);
     }
-    if (ctx.options === undefined ? wantsDebug(args) : ctx.options.debug === true) {
+    if (ctx.options === undefined ? hasFlag(args, '--debug') : ctx.options.debug === true) {
       io.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : inspect(error)}\n`);
       if (error instanceof Error && error.cause !== undefined) io.stderr.write(`caused by: ${inspect(error.cause)}\n`);
     }
