@@ -12,6 +12,7 @@ import { createWriteStream } from 'node:fs';
 import { stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
+import { streamRequest } from '../figures/common.js';
 import { peakRssBytes } from '../peak-rss.js';
 import { numberedLine } from '../text.js';
 
@@ -44,14 +45,8 @@ async function* chunks(): AsyncGenerator<string> {
 
 async function viaSpillway(): Promise<{ file: string; bytes: number }> {
   const { createLocalBackend } = await import('@spillway/local');
-  const { callId, sessionId } = await import('@spillway/core');
   const backend = createLocalBackend({ root });
-  const ref = await backend.saveTextStream({
-    owner: { sessionId: sessionId('bench-session') },
-    source: { toolName: 'bench_tool', callId: callId('call-stream') },
-    suggestedName: 'stream.txt',
-    content: chunks(),
-  });
+  const ref = await backend.saveTextStream(streamRequest(chunks(), 'stream.txt'));
   return { file: ref.locator, bytes: ref.bytes };
 }
 
