@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
+import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
   GrepOptions,
   GrepResult,
@@ -225,7 +225,6 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
       return save(saveCtx, input, { kind: 'text', text: input.content }, options?.signal);
     },
     async saveTextStream(input: SaveTextStreamSpill, options?: SpillCallOptions): Promise<SpillRef> {
-      assertSaveRequestEnvelope(input);
       assertSaveTextStreamRequest(input);
       return save(saveCtx, input, { kind: 'stream', chunks: input.content }, options?.signal);
     },
