@@ -31,11 +31,6 @@ export class FileWriter {
     this.#buf = Buffer.allocUnsafe(Math.max(bufferBytes, 16));
   }
 
-  /** Bytes handed to the writer so far (written or buffered). */
-  get bytes(): number {
-    return this.#position + this.#filled;
-  }
-
   /** Adds one chunk of a stream; a trailing high surrogate waits for the next chunk. */
   async writeChunk(chunk: string): Promise<void> {
     let text = this.#pending === '' ? chunk : this.#pending + chunk;
