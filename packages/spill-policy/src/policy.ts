@@ -56,7 +56,8 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
         const candidate = spillCandidate(exec, content, resolved);
         // Under the cap (the common case): answered without an async function or an await.
         if (candidate === undefined) return settled(unchanged);
-        return spillDecision(candidate, base, unchanged, resolved, emit);
+        const withText = (text: string): PostToolDecision => ({ ...base, kind: 'accept', content: [{ type: 'text', text }] });
+        return spillOrKeep(candidate, unchanged, withText, resolved, emit);
       } catch {
         return settled(unchanged);
       }
@@ -68,7 +69,8 @@ export function createSpillPolicy(options: SpillPolicyOptions): SpillPolicy {
         const copy: Record<string, unknown> = { ...(unchanged as unknown as Record<string, unknown>) };
         const candidate = spillCandidate(exec, copy.content, resolved);
         if (candidate === undefined) return settled(unchanged);
-        return spillResult(candidate, copy, unchanged, resolved, emit);
+        const withText = (text: string): ToolResult => ({ ...copy, content: [{ type: 'text', text }] });
+        return spillOrKeep(candidate, unchanged, withText, resolved, emit);
       } catch {
         return settled(unchanged);
       }
@@ -133,35 +135,20 @@ function spillCandidate(exec: unknown, content: unknown, options: ResolvedOption
   return { info, texts, cap };
 }
 
-/** The decision `apply` answers for a spill candidate: `base` with the replacement, or `unchanged`. */
-async function spillDecision(
+/**
+ * What `apply` or `applyToResult` answers for a spill candidate: `withText(replacement)`
+ * once it is spilled, or `unchanged` when it is kept or anything fails.
+ */
+async function spillOrKeep<T>(
   candidate: SpillCandidate,
-  base: Record<string, unknown>,
-  unchanged: PostToolDecision,
+  unchanged: T,
+  withText: (text: string) => T,
   options: ResolvedOptions,
   emit: (event: SpillEvent) => void,
-): Promise<PostToolDecision> {
+): Promise<T> {
   try {
     const text = await replacementFor(candidate, options, emit);
-    if (text === undefined) return unchanged;
-    return { ...base, kind: 'accept', content: [{ type: 'text', text }] };
-  } catch {
-    return unchanged;
-  }
-}
-
-/** The result `applyToResult` answers for a spill candidate: `copy` with the replacement, or `unchanged`. */
-async function spillResult(
-  candidate: SpillCandidate,
-  copy: Record<string, unknown>,
-  unchanged: ToolResult,
-  options: ResolvedOptions,
-  emit: (event: SpillEvent) => void,
-): Promise<ToolResult> {
-  try {
-    const text = await replacementFor(candidate, options, emit);
-    if (text === undefined) return unchanged;
-    return { ...copy, content: [{ type: 'text', text }] };
+    return text === undefined ? unchanged : withText(text);
   } catch {
     return unchanged;
   }
