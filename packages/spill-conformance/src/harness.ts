@@ -37,6 +37,23 @@ export function describeError(error: unknown): string {
   return `the non-error value ${String(error)}`;
 }
 
+/** How an async call ended. A synchronous throw is already a failure: async APIs reject. */
+type Outcome = { readonly rejected: false; readonly value: unknown } | { readonly rejected: true; readonly error: unknown };
+
+async function outcomeOf(what: string, call: () => PromiseLike<unknown>): Promise<Outcome> {
+  let promise: PromiseLike<unknown>;
+  try {
+    promise = call();
+  } catch (error) {
+    return fail(`${what} threw synchronously (${describeError(error)}); it must return a rejected promise.`);
+  }
+  try {
+    return { rejected: false, value: await promise };
+  } catch (error) {
+    return { rejected: true, error };
+  }
+}
+
 /**
  * Calls `call` and expects the promise it returns to reject with a `SpillError` whose
  * code is one of `codes`. A synchronous throw is a failure too: callers of an async API
@@ -49,21 +66,13 @@ export async function expectSpillRejection(
   codes: SpillErrorCode | readonly SpillErrorCode[],
   call: () => PromiseLike<unknown>,
 ): Promise<Error> {
-  const wanted = typeof codes === 'string' ? [codes] : codes;
-  let promise: PromiseLike<unknown>;
-  try {
-    promise = call();
-  } catch (error) {
-    return fail(`${what} threw synchronously (${describeError(error)}); it must return a rejected promise.`);
+  const outcome = await outcomeOf(what, call);
+  if (!outcome.rejected) {
+    const wanted = typeof codes === 'string' ? [codes] : codes;
+    return fail(`${what} resolved (${describeValue(outcome.value)}); expected a rejection with code ${wanted.join(' or ')}.`);
   }
-  let value: unknown;
-  try {
-    value = await promise;
-  } catch (error) {
-    if (wanted.some((code) => isSpillError(error, code))) return error as Error;
-    return fail(`${what} rejected with ${describeError(error)}; expected a SpillError with code ${wanted.join(' or ')}.`);
-  }
-  return fail(`${what} resolved (${describeValue(value)}); expected a rejection with code ${wanted.join(' or ')}.`);
+  expectSpillErrorCode(what, outcome.error, codes);
+  return outcome.error as Error;
 }
 
 /** Checks an error already caught: a `SpillError` with one of `codes`. */
@@ -76,19 +85,10 @@ export function expectSpillErrorCode(what: string, error: unknown, codes: SpillE
 
 /** Like {@link expectSpillRejection}, accepting any `SpillError` code. */
 export async function expectAnySpillRejection(what: string, call: () => PromiseLike<unknown>): Promise<Error> {
-  let promise: PromiseLike<unknown>;
-  try {
-    promise = call();
-  } catch (error) {
-    return fail(`${what} threw synchronously (${describeError(error)}); it must return a rejected promise.`);
-  }
-  try {
-    await promise;
-  } catch (error) {
-    if (isSpillError(error)) return error;
-    return fail(`${what} rejected with ${describeError(error)}; expected a SpillError.`);
-  }
-  return fail(`${what} resolved; expected a rejection with a SpillError.`);
+  const outcome = await outcomeOf(what, call);
+  if (!outcome.rejected) return fail(`${what} resolved; expected a rejection with a SpillError.`);
+  if (isSpillError(outcome.error)) return outcome.error;
+  return fail(`${what} rejected with ${describeError(outcome.error)}; expected a SpillError.`);
 }
 
 function describeValue(value: unknown): string {
