@@ -24,7 +24,7 @@ function prng(seed: number): () => number {
 
 /**
  * A `web_fetch`-like result: a long documentation page rendered to text, `lines` lines of
- * about 100 bytes (45 000 lines ≈ 4.5 MB), with {@link NEEDLE} on line {@link NEEDLE_LINE}.
+ * about 100 bytes (45 000 lines, 4.4 MB), with {@link NEEDLE} on line {@link NEEDLE_LINE}.
  */
 export function fetchedPage(lines = 45_000): string {
   const random = prng(20_240_229);
