@@ -15,7 +15,7 @@ import { formatGrepMatches, formatReadLines, makeStyle, type Style } from '@spil
 import { isSpillError, spillLocator, utf8ByteLength, type SpillBackend, type SpillReader } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { createMemoryBackend } from '@spillway/memory';
-import { createSpillPolicy, type SpillEvent, type ToolExecution, type ToolResult } from '@spillway/policy';
+import { createSpillPolicy, parseSpillNotice, type SpillEvent, type ToolExecution, type ToolResult } from '@spillway/policy';
 import { NEEDLE, fetchedPage, searchResults, sourceFile } from './data.js';
 
 /**
@@ -239,7 +239,7 @@ async function shellPart(out: Printer, root: string): Promise<number> {
   out.note(`SPILLWAY_ROOT=${root}`);
   out.line();
   const run = await show(['run', '--max-inline-bytes', '600', '--', 'node', '-e', generator]);
-  const locator = /stored at: (.*?)\. Use read/.exec(run.stdout)?.[1];
+  const locator = parseSpillNotice(run.stdout)?.locator;
   if (locator !== undefined) {
     out.line();
     await show(['grep', locator, NEEDLE]);
