@@ -1,5 +1,4 @@
-import { type SpillBackend, SpillError, spillLocator } from '@spillway/core';
-import { byteLength } from './measure.js';
+import { type SpillBackend, SpillError, spillLocator, utf8ByteLength } from '@spillway/core';
 import { timeoutError } from './save.js';
 
 /**
@@ -97,7 +96,7 @@ export async function readWholeArtifact(
       const { text, hasMore, nextOffset, totalBytes } = page as Partial<Record<keyof typeof page, unknown>>;
       if (typeof text !== 'string' || totalBytes !== expected.bytes) throw notTheArtifact('a different size');
       parts.push(text);
-      got += byteLength(text);
+      got += utf8ByteLength(text);
       if (got > expected.bytes) throw notTheArtifact('more bytes than it holds');
       if (hasMore !== true) break;
       if (typeof nextOffset !== 'number' || !(nextOffset > offset)) throw notTheArtifact('a page it cannot continue from');

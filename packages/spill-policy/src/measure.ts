@@ -1,18 +1,5 @@
 import { utf8ByteLength } from '@spillway/core';
 
-interface ByteLengthHost {
-  byteLength(text: string, encoding: 'utf8'): number;
-}
-const host = (globalThis as { Buffer?: ByteLengthHost }).Buffer;
-
-/**
- * The exact UTF-8 length of `text` (a lone surrogate counts as the 3 bytes of U+FFFD).
- * Node's native `Buffer.byteLength` is 20 to 30 times faster than a JavaScript loop on
- * large text, so it is used when present; elsewhere core's portable `utf8ByteLength`.
- */
-export const byteLength: (text: string) => number =
-  host === undefined ? utf8ByteLength : (text: string): number => host.byteLength(text, 'utf8');
-
 /** Bytes between two joined text blocks (`"\n"`). */
 export const BLOCK_SEPARATOR = '\n';
 
@@ -22,7 +9,7 @@ export const BLOCK_SEPARATOR = '\n';
  * cases; a block is scanned only while those bounds straddle the cap, and the scan stops
  * as soon as the answer is known.
  */
-export function joinedTextExceeds(texts: readonly string[], cap: number, measure = byteLength): boolean {
+export function joinedTextExceeds(texts: readonly string[], cap: number, measure = utf8ByteLength): boolean {
   let units = 0;
   for (const text of texts) units += text.length;
   const separators = texts.length > 0 ? texts.length - 1 : 0;

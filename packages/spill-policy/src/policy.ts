@@ -1,6 +1,7 @@
+import { utf8ByteLength } from '@spillway/core';
 import { removeUnreferenced } from './artifact.js';
 import { emitSafely } from './events.js';
-import { BLOCK_SEPARATOR, byteLength, joinedTextExceeds } from './measure.js';
+import { BLOCK_SEPARATOR, joinedTextExceeds } from './measure.js';
 import { formatSpillNotice } from './notice.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
 import { composeReplacement } from './preview.js';
@@ -164,7 +165,7 @@ async function replacementFor(
   emit: (event: SpillEvent) => void,
 ): Promise<string | undefined> {
   const text = texts.length === 1 ? (texts[0] as string) : texts.join(BLOCK_SEPARATOR);
-  const totalBytes = byteLength(text);
+  const totalBytes = utf8ByteLength(text);
   const names = eventNames(info);
   const blocker = spillBlocker(info, options, totalBytes);
   const backend = options.backend;

@@ -1,4 +1,4 @@
-import { byteLength } from './measure.js';
+import { utf8ByteLength } from '@spillway/core';
 
 /** Separates the preview from the notice. */
 export const PREVIEW_SEPARATOR = '\n\n';
@@ -132,9 +132,9 @@ export function composeReplacement(
   let best: Replacement | undefined;
   for (;;) {
     const widest = 10 ** digits - 1; // any number with `digits` digits has the same cost
-    const noticeBytes = byteLength(notice(widest));
+    const noticeBytes = utf8ByteLength(notice(widest));
     if (noticeBytes > cap) return best;
-    const markerBytes = byteLength(previewMarker(widest));
+    const markerBytes = utf8ByteLength(previewMarker(widest));
     const budget = Math.min(cap - noticeBytes - PREVIEW_SEPARATOR.length, previewLimit) - markerBytes;
     let candidate: Replacement;
     if (budget <= 0) {

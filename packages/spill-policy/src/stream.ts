@@ -1,7 +1,6 @@
-import { type SpillBackend, SpillError } from '@spillway/core';
+import { type SpillBackend, SpillError, utf8ByteLength } from '@spillway/core';
 import { readWholeArtifact, removeUnreferenced } from './artifact.js';
 import { ChunkChannel } from './channel.js';
-import { byteLength } from './measure.js';
 import { formatSpillNotice } from './notice.js';
 import type { ResolvedOptions } from './options.js';
 import { composeReplacement, type Replacement } from './preview.js';
@@ -175,7 +174,7 @@ export class PolicyStream implements SpillStream {
   }
 
   #accept(piece: string): void {
-    this.#bytes += byteLength(piece);
+    this.#bytes += utf8ByteLength(piece);
     if (this.#mode === 'whole') {
       this.#pieces.push(piece);
       if (this.#info !== undefined && this.#held === undefined && this.#bytes > this.#cap) this.#startSpill(this.#info);
