@@ -49,7 +49,7 @@ export function storageError(error: unknown, what: string): SpillError {
 
 /** A `SPILL_UNSAFE_ROOT` error with a message that says what to fix. */
 export function unsafe(message: string, cause?: unknown): SpillError {
-  return new SpillError('SPILL_UNSAFE_ROOT', message, cause === undefined ? {} : { cause });
+  return spillError('SPILL_UNSAFE_ROOT', message, cause);
 }
 
 /** A SpillError with the given code; `cause` only when there is one. */

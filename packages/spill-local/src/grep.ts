@@ -8,7 +8,7 @@ import {
   throwIfAborted,
 } from '@spillway/core';
 import type { GrepOptions } from '@spillway/core';
-import { storageError } from './errors.js';
+import { spillError, storageError } from './errors.js';
 import { scanFile } from './grep-scan.js';
 import type { ScanRead, ScanRequest, ScanResult } from './grep-scan.js';
 
@@ -28,18 +28,14 @@ export interface GrepSettings {
   readonly literal: boolean;
 }
 
-function invalidInput(message: string): SpillError {
-  return new SpillError('SPILL_INVALID_INPUT', message);
-}
-
 /** Applies defaults and checks the options (SPILL_INVALID_INPUT when malformed). */
 export function grepSettings(options: GrepOptions | undefined): GrepSettings {
   const maxMatches = options?.maxMatches ?? DEFAULT_GREP_MAX_MATCHES;
   const maxLineBytes = options?.maxLineBytes ?? DEFAULT_GREP_MAX_LINE_BYTES;
   const timeoutMs = options?.timeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
-  if (!Number.isSafeInteger(maxMatches) || maxMatches < 0) throw invalidInput(`grep: maxMatches must be a whole number of at least 0; got ${String(maxMatches)}.`);
-  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 0) throw invalidInput(`grep: maxLineBytes must be a whole number of at least 0; got ${String(maxLineBytes)}.`);
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw invalidInput(`grep: timeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}.`);
+  if (!Number.isSafeInteger(maxMatches) || maxMatches < 0) throw spillError('SPILL_INVALID_INPUT', `grep: maxMatches must be a whole number of at least 0; got ${String(maxMatches)}.`);
+  if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 0) throw spillError('SPILL_INVALID_INPUT', `grep: maxLineBytes must be a whole number of at least 0; got ${String(maxLineBytes)}.`);
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs)) throw spillError('SPILL_INVALID_INPUT', `grep: timeoutMs must be a positive number of milliseconds; got ${String(timeoutMs)}.`);
   return { maxMatches, maxLineBytes, timeoutMs, ignoreCase: options?.ignoreCase === true, literal: options?.literal === true };
 }
 
