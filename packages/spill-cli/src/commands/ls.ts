@@ -43,6 +43,8 @@ export function registerLs(program: Command, ctx: CliContext): void {
     let totalBytes = 0;
     if (options.json === true) {
       // Streamed so a large catalog never sits in memory; the document is still one line.
+      const close = (complete: boolean): Promise<void> =>
+        ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":${String(complete)}}\n`);
       await ctx.print('{"entries":[');
       try {
         for (; next.done !== true; next = await listing.next()) {
@@ -53,10 +55,10 @@ export function registerLs(program: Command, ctx: CliContext): void {
       } catch (error) {
         // Part of the listing is already out: close the document so stdout stays valid
         // JSON, mark it incomplete, and let main() report the error on stderr.
-        await ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":false}\n`);
+        await close(false);
         throw error;
       }
-      await ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":true}\n`);
+      await close(true);
       return;
     }
     for (; next.done !== true; next = await listing.next()) {
