@@ -154,10 +154,7 @@ export class PolicyStream implements SpillStream {
       cause: reason,
     });
     this.#pieces = [];
-    this.#headParts = [];
-    this.#headUnits = 0;
-    this.#tailParts = [];
-    this.#tailUnits = 0;
+    this.#dropPreview();
     this.#carry = '';
     const save = this.#save;
     if (save === undefined) return;
@@ -245,12 +242,17 @@ export class PolicyStream implements SpillStream {
       this.#pieces = channel.takeAll();
       this.#mode = 'whole';
       this.#held = failure;
-      this.#headParts = [];
-      this.#headUnits = 0;
-      this.#tailParts = [];
-      this.#tailUnits = 0;
+      this.#dropPreview();
     }
     channel.fail(failure.error);
+  }
+
+  /** Releases the head and tail buffers. */
+  #dropPreview(): void {
+    this.#headParts = [];
+    this.#headUnits = 0;
+    this.#tailParts = [];
+    this.#tailUnits = 0;
   }
 
   /** Re-reads the mode (methods called in between may have changed it). */
@@ -333,10 +335,7 @@ export class PolicyStream implements SpillStream {
 
   async #fromPreview(outcome: SaveOutcome, names: { toolName: string; callId: string }): Promise<string> {
     const source = { head: this.#headParts.join(''), tail: this.#tailParts.join(''), totalBytes: this.#bytes };
-    this.#headParts = [];
-    this.#headUnits = 0;
-    this.#tailParts = [];
-    this.#tailUnits = 0;
+    this.#dropPreview();
     const bytes = this.#bytes;
     const cap = this.#cap;
     const previewLimit = this.#options.previewLimit;
