@@ -10,15 +10,16 @@ describe('pnpm demo', () => {
   let output = '';
   let summary: DemoSummary;
 
-  it('runs to the end in seconds', async () => {
-    const started = performance.now();
+  // How fast it runs is not asserted here (speed belongs in benchmarks); the test
+  // timeout only stops a hang.
+  it('runs to the end', async () => {
     summary = await runDemo({
       write: (text) => {
         output += text;
       },
       color: false,
     });
-    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(summary).toBeDefined();
   });
 
   it('walks the same loop over the local and the memory backend', () => {
