@@ -1,4 +1,5 @@
 import { type SpillBackend, SpillError, spillLocator, utf8ByteLength } from '@spillway/core';
+import { isHigh, isLow } from './preview.js';
 import { timeoutError } from './save.js';
 
 /**
@@ -128,12 +129,4 @@ function comparable(buffer: string, edge: 'head' | 'tail'): string {
   if (edge === 'head' && isHigh(text.charCodeAt(text.length - 1))) text = text.slice(0, -1);
   if (edge === 'tail' && isLow(text.charCodeAt(0))) text = text.slice(1);
   return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
-}
-
-function isHigh(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
-}
-
-function isLow(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
 }

@@ -170,10 +170,12 @@ function digitCount(n: number): number {
   return String(n).length;
 }
 
-function isHigh(c: number): boolean {
+/** Whether the UTF-16 code unit `c` is the first half of a surrogate pair. */
+export function isHigh(c: number): boolean {
   return c >= 0xd800 && c <= 0xdbff;
 }
 
-function isLow(c: number): boolean {
+/** Whether the UTF-16 code unit `c` is the second half of a surrogate pair. */
+export function isLow(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
 }

@@ -3,7 +3,7 @@ import { readWholeArtifact, removeUnreferenced } from './artifact.js';
 import { ChunkChannel } from './channel.js';
 import { formatSpillNotice } from './notice.js';
 import type { ResolvedOptions } from './options.js';
-import { composeReplacement, type Replacement } from './preview.js';
+import { composeReplacement, isHigh, type Replacement } from './preview.js';
 import { startSave, timeoutError, type SaveOutcome, type StartedSave } from './save.js';
 import { eventNames, saveRequest, screenExecution, spillBlocker, type ExecutionInfo } from './screen.js';
 import type { SpillEvent, SpillKeptReason, SpillStream, ToolResult } from './types.js';
@@ -129,8 +129,7 @@ export class PolicyStream implements SpillStream {
     this.#carry = '';
     // Never hand the backend a chunk that ends inside a surrogate pair: encoded alone,
     // each half would become U+FFFD and the stored bytes would differ from the text.
-    const last = piece.length > 0 ? piece.charCodeAt(piece.length - 1) : 0;
-    if (last >= 0xd800 && last <= 0xdbff) {
+    if (isHigh(piece.charCodeAt(piece.length - 1))) {
       this.#carry = piece.slice(-1);
       piece = piece.slice(0, -1);
     }
