@@ -189,7 +189,7 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
         const opts = readOptions(options);
         return withArtifact(locator, options?.signal, async ({ fd, stats }) => {
           const read = (b: Uint8Array, o: number, l: number, p: number): Promise<number> => ops.read(fd, b, o, l, p);
-          const start = await findLineStart(read, stats.size, opts.offset, 0, 1, options?.signal);
+          const start = await findLineStart(read, stats.size, opts.offset, options?.signal);
           return readFrom(read, stats.size, start, opts);
         });
       })();

@@ -35,22 +35,14 @@ async function readFully(read: PositionedRead, buffer: Uint8Array, length: numbe
 }
 
 /**
- * The byte position where line `offset` starts, scanning from `from` (the start of line
- * `fromLine`), or `size` when the file has fewer lines. Reads through one reusable buffer,
- * so memory is constant however far the line is.
+ * The byte position where line `offset` starts, or `size` when the file has fewer lines.
+ * Reads through one reusable buffer, so memory is constant however far the line is.
  */
-export async function findLineStart(
-  read: PositionedRead,
-  size: number,
-  offset: number,
-  from = 0,
-  fromLine = 1,
-  signal?: AbortSignal,
-): Promise<number> {
-  let line = fromLine;
-  if (line >= offset) return from;
-  const buf = Buffer.allocUnsafe(Math.min(SCAN_BUFFER_BYTES, Math.max(size - from, 1)));
-  let position = from;
+export async function findLineStart(read: PositionedRead, size: number, offset: number, signal?: AbortSignal): Promise<number> {
+  if (offset <= 1) return 0;
+  let line = 1;
+  const buf = Buffer.allocUnsafe(Math.min(SCAN_BUFFER_BYTES, Math.max(size, 1)));
+  let position = 0;
   while (position < size) {
     throwIfAborted(signal, 'The read');
     const n = await readFully(read, buf, Math.min(buf.length, size - position), position);
