@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Dir, Stats } from 'node:fs';
-import { SpillError, spillLocator, throwIfAborted } from '@spillway/core';
+import { SpillError, isSpillError, spillLocator, throwIfAborted } from '@spillway/core';
 import type { ListOptions, SpillCallOptions, SpillEntry, SpillLocator, SweepTempResult } from '@spillway/core';
 import { errnoOf, storageError } from './errors.js';
 import type { FsOps } from './fs-ops.js';
@@ -145,7 +145,7 @@ export async function deleteEntry(ctx: CatalogContext, locator: SpillLocator, op
     try {
       artifact = await openArtifact(ctx.guard, ctx.ops, resolved);
     } catch (error) {
-      if (error instanceof SpillError && error.code === 'SPILL_NOT_FOUND') return false;
+      if (isSpillError(error, 'SPILL_NOT_FOUND')) return false;
       throw error;
     }
     const { fd, dir, stats } = artifact;

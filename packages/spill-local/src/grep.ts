@@ -5,6 +5,7 @@ import {
   DEFAULT_GREP_TIMEOUT_MS,
   SpillError,
   abortedError,
+  isSpillError,
   throwIfAborted,
 } from '@spillway/core';
 import type { GrepOptions } from '@spillway/core';
@@ -155,7 +156,7 @@ export async function runGrep(
     if (reply.result.timedOut) throw timeoutError(timeoutMs);
     return reply.result;
   } catch (error) {
-    if (error instanceof SpillError) throw error;
+    if (isSpillError(error)) throw error;
     throw new SpillError('SPILL_STORAGE_FAILED', `grep failed: ${(error as Error).message}.`, { cause: error });
   } finally {
     if (timer !== undefined) clearTimeout(timer);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import { SpillError, raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
+import { isSpillError, raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
 import type { SaveTextSpill, SpillRef } from '@spillway/core';
 import { errnoOf, spillError, storageError, unsafe } from './errors.js';
 import { FileWriter } from './file-writer.js';
@@ -50,7 +50,7 @@ async function pump(
       try {
         step = await raceAbort(Promise.resolve(iterator.next()), signal, 'The save');
       } catch (error) {
-        if (error instanceof SpillError) throw error;
+        if (isSpillError(error)) throw error;
         throw spillError('SPILL_STREAM_FAILED', 'The content stream threw before it ended; nothing was stored.', error);
       }
       if (step.done === true) {
