@@ -6,6 +6,7 @@ import { errnoOf, storageError } from './errors.js';
 import type { FsOps } from './fs-ops.js';
 import { openArtifact, resolveLocator } from './locator.js';
 import { SESSION_DIR_RE, TEMP_RE, isLeafName, sessionDirName } from './names.js';
+import { sameIdentity } from './root-guard.js';
 import type { OpenSessionDir, RootGuard } from './root-guard.js';
 import type { Semaphore } from './semaphore.js';
 
@@ -95,7 +96,7 @@ async function* sessionsToWalk(ctx: CatalogContext, options: ListOptions | undef
 /** Fallback mode only: whether the session directory's path still leads to the one open. */
 async function stillSameDir(ops: FsOps, dir: OpenSessionDir): Promise<boolean> {
   const [now, opened] = await Promise.all([ops.lstat(dir.path).catch(() => undefined), ops.fstat(dir.fd)]);
-  return now !== undefined && now.dev === opened.dev && now.ino === opened.ino;
+  return now !== undefined && sameIdentity(now, opened);
 }
 
 async function lstatQuiet(ops: FsOps, p: string): Promise<Stats | undefined> {
@@ -153,7 +154,7 @@ export async function deleteEntry(ctx: CatalogContext, locator: SpillLocator, op
       const target = dir.at(resolved.leaf);
       const now = await lstatQuiet(ctx.ops, target);
       if (now === undefined) return false;
-      if (now.dev !== stats.dev || now.ino !== stats.ino || (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir)))) {
+      if (!sameIdentity(now, stats) || (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir)))) {
         throw new SpillError('SPILL_INVALID_LOCATOR', `${resolved.canonical} changed while it was being deleted; nothing was removed.`);
       }
       try {

@@ -4,6 +4,7 @@ import { errnoOf, spillError, storageError } from './errors.js';
 import { READ_OPEN_FLAGS } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { SESSION_DIR_RE, isLeafName } from './names.js';
+import { sameIdentity } from './root-guard.js';
 import type { OpenSessionDir, RootGuard } from './root-guard.js';
 
 /** A locator that passed the lexical checks: which session directory, which leaf. */
@@ -108,8 +109,7 @@ export async function openArtifact(guard: RootGuard, ops: FsOps, resolved: Resol
         ops.fstat(dir.fd),
         ops.lstat(path.join(dir.path, resolved.leaf)).catch(() => undefined),
       ]);
-      const same = (a: Stats | undefined, b: Stats): boolean => a !== undefined && a.dev === b.dev && a.ino === b.ino;
-      if (!same(dirNow, dirOpened) || !same(leafNow, stats)) {
+      if (dirNow === undefined || leafNow === undefined || !sameIdentity(dirNow, dirOpened) || !sameIdentity(leafNow, stats)) {
         throw invalid(`${resolved.canonical} changed while it was being opened (its directory was swapped); refusing to read it.`);
       }
     }

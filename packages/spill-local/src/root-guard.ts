@@ -49,7 +49,8 @@ export interface RootGuardConfig {
   readonly euid?: number | undefined;
 }
 
-function sameIdentity(a: Identity, b: Identity): boolean {
+/** Whether two stats name the same file (device and inode). */
+export function sameIdentity(a: Identity, b: Identity): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 

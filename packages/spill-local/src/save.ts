@@ -7,6 +7,7 @@ import { FileWriter } from './file-writer.js';
 import { TEMP_CREATE_FLAGS } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { leafName, sessionDirName, tempName } from './names.js';
+import { sameIdentity } from './root-guard.js';
 import type { OpenSessionDir, RootGuard } from './root-guard.js';
 import type { Semaphore } from './semaphore.js';
 
@@ -75,10 +76,6 @@ async function pump(
   }
 }
 
-function sameFile(a: { dev: number; ino: number }, b: { dev: number; ino: number }): boolean {
-  return a.dev === b.dev && a.ino === b.ino;
-}
-
 /**
  * Whether the temp name in `dir` leads to `opened`. With /proc anchoring the name is looked
  * up inside the very directory open, so one lookup settles it. Without it, the directory's
@@ -89,16 +86,16 @@ async function inPlace(ctx: SaveContext, dir: OpenSessionDir, temp: string, open
   const { ops } = ctx;
   if (ctx.guard.anchored) {
     const at = await ops.lstat(dir.at(temp)).catch(() => undefined);
-    return at !== undefined && sameFile(at, opened);
+    return at !== undefined && sameIdentity(at, opened);
   }
   const dirOpened = await ops.fstat(dir.fd);
   const dirIsOpened = async (): Promise<boolean> => {
     const now = await ops.lstat(dir.path).catch(() => undefined);
-    return now !== undefined && now.isDirectory() && sameFile(now, dirOpened);
+    return now !== undefined && now.isDirectory() && sameIdentity(now, dirOpened);
   };
   if (!(await dirIsOpened())) return false;
   const at = await ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
-  if (at === undefined || !sameFile(at, opened)) return false;
+  if (at === undefined || !sameIdentity(at, opened)) return false;
   return dirIsOpened();
 }
 
@@ -181,7 +178,7 @@ async function saveInDir(
       // path leads now only if that is the very file opened.
       tempLinked = false;
       const here = await ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
-      if (here !== undefined && sameFile(here, opened)) await ops.unlink(path.join(dir.path, temp)).catch(() => undefined);
+      if (here !== undefined && sameIdentity(here, opened)) await ops.unlink(path.join(dir.path, temp)).catch(() => undefined);
       throw unsafe(`The temp file in ${dir.path} is not where it was created; the session directory was swapped or tampered with. Nothing was written.`);
     }
 
@@ -225,7 +222,7 @@ async function saveInDir(
         if (ctx.durable) await ops.fsync(dir.fd);
       }),
     ]);
-    if (!sameFile(atLocator, opened) || !atLocator.isFile() || (!ctx.guard.anchored && !(await inPlace(ctx, dir, published, opened)))) {
+    if (!sameIdentity(atLocator, opened) || !atLocator.isFile() || (!ctx.guard.anchored && !(await inPlace(ctx, dir, published, opened)))) {
       if (!ctx.guard.anchored) await ops.ftruncate(fd, 0).catch(() => undefined);
       throw unsafe(`The path ${locator} does not lead to the spill file that was written; the spill root was tampered with.`);
     }
