@@ -75,7 +75,14 @@ export function describeProperties<F extends SpillBackendFixture>(options: Resol
 
     test('read never returns more than maxBytes, however small maxBytes is', async (h, ctx) => {
       h.requireReader(ctx);
-      const small: fc.Arbitrary<ReadOptions> = fc.record({ offset: fc.integer({ min: 1, max: 8 }), limit: fc.integer({ min: 0, max: 8 }), maxBytes: fc.integer({ min: 0, max: 12 }) });
+      // Line 1 and a maxBytes below one code point are drawn often: that is the edge where a
+      // reader must answer "nothing fits" rather than offer the same line again, and with a
+      // few runs a uniform draw missed it about one time in five.
+      const small: fc.Arbitrary<ReadOptions> = fc.record({
+        offset: fc.oneof(fc.constant(1), fc.integer({ min: 1, max: 8 })),
+        limit: fc.integer({ min: 0, max: 8 }),
+        maxBytes: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 12 })),
+      });
       await fc.assert(
         fc.asyncProperty(anyContent, fc.array(small, { minLength: 1, maxLength: 6 }), async (content, reads) => {
           await withHarness(options, async (run) => {
