@@ -1,5 +1,5 @@
 /**
- * Benchmarks for the memory backend (`pnpm --filter @spillway/memory bench`): saving with
+ * Benchmarks for the memory backend (`pnpm --filter @spillway/memory bench:micro`): saving with
  * eviction, paging, grep, streaming, and the worst case of one guarded regex run. They
  * measure; nothing here asserts a speed.
  */
