@@ -40,6 +40,9 @@ describe('arbitraries', () => {
       });
     };
     expect(cases.some(splitsPair)).toBe(true);
+    const always = sample(chunkedContentArbitrary({ alwaysSplitAPair: true }));
+    for (const { content, chunks } of always) expect(chunks.join('')).toBe(content);
+    expect(always.every(splitsPair)).toBe(true);
   });
 
   it('toChunkSource delivers the chunks in order, sync and async', async () => {

@@ -104,20 +104,39 @@ export function splitAt(text: string, indices: readonly number[]): string[] {
   return chunks;
 }
 
+/** Options for {@link chunkedContentArbitrary}. */
+export interface ChunkedContentArbitraryOptions extends ContentArbitraryOptions {
+  /**
+   * Every case holds at least one surrogate pair and at least one cut between its halves,
+   * so a backend that encodes chunks one by one fails on every run, not only on the runs
+   * that happen to draw a pair. Default false.
+   */
+  readonly alwaysSplitAPair?: boolean;
+}
+
 /**
  * Content split into chunks anywhere, including between the halves of a surrogate pair,
  * with empty chunks mixed in, delivered as an array, a generator or an async generator.
  */
-export function chunkedContentArbitrary(options: ContentArbitraryOptions = {}): fc.Arbitrary<ChunkedContent> {
+export function chunkedContentArbitrary(options: ChunkedContentArbitraryOptions = {}): fc.Arbitrary<ChunkedContent> {
+  const always = options.alwaysSplitAPair === true;
   return fc
     .tuple(
       contentArbitrary(options),
+      fc.nat(),
       fc.array(fc.nat(), { maxLength: 12 }),
-      fc.array(fc.nat(), { maxLength: 3 }),
+      fc.array(fc.nat(), { minLength: always ? 1 : 0, maxLength: 3 }),
       fc.array(fc.nat(), { maxLength: 3 }),
       fc.constantFrom<ChunkDelivery>('array', 'generator', 'async-generator'),
     )
-    .map(([content, cuts, pairCuts, empties, delivery]) => {
+    .map(([generated, pairAt, cuts, pairCuts, empties, delivery]) => {
+      let content = generated;
+      if (always) {
+        const boundaries: number[] = [];
+        for (let i = 0; i <= content.length; i++) if (isCodePointBoundary(content, i)) boundaries.push(i);
+        const at = boundaries[pairAt % boundaries.length] ?? 0;
+        content = content.slice(0, at) + '\u{1F600}' + content.slice(at);
+      }
       // Random cuts rarely land inside a pair, so some cuts aim there on purpose.
       const insidePairs: number[] = [];
       for (let i = 1; i < content.length; i++) if (!isCodePointBoundary(content, i)) insidePairs.push(i);

@@ -39,7 +39,7 @@ export {
   suggestedNameArbitrary,
   toChunkSource,
 } from './arbitraries.js';
-export type { ChunkDelivery, ChunkedContent, ContentArbitraryOptions, GrepQuery } from './arbitraries.js';
+export type { ChunkDelivery, ChunkedContent, ChunkedContentArbitraryOptions, ContentArbitraryOptions, GrepQuery } from './arbitraries.js';
 export { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from './hostile-inputs.js';
 export { SAMPLE_CONTENTS, makeLargeContent } from './samples.js';
 export { cutToBytes, isCodePointBoundary, isWellFormed, toStoredText } from './text.js';
