@@ -1,0 +1,142 @@
+// The model-facing retrieval tools over a real backend: every argument the model can get
+// wrong answers a readable error, and good calls answer what the reader answers.
+import { sessionId, callId } from '@spillway/core';
+import { createMemoryBackend } from '@spillway/memory';
+import { describe, expect, it } from 'vitest';
+import {
+  SPILL_GREP_TOOL,
+  SPILL_READ_TOOL,
+  formatGrepAnswer,
+  formatReadAnswer,
+  runSpillGrep,
+  runSpillRead,
+  runSpillTool,
+  spillToolDefinitions,
+} from './tools.js';
+
+async function stored(text: string) {
+  const backend = createMemoryBackend();
+  const ref = await backend.saveText({
+    owner: { sessionId: sessionId('s') },
+    source: { toolName: 'web_fetch', callId: callId('c1') },
+    suggestedName: 'web_fetch.txt',
+    content: text,
+  });
+  return { reader: backend.reader, locator: ref.locator as string };
+}
+
+const lines = Array.from({ length: 50 }, (_, i) => `line ${String(i + 1)}${i === 41 ? ' needle' : ''}`).join('\n');
+
+describe('spill_read', () => {
+  it('reads a page and says where to continue', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillRead(reader, { locator, offset: 2, limit: 3 });
+    expect(answer.isError).toBe(false);
+    expect(answer.text).toBe('line 2\nline 3\nline 4\n' + `(Lines 2-4 of a ${String(lines.length)}-byte result. More follows: continue with spill_read offset 5.)`);
+  });
+
+  it('says when the end is reached', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillRead(reader, { locator, offset: 50 });
+    expect(answer.text).toBe(`line 50\n(Line 50; end of the stored result, ${String(lines.length)} bytes in all.)`);
+  });
+
+  it('says when the offset is past the end', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillRead(reader, { locator, offset: 99 });
+    expect(answer.isError).toBe(false);
+    expect(answer.text).toMatch(/^\(No line 99: the stored result ends before it/);
+  });
+
+  it('caps the answer at maxReadBytes', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillRead(reader, { locator }, { maxReadBytes: 20 });
+    expect(answer.isError).toBe(false);
+    if (answer.isError) return;
+    expect(answer.data).toMatchObject({ startLine: 1, hasMore: true });
+    expect(new TextEncoder().encode((answer.data as { text: string }).text).length).toBeLessThanOrEqual(20);
+  });
+
+  it.each([
+    [undefined, 'SPILL_INVALID_INPUT'],
+    ['locator', 'SPILL_INVALID_INPUT'],
+    [{}, 'SPILL_INVALID_INPUT'],
+    [{ locator: '' }, 'SPILL_INVALID_INPUT'],
+    [{ locator: 42 }, 'SPILL_INVALID_INPUT'],
+    [{ locator: '/etc/passwd' }, 'SPILL_INVALID_LOCATOR'],
+  ])('refuses %j with %s, never throwing', async (args, code) => {
+    const { reader } = await stored(lines);
+    const answer = await runSpillRead(reader, args);
+    expect(answer).toMatchObject({ isError: true, code });
+    expect(answer.text.length).toBeGreaterThan(10);
+  });
+
+  it('passes a bad offset to the reader, which refuses it', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillRead(reader, { locator, offset: 0 });
+    expect(answer).toMatchObject({ isError: true, code: 'SPILL_INVALID_INPUT' });
+    expect(answer.text).toContain('SPILL_INVALID_INPUT');
+  });
+});
+
+describe('spill_grep', () => {
+  it('answers matching lines with their numbers', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillGrep(reader, { locator, pattern: 'NEEDLE', ignoreCase: true });
+    expect(answer.text).toBe('42: line 42 needle\n(1 matching line for "NEEDLE".)');
+  });
+
+  it('says when there are more matches than shown', async () => {
+    const { reader, locator } = await stored(lines);
+    const answer = await runSpillGrep(reader, { locator, pattern: 'line', literal: true, maxMatches: 2 });
+    expect(answer.text).toBe('1: line 1\n2: line 2\n(2 matching lines shown for "line"; more exist. Narrow the pattern or raise maxMatches.)');
+  });
+
+  it('says when nothing matches', async () => {
+    const { reader, locator } = await stored(lines);
+    expect((await runSpillGrep(reader, { locator, pattern: 'absent' })).text).toBe('(No line matches "absent".)');
+  });
+
+  it.each([
+    [{ pattern: 'x' }, 'SPILL_INVALID_INPUT'],
+    [{ locator: 'spill+memory://nope/nope', pattern: 'x' }, undefined],
+  ])('refuses %j as a readable error', async (args, code) => {
+    const { reader } = await stored(lines);
+    const answer = await runSpillGrep(reader, args);
+    expect(answer.isError).toBe(true);
+    if (code !== undefined) expect(answer).toMatchObject({ code });
+  });
+
+  it('refuses a missing pattern and an invalid regex', async () => {
+    const { reader, locator } = await stored(lines);
+    expect(await runSpillGrep(reader, { locator })).toMatchObject({ isError: true, code: 'SPILL_INVALID_INPUT' });
+    expect(await runSpillGrep(reader, { locator, pattern: '(' })).toMatchObject({ isError: true, code: 'SPILL_INVALID_PATTERN' });
+  });
+});
+
+describe('definitions and dispatch', () => {
+  it('names both tools with schemas that require the locator', () => {
+    expect(spillToolDefinitions.map((d) => d.name)).toEqual([SPILL_READ_TOOL, SPILL_GREP_TOOL]);
+    for (const d of spillToolDefinitions) expect(d.inputSchema.required).toContain('locator');
+  });
+
+  it('dispatches by name and refuses unknown names', async () => {
+    const { reader, locator } = await stored(lines);
+    expect((await runSpillTool(reader, 'spill_read', { locator, limit: 1 })).text).toMatch(/^line 1\n/);
+    expect((await runSpillTool(reader, 'spill_grep', { locator, pattern: 'needle' })).text).toMatch(/^42: /);
+    expect(await runSpillTool(reader, 'spill_delete', { locator })).toMatchObject({ isError: true });
+  });
+
+  it('words a line cut by the byte cap and a line that does not fit', () => {
+    const base = { totalBytes: 100, truncated: true, hasMore: true } as const;
+    expect(formatReadAnswer({ ...base, text: 'abc', startLine: 3, endLine: 3 })).toBe(
+      'abc\n(Line 3; line 3 was cut because it is too long to show whole. Search within it with spill_grep, or continue with offset 4.)',
+    );
+    expect(formatReadAnswer({ ...base, text: '', startLine: 3, endLine: 2 })).toBe(
+      '(Line 3 does not fit in one answer. Search within it with spill_grep.)',
+    );
+    expect(formatGrepAnswer({ matches: [{ line: 7, text: 'ab', truncated: true }], limitReached: false, totalBytes: 9 }, 'a')).toBe(
+      '7: ab [line cut]\n(1 matching line for "a".)',
+    );
+  });
+});
