@@ -187,7 +187,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
         result = scanBlock(decodeUtf8(region), scan, linearFirst, undefined, checkTime);
       }
 
-      found.push(...result.matches);
+      for (const m of result.matches) found.push(m);
       if (result.matches.length > 0) skipLine = result.matches[result.matches.length - 1]?.line ?? skipLine;
       if (result.stopped) {
         return { matches: found, limitReached: maxMatches === 0 || result.after || base + end < size, totalBytes: size };
