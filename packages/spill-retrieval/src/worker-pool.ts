@@ -38,6 +38,11 @@ function workerCtor(): WorkerCtor | undefined {
   return mod?.Worker;
 }
 
+function execArgvForWorker(): string[] {
+  const argv = (globalThis as { process?: { execArgv?: string[] } }).process?.execArgv ?? [];
+  return argv.filter((arg) => !arg.startsWith('--input-type') && arg !== '-e' && arg !== '--eval' && arg !== '-p' && arg !== '--print');
+}
+
 function workerUrl(): URL {
   // Built: dist/regex-worker.js next to this file. Run from source by a test runner: use
   // the built worker, since Node cannot start a worker from TypeScript.
@@ -156,7 +161,11 @@ export class RegexWorkerPool {
     if (release === undefined) return undefined;
     let worker: NodeWorker;
     try {
-      worker = new Ctor(workerUrl(), { resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 64 } });
+      worker = new Ctor(workerUrl(), {
+        // The parent's flags minus those a module file refuses (`node --input-type=module -e`).
+        execArgv: execArgvForWorker(),
+        resourceLimits: { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 64 },
+      });
     } catch {
       release();
       return undefined;
