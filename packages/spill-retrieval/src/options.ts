@@ -4,6 +4,7 @@ import {
   DEFAULT_GREP_TIMEOUT_MS,
   DEFAULT_READ_LIMIT,
   DEFAULT_READ_MAX_BYTES,
+  MAX_GREP_PATTERN_LENGTH,
   SpillError,
 } from '@spillway/core';
 
@@ -27,8 +28,8 @@ import {
  * in this order: options, pattern, an already-fired signal (`SPILL_ABORTED`), locator.
  */
 
-/** The longest grep pattern accepted, in UTF-16 code units (literal or not). */
-export const MAX_PATTERN_LENGTH = 4096;
+/** The longest grep pattern accepted, in UTF-16 code units (literal or not): core's contract value. */
+export const MAX_PATTERN_LENGTH = MAX_GREP_PATTERN_LENGTH;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

@@ -140,7 +140,8 @@ export function scanBlock(block: string, scan: BlockScan, first: FirstMatch, nom
     let ls = i;
     if (nominate !== undefined) {
       const q = nominate(block, i);
-      if (q === -1 || q >= block.length) break;
+      // The very end of the block belongs to a line only when no `\n` ends the block.
+      if (q === -1 || q > block.length || (q === block.length && block.endsWith('\n'))) break;
       ls = q === 0 ? 0 : block.lastIndexOf('\n', q - 1) + 1;
       if (ls < i) ls = i;
     }
