@@ -149,7 +149,7 @@ export function compilePattern(pattern: string, literal: boolean, ignoreCase: bo
     const why = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
     throw new SpillError(
       'SPILL_INVALID_PATTERN',
-      `The grep pattern is not valid RE2 syntax (${why}). Backreferences and lookaround are not supported; fix the pattern, or pass literal: true to search for the text as is.`,
+      `The grep pattern is not valid RE2 syntax (${why}). Backreferences and lookaround are not supported. Fix it, or pass literal: true to search for the text as is.`,
       { cause: error },
     );
   }

@@ -46,7 +46,7 @@ export interface GrepRun {
 }
 
 function timeoutError(ms: number): SpillError {
-  return new SpillError('SPILL_TIMEOUT', `grep gave up after ${ms} ms; search for something more specific, use literal: true, or pass a larger timeoutMs.`);
+  return new SpillError('SPILL_TIMEOUT', `grep gave up after ${ms} ms; use a simpler pattern, literal: true, or a larger timeoutMs.`);
 }
 
 function yieldToEventLoop(): Promise<void> {
