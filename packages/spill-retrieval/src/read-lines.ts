@@ -26,7 +26,9 @@ export async function findLineStart(source: SpillByteSource, index: LineIndex, o
   let line = from.line;
   let position = from.byte;
   let nextCheckpoint = index.nextCheckpointLine;
-  const step = scanBytesOf(source);
+  // Small reads first (a nearby line costs little), growing to large ones for long skips.
+  let step = source.preferredReadBytes ?? DEFAULT_PREFERRED_READ_BYTES;
+  const maxStep = scanBytesOf(source);
   while (position < size) {
     throwIfAborted(signal, 'The read');
     const bytes = await readExactly(source, position, Math.min(step, size - position), signal);
@@ -44,6 +46,7 @@ export async function findLineStart(source: SpillByteSource, index: LineIndex, o
       i = bytes.indexOf(NEWLINE, i + 1);
     }
     position += bytes.length;
+    step = Math.min(step * 2, maxStep);
   }
   return size;
 }
