@@ -20,9 +20,13 @@ export const MAX_LINE_SPAN = 16 * 1024 * 1024;
 /** Hand the event loop back at least this often (ms) while searching in-process. */
 const YIELD_EVERY_MS = 20;
 
-/** The native engine's time for one block: a floor plus a generous rate (20 MB/s). */
+/**
+ * The native engine's time for one block: a floor plus a generous rate (20 MB/s, where
+ * everyday patterns run at hundreds). Past it, the block is taken for a backtracking
+ * blow-up and handed to the linear engine.
+ */
 function nativeBudgetMs(bytes: number): number {
-  return 40 + bytes / 20_000;
+  return 25 + bytes / 20_000;
 }
 
 type NodeBuffer = Uint8Array & {

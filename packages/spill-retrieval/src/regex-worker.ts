@@ -32,6 +32,9 @@ function decode(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
+// Tell the pool the module is loaded: its time budgets start from here, not from a cold start.
+parentPort?.postMessage({ ready: true });
+
 parentPort?.on('message', (job: RegexJob) => {
   try {
     const key = `${job.flags}\u0000${job.line}\u0000${job.block}`;

@@ -25,6 +25,8 @@ type WorkerCtor = typeof NodeWorker;
 
 interface Slot {
   readonly worker: NodeWorker;
+  /** Settles when the worker has loaded its module (or failed to). */
+  readonly ready: Promise<void>;
   readonly release: () => void;
   idleTimer: ReturnType<typeof setTimeout> | undefined;
 }
@@ -64,12 +66,16 @@ export class WorkerLease {
   }
 
   /**
-   * Runs one job within `budgetMs`. On timeout or abort the worker is terminated (a
-   * regex cannot be interrupted any other way) and the lease ends.
+   * Runs one job within `budgetMs`, counted from when the worker is ready. On timeout or
+   * abort the worker is terminated (a regex cannot be interrupted any other way) and the
+   * lease ends.
    */
-  run(job: Omit<RegexJob, 'id'>, budgetMs: number, signal: AbortSignal | undefined): Promise<RunOutcome> {
+  async run(job: Omit<RegexJob, 'id'>, budgetMs: number, signal: AbortSignal | undefined): Promise<RunOutcome> {
     const slot = this.slot;
-    if (slot === undefined) return Promise.resolve({ kind: 'timeout' });
+    if (slot === undefined) return { kind: 'timeout' };
+    // The budget is for matching: a worker still loading its module does not spend it.
+    await slot.ready;
+    if (this.slot === undefined) return { kind: 'timeout' };
     const id = ++this.#nextId;
     return new Promise<RunOutcome>((resolve, reject) => {
       const cleanup = (): void => {
@@ -82,6 +88,8 @@ export class WorkerLease {
         cleanup();
         this.slot = undefined;
         this.pool.discard(slot);
+        // The next grep should not pay for starting a worker: start its replacement now.
+        this.pool.prewarm();
       };
       const onMessage = (reply: RegexReply): void => {
         if (reply.id !== id) return;
@@ -172,7 +180,18 @@ export class RegexWorkerPool {
     }
     worker.unref();
     this.#count++;
-    const slot: Slot = { worker, release, idleTimer: undefined };
+    const ready = new Promise<void>((resolve) => {
+      const onReady = (message: unknown): void => {
+        if ((message as { ready?: unknown } | null)?.ready !== true) return;
+        worker.off('message', onReady);
+        resolve();
+      };
+      worker.on('message', onReady);
+      worker.once('exit', () => {
+        resolve();
+      });
+    });
+    const slot: Slot = { worker, ready, release, idleTimer: undefined };
     worker.once('exit', () => {
       this.#forget(slot);
     });
@@ -180,6 +199,11 @@ export class RegexWorkerPool {
       this.discard(slot);
     });
     return new WorkerLease(this, slot);
+  }
+
+  /** Starts one idle worker when the pool has room (and the reserve hook agrees). */
+  prewarm(): void {
+    this.lease()?.release();
   }
 
   /** Returns a healthy worker to the idle list. */
