@@ -17,6 +17,8 @@ const BLOCK_BYTES = 4 * 1024 * 1024;
 const SLICE_BYTES = 512 * 1024;
 /** A line longer than this is searched in pieces of this size (a documented limit). */
 export const MAX_LINE_SPAN = 16 * 1024 * 1024;
+/** After this many blocks ran out of native budget, the rest of a grep stays on RE2. */
+const MAX_NATIVE_TIMEOUTS = 3;
 /** Hand the event loop back at least this often (ms) while searching in-process. */
 const YIELD_EVERY_MS = 20;
 
@@ -105,7 +107,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   // Stored text holds no newline inside a line: a literal with one never matches.
   const impossible = settings.literal && pattern.includes('\n');
   const needle = bytesMode ? NodeBufferCtor.from(pattern) : undefined;
-  const lease: WorkerLease | undefined = !bytesMode && compiled.native !== undefined && run.pool.available ? run.pool.lease() : undefined;
+  let lease: WorkerLease | undefined = !bytesMode && compiled.native !== undefined && run.pool.available ? run.pool.lease() : undefined;
 
   const re2 = compiled.re2;
   const linearFirst: FirstMatch =
@@ -129,6 +131,21 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   let have = 0; // valid bytes in buf
   let lineNo = 1; // line number of buf[0]
   let nextCheckpoint = index.nextCheckpointLine;
+  let timeouts = 0;
+  let counted = false;
+  // Counts a block's lines once, teaching the index every checkpoint passed.
+  const countRegion = (region: Uint8Array): void => {
+    if (counted) return;
+    counted = true;
+    const view = asBuffer(region) ?? region;
+    for (let i = view.indexOf(NEWLINE); i !== -1; i = view.indexOf(NEWLINE, i + 1)) {
+      lineNo++;
+      if (lineNo === nextCheckpoint && base + i + 1 < size) {
+        index.learn(lineNo, base + i + 1);
+        nextCheckpoint = index.nextCheckpointLine;
+      }
+    }
+  };
 
   try {
     while (base + have < size || have > 0) {
@@ -168,19 +185,26 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
         result = { matches: [], stopped: false, after: false };
       } else if (needle !== undefined) {
         result = scanLiteralBytes(asBuffer(region) ?? (region), end, needle, pattern, scan);
-      } else if (lease?.active === true && compiled.native !== undefined) {
-        const copy = region.slice();
-        const outcome = await lease.run(
-          { ...scan, bytes: copy, line: compiled.native.line, block: compiled.native.block, flags: compiled.native.flags },
+      } else if (lease?.active === true && compiled.native !== undefined && timeouts < MAX_NATIVE_TIMEOUTS) {
+        const running = lease.run(
+          { ...scan, bytes: region.slice(), line: compiled.native.line, block: compiled.native.block, flags: compiled.native.flags },
           Math.min(nativeBudgetMs(end), Math.max(1, deadline - now())),
           signal,
-        ).catch((error: unknown) => {
+        );
+        countRegion(region); // while the worker searches
+        const outcome = await running.catch((error: unknown) => {
           throwIfAborted(signal, 'The grep');
           throw new SpillError('SPILL_STORAGE_FAILED', `grep's regex worker failed: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
         });
         checkTime();
-        // Out of budget: a backtracking blow-up. This block and the rest go to RE2.
-        if (outcome.kind === 'done') result = outcome.result;
+        if (outcome.kind === 'done') {
+          result = outcome.result;
+        } else {
+          // Out of budget: a backtracking blow-up (or a starved thread). RE2 searches this
+          // block; the next one goes back to a fresh worker, until too many ran over.
+          timeouts++;
+          lease = timeouts < MAX_NATIVE_TIMEOUTS ? (run.pool.lease() ?? lease) : lease;
+        }
       }
       if (result === undefined) {
         if (now() - lastYield >= YIELD_EVERY_MS) {
@@ -197,14 +221,8 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
         return { matches: found, limitReached: maxMatches === 0 || result.after || base + end < size, totalBytes: size };
       }
 
-      // Count the block's lines, teaching the index every checkpoint passed.
-      for (let i = region.indexOf(NEWLINE); i !== -1; i = region.indexOf(NEWLINE, i + 1)) {
-        lineNo++;
-        if (lineNo === nextCheckpoint && base + i + 1 < size) {
-          index.learn(lineNo, base + i + 1);
-          nextCheckpoint = index.nextCheckpointLine;
-        }
-      }
+      countRegion(region);
+      counted = false;
       buf.copyWithin(0, end, have);
       base += end;
       have -= end;

@@ -231,6 +231,10 @@ describe('the native translation of RE2 syntax', () => {
       expect(toNative(pattern, false), pattern).toBeUndefined();
     }
     expect(toNative('\\w+', true)).toBeUndefined();
+    // Plain mode (faster) only for ASCII without case folding or any-character constructs.
+    expect(toNative('^[0-9]{9} x', false)?.flags).toBe('');
+    expect(toNative('^[0-9]{9} x', true)?.flags).toBe('iu');
+    expect(toNative('\u00e9+', false)?.flags).toBe('u');
     expect(toNative('\\w+', false)).toBeDefined();
   });
 });

@@ -27,6 +27,8 @@ interface Slot {
   readonly worker: NodeWorker;
   /** Settles when the worker has loaded its module (or failed to). */
   readonly ready: Promise<void>;
+  /** Whether {@link Slot.ready} has settled. */
+  isReady: boolean;
   readonly release: () => void;
   idleTimer: ReturnType<typeof setTimeout> | undefined;
 }
@@ -70,12 +72,12 @@ export class WorkerLease {
    * abort the worker is terminated (a regex cannot be interrupted any other way) and the
    * lease ends.
    */
-  async run(job: Omit<RegexJob, 'id'>, budgetMs: number, signal: AbortSignal | undefined): Promise<RunOutcome> {
+  run(job: Omit<RegexJob, 'id'>, budgetMs: number, signal: AbortSignal | undefined): Promise<RunOutcome> {
     const slot = this.slot;
-    if (slot === undefined) return { kind: 'timeout' };
+    if (slot === undefined) return Promise.resolve({ kind: 'timeout' });
     // The budget is for matching: a worker still loading its module does not spend it.
-    await slot.ready;
-    if (this.slot === undefined) return { kind: 'timeout' };
+    if (!slot.isReady) return slot.ready.then(() => this.run(job, budgetMs, signal));
+    // Posted synchronously, so the caller can do its own work while the worker searches.
     const id = ++this.#nextId;
     return new Promise<RunOutcome>((resolve, reject) => {
       const cleanup = (): void => {
@@ -180,18 +182,23 @@ export class RegexWorkerPool {
     }
     worker.unref();
     this.#count++;
+    let markReady = (): void => undefined;
     const ready = new Promise<void>((resolve) => {
-      const onReady = (message: unknown): void => {
-        if ((message as { ready?: unknown } | null)?.ready !== true) return;
-        worker.off('message', onReady);
+      markReady = () => {
+        slot.isReady = true;
         resolve();
       };
-      worker.on('message', onReady);
-      worker.once('exit', () => {
-        resolve();
-      });
     });
-    const slot: Slot = { worker, ready, release, idleTimer: undefined };
+    const slot: Slot = { worker, ready, isReady: false, release, idleTimer: undefined };
+    const onReady = (message: unknown): void => {
+      if ((message as { ready?: unknown } | null)?.ready !== true) return;
+      worker.off('message', onReady);
+      markReady();
+    };
+    worker.on('message', onReady);
+    worker.once('exit', () => {
+      markReady();
+    });
     worker.once('exit', () => {
       this.#forget(slot);
     });
