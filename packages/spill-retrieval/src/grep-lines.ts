@@ -132,6 +132,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   let lineNo = 1; // line number of buf[0]
   let nextCheckpoint = index.nextCheckpointLine;
   let timeouts = 0;
+  let ahead: { readonly at: number; readonly bytes: Promise<Uint8Array> } | undefined;
   let counted = false;
   // Counts a block's lines once, teaching the index every checkpoint passed.
   const countRegion = (region: Uint8Array): void => {
@@ -151,8 +152,20 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
     while (base + have < size || have > 0) {
       checkTime();
       if (base + have < size && have < buf.length) {
-        const piece = await readExactly(source, base + have, Math.min(buf.length - have, size - base - have), signal);
+        const at = base + have;
+        let piece: Uint8Array;
+        if (ahead !== undefined && ahead.at === at) {
+          piece = await ahead.bytes;
+          ahead = undefined;
+        } else {
+          piece = await readExactly(source, at, Math.min(buf.length - have, size - at), signal);
+        }
         if (piece.length === 0) break;
+        if (have + piece.length > buf.length) {
+          const bigger = new Uint8Array(have + piece.length);
+          bigger.set(buf.subarray(0, have));
+          buf = bigger;
+        }
         buf.set(piece, have);
         have += piece.length;
       }
@@ -178,6 +191,13 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
         }
       }
       const region = buf.subarray(0, end);
+      // Read the next block while this one is searched.
+      const nextAt = base + have;
+      if (ahead === undefined && nextAt < size && !impossible) {
+        const bytes = readExactly(source, nextAt, Math.min(block, size - nextAt), signal);
+        bytes.catch(() => undefined); // awaited (or dropped after the search stops) below
+        ahead = { at: nextAt, bytes };
+      }
       const scan: BlockScan = { firstLine: lineNo, remaining: maxMatches - found.length, maxLineBytes, skipLine };
 
       let result: BlockResult | undefined;
@@ -231,6 +251,8 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
     return { matches: found, limitReached: false, totalBytes: size };
   } finally {
     lease?.release();
+    // The source is closed after this returns: let a read still in flight finish first.
+    await ahead?.bytes.catch(() => undefined);
   }
 }
 

@@ -212,6 +212,21 @@ describe('grep', () => {
     expect(isSpillError(err, 'SPILL_TIMEOUT')).toBe(true);
   });
 
+  it('numbers lines right across many blocks (read ahead, carried partial lines), for every engine', { timeout: 120_000 }, async () => {
+    const lines = Array.from({ length: 400_000 }, (_, i) => (i % 40_000 === 7 ? `needle ${i + 1}` : `row ${i + 1} ${'x'.repeat(i % 50)}`));
+    const text = `${lines.join('\n')}\n`;
+    const expected = lines.flatMap((l, i) => (l.startsWith('needle') ? [i + 1] : []));
+    for (const workers of [undefined, false] as const) {
+      const { reader } = readerOver({ [L]: text }, workers === false ? { workers } : {});
+      for (const [pattern, literal] of [['needle', true], ['^needle [0-9]+$', false], ['(?i)NEEDLE', false]] as const) {
+        const result = await reader.grep(L, pattern, { literal, maxMatches: 100, timeoutMs: 60_000 });
+        expect(result.matches.map((m) => m.line), `${pattern} workers ${String(workers)}`).toEqual(expected);
+        expect(result.matches.every((m) => m.text === `needle ${m.line}`)).toBe(true);
+      }
+      await reader.close();
+    }
+  });
+
   it('finds a match at the very end of a last line without a newline', async () => {
     const { reader } = readerOver({ [L]: '\nab\ncd' });
     expect((await reader.grep(L, '$')).matches.map((m) => m.line)).toEqual([1, 2, 3]);
