@@ -18,12 +18,90 @@ import { SpillError } from '@spillway/core';
  * engine does.
  */
 
+/**
+ * A piece of plain text that every match of an RE2 pattern contains, or undefined: the
+ * longest run (at least 3 characters) of plain ASCII characters at the top level of a
+ * pattern without a top-level alternation, inline flags or `\Q`. A line without it cannot
+ * match, so a fast substring search can skip straight to the lines that may. It errs on
+ * the side of answering undefined.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  if (/\(\?(?![:<]|P<)|\\Q/.test(source)) return undefined;
+  let best = '';
+  let run = '';
+  let depth = 0;
+  const end = (): void => {
+    if (run.length > best.length) best = run;
+    run = '';
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i] ?? '';
+    const next = source[i + 1];
+    if (c === '\\') {
+      const e = next ?? '';
+      i++;
+      if (depth === 0 && /[!-/:-@[-`{-~]/.test(e) && !/[*?{]/.test(source[i + 1] ?? '')) {
+        run += e;
+        if (source[i + 1] === '+') end();
+      } else {
+        end();
+      }
+      continue;
+    }
+    if (c === '[') {
+      end();
+      // Skip the class: a ] right after [ or [^ is a literal member.
+      let j = i + 1;
+      if (source[j] === '^') j++;
+      if (source[j] === ']') j++;
+      while (j < source.length && source[j] !== ']') j += source[j] === '\\' ? 2 : 1;
+      i = j;
+      continue;
+    }
+    if (c === '(') {
+      end();
+      depth++;
+      continue;
+    }
+    if (c === ')') {
+      end();
+      depth--;
+      continue;
+    }
+    if (c === '|') {
+      if (depth === 0) return undefined;
+      end();
+      continue;
+    }
+    if (c === '{') {
+      end();
+      const close = source.indexOf('}', i);
+      if (close !== -1) i = close; // a repeat count, never part of the text
+      continue;
+    }
+    if (depth > 0 || '.^$*+?}'.includes(c) || c.charCodeAt(0) > 0x7e || c.charCodeAt(0) < 0x20) {
+      end();
+      continue;
+    }
+    if (next === '*' || next === '?' || next === '{') {
+      end(); // this character may be absent (or the brace is not a repeat: stay safe)
+      continue;
+    }
+    run += c;
+    if (next === '+') end();
+  }
+  end();
+  return best.length >= 3 ? best : undefined;
+}
+
 /** A compiled grep pattern. */
 export interface CompiledPattern {
   /** The linear-time engine, always present. */
   readonly re2: RE2JS;
   /** The native translation, when one with identical meaning exists. */
   readonly native: NativePattern | undefined;
+  /** Text every matching line contains (case-sensitive patterns only), for a fast skip. */
+  readonly literal: string | undefined;
 }
 
 /** Native `RegExp` sources equivalent to an RE2 pattern. */
@@ -35,8 +113,10 @@ export interface NativePattern {
    * line's match is found in the block too; a block match only nominates a line.
    */
   readonly block: string;
-  /** `u`, or `iu` for ignoreCase. */
+  /** `''`, `u`, or `iu` for ignoreCase. */
   readonly flags: string;
+  /** Text every matching line contains: found by a substring search instead of `block`. */
+  readonly literal?: string;
 }
 
 const SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
@@ -165,6 +245,8 @@ export function compilePattern(pattern: string, literal: boolean, ignoreCase: bo
       { cause: error },
     );
   }
-  const native = literal ? toNative(escapeNative(pattern), ignoreCase) : toNative(pattern, ignoreCase);
-  return { re2, native };
+  const required = literal || ignoreCase ? undefined : requiredLiteral(pattern);
+  const translated = literal ? toNative(escapeNative(pattern), ignoreCase) : toNative(pattern, ignoreCase);
+  const native = translated === undefined || required === undefined ? translated : { ...translated, literal: required };
+  return { re2, native, literal: required };
 }

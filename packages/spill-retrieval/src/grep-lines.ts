@@ -5,7 +5,7 @@ import type { SpillByteSource } from './byte-source.js';
 import type { CompiledPattern } from './dialect.js';
 import type { LineIndex } from './line-index.js';
 import type { GrepSettings } from './options.js';
-import { matchWindow, scanBlock } from './scan-text.js';
+import { literalNominate, matchWindow, scanBlock } from './scan-text.js';
 import type { BlockResult, BlockScan, FirstMatch } from './scan-text.js';
 import { decodeUtf8, isContinuation } from './utf8.js';
 import type { RegexWorkerPool, WorkerLease } from './worker-pool.js';
@@ -121,6 +121,9 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           return m.find() ? [m.start(), m.end()] : undefined;
         };
 
+  // A case-sensitive literal, or text every match contains, lets RE2 skip to candidate lines.
+  const skipTo = settings.literal && !settings.ignoreCase ? pattern : compiled.literal;
+  const linearNominate = skipTo === undefined || skipTo === '' ? undefined : literalNominate(skipTo);
   const found: GrepMatch[] = [];
   let skipLine = 0;
   let lastYield = now();
@@ -207,7 +210,14 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
         result = scanLiteralBytes(asBuffer(region) ?? (region), end, needle, pattern, scan);
       } else if (lease?.active === true && compiled.native !== undefined && timeouts < MAX_NATIVE_TIMEOUTS) {
         const running = lease.run(
-          { ...scan, bytes: region.slice(), line: compiled.native.line, block: compiled.native.block, flags: compiled.native.flags },
+          {
+            ...scan,
+            bytes: region.slice(),
+            line: compiled.native.line,
+            block: compiled.native.block,
+            flags: compiled.native.flags,
+            ...(compiled.native.literal === undefined ? {} : { literal: compiled.native.literal }),
+          },
           Math.min(nativeBudgetMs(end), Math.max(1, deadline - now())),
           signal,
         );
@@ -232,7 +242,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           lastYield = now();
           checkTime();
         }
-        result = scanBlock(decodeUtf8(region), scan, linearFirst, undefined, checkTime);
+        result = scanBlock(decodeUtf8(region), scan, linearFirst, linearNominate, checkTime);
       }
 
       for (const m of result.matches) found.push(m);

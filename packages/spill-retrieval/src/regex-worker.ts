@@ -16,6 +16,8 @@ export interface RegexJob extends BlockScan {
   readonly line: string;
   readonly block: string;
   readonly flags: string;
+  /** Text every matching line contains, when known. */
+  readonly literal?: string;
 }
 
 /** The worker's answer. */
@@ -37,11 +39,11 @@ parentPort?.postMessage({ ready: true });
 
 parentPort?.on('message', (job: RegexJob) => {
   try {
-    const key = `${job.flags}\u0000${job.line}\u0000${job.block}`;
+    const key = `${job.flags}\u0000${job.line}\u0000${job.block}\u0000${job.literal ?? ''}`;
     let matchers = cache.get(key);
     if (matchers === undefined) {
       if (cache.size > 16) cache.clear();
-      matchers = nativeMatchers(job.line, job.block, job.flags);
+      matchers = nativeMatchers(job.line, job.block, job.flags, job.literal);
       cache.set(key, matchers);
     }
     const result = scanBlock(decode(job.bytes), job, matchers.first, matchers.nominate);

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SpillError, isSpillError, spillLocator } from '@spillway/core';
 import type { ReadResult } from '@spillway/core';
-import { toNative } from './dialect.js';
+import { RE2JS } from 're2js';
+import { requiredLiteral, toNative } from './dialect.js';
 import { createSpillReader } from './index.js';
 import type { CreateSpillReaderOptions, SpillByteSource } from './index.js';
 
@@ -231,6 +232,27 @@ describe('grep', () => {
     const { reader } = readerOver({ [L]: '\nab\ncd' });
     expect((await reader.grep(L, '$')).matches.map((m) => m.line)).toEqual([1, 2, 3]);
     expect((await reader.grep(L, 'd$')).matches.map((m) => m.line)).toEqual([3]);
+  });
+});
+
+describe('the required literal', () => {
+  it('is in every line the pattern matches (property over generated patterns and lines)', () => {
+    const token = fc.constantFrom('ab', 'c', 'd+', 'e*', 'f?', '.', '[a-c]', '(ab|c)', '\\.', '{2}', 'x{1,2}', '\\s', '^', '$', '(?:cd)+', '\\d');
+    fc.assert(
+      fc.property(fc.array(token, { minLength: 1, maxLength: 8 }), fc.array(fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'x', '.', ' ', '1'), maxLength: 16 }), { maxLength: 20 }), (tokens, lines) => {
+        const pattern = tokens.join('');
+        let re: RE2JS;
+        try {
+          re = RE2JS.compile(pattern);
+        } catch {
+          return;
+        }
+        const literal = requiredLiteral(pattern);
+        if (literal === undefined) return;
+        for (const line of lines) if (re.matcher(line).find()) expect(line, `${pattern} needs ${literal}`).toContain(literal);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

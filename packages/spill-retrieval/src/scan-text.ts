@@ -164,10 +164,24 @@ export function scanBlock(block: string, scan: BlockScan, first: FirstMatch, nom
   return { matches, stopped: false, after: false };
 }
 
+/** Nominates the lines that contain `literal` (a line without it cannot match). */
+export function literalNominate(literal: string): Nominate {
+  return (text, from) => text.indexOf(literal, from);
+}
+
 /** A {@link FirstMatch} and {@link Nominate} pair over native `RegExp` sources. */
-export function nativeMatchers(line: string, block: string, flags: string): { first: FirstMatch; nominate: Nominate } {
+export function nativeMatchers(line: string, block: string, flags: string, literal?: string): { first: FirstMatch; nominate: Nominate } {
   const lineRe = new RegExp(line, flags);
   const blockRe = new RegExp(block, `${flags}gm`);
+  if (literal !== undefined) {
+    return {
+      first: (text) => {
+        const m = lineRe.exec(text);
+        return m === null ? undefined : [m.index, m.index + m[0].length];
+      },
+      nominate: literalNominate(literal),
+    };
+  }
   return {
     first: (text) => {
       const m = lineRe.exec(text);
