@@ -188,6 +188,13 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
             throw storageError(error, 'reading the spill file');
           }
         },
+        async readInto(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+          try {
+            return await ops.read(fd, buffer, offset, length, position);
+          } catch (error) {
+            throw storageError(error, 'reading the spill file');
+          }
+        },
         async close(): Promise<void> {
           await ops.close(fd).catch(() => undefined);
           release();

@@ -20,6 +20,13 @@ export interface SpillByteSource {
   readonly preferredReadBytes?: number;
   /** Releases resources (a file descriptor). Called once when the engine is done with the source. */
   close?(): Promise<void>;
+  /**
+   * Optional: reads up to `length` bytes at `position` into `buffer` at `offset` and
+   * resolves how many were read (0 at the end), like `fs.read`. When present, the engine
+   * scans through buffers it reuses instead of one new array per read, which spares a
+   * file-backed source an allocation per megabyte.
+   */
+  readInto?(buffer: Uint8Array, offset: number, length: number, position: number, options?: { readonly signal?: AbortSignal }): Promise<number>;
 }
 
 /** Opens a locator as a byte source; see {@link CreateSpillReaderOptions.open}. */
@@ -54,6 +61,29 @@ export async function readExactly(
     done += n;
   }
   return out.subarray(0, done);
+}
+
+/**
+ * Reads up to `length` bytes at `position` (fewer only at the end) into `scratch` when the
+ * source offers `readInto`, answering a view of `scratch` (valid until its next use), or
+ * else a fresh array from `read`.
+ */
+export async function readReusing(
+  source: SpillByteSource,
+  position: number,
+  length: number,
+  scratch: Uint8Array,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
+  if (source.readInto === undefined || length > scratch.length) return readExactly(source, position, length, signal);
+  let done = 0;
+  while (done < length) {
+    throwIfAborted(signal, 'The read');
+    const n = await source.readInto(scratch, done, length - done, position + done, signal === undefined ? undefined : { signal });
+    if (n <= 0) break;
+    done += n;
+  }
+  return scratch.subarray(0, done);
 }
 
 /** Checks what `open` resolved with, so a broken backend fails clearly. */

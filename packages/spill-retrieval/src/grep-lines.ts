@@ -1,6 +1,6 @@
 import { SpillError, throwIfAborted } from '@spillway/core';
 import type { GrepMatch, GrepResult } from '@spillway/core';
-import { DEFAULT_PREFERRED_READ_BYTES, readExactly } from './byte-source.js';
+import { DEFAULT_PREFERRED_READ_BYTES, readReusing } from './byte-source.js';
 import type { SpillByteSource } from './byte-source.js';
 import type { CompiledPattern } from './dialect.js';
 import type { LineIndex } from './line-index.js';
@@ -130,6 +130,8 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   let block = lease !== undefined || bytesMode ? BLOCK_BYTES : SLICE_BYTES;
   block = Math.max(block, source.preferredReadBytes ?? DEFAULT_PREFERRED_READ_BYTES);
   let buf = new Uint8Array(Math.max(16, Math.min(block, size)));
+  // Where reads land before they are appended to buf (one read at a time uses it).
+  const spare = new Uint8Array(buf.length);
   let base = 0; // artifact offset of buf[0]
   let have = 0; // valid bytes in buf
   let lineNo = 1; // line number of buf[0]
@@ -161,7 +163,9 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           piece = await ahead.bytes;
           ahead = undefined;
         } else {
-          piece = await readExactly(source, at, Math.min(buf.length - have, size - at), signal);
+          if (ahead !== undefined) await ahead.bytes.catch(() => undefined); // it reads into spare
+          ahead = undefined;
+          piece = await readReusing(source, at, Math.min(buf.length - have, size - at), spare, signal);
         }
         if (piece.length === 0) break;
         if (have + piece.length > buf.length) {
@@ -197,7 +201,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
       // Read the next block while this one is searched.
       const nextAt = base + have;
       if (ahead === undefined && nextAt < size && !impossible) {
-        const bytes = readExactly(source, nextAt, Math.min(block, size - nextAt), signal);
+        const bytes = readReusing(source, nextAt, Math.min(block, size - nextAt), spare, signal);
         bytes.catch(() => undefined); // awaited (or dropped after the search stops) below
         ahead = { at: nextAt, bytes };
       }

@@ -1,6 +1,6 @@
 import { throwIfAborted } from '@spillway/core';
 import type { ReadResult } from '@spillway/core';
-import { DEFAULT_PREFERRED_READ_BYTES, readExactly } from './byte-source.js';
+import { DEFAULT_PREFERRED_READ_BYTES, readExactly, readReusing } from './byte-source.js';
 import type { SpillByteSource } from './byte-source.js';
 import type { LineIndex } from './line-index.js';
 import type { ReadSettings } from './options.js';
@@ -29,9 +29,12 @@ export async function findLineStart(source: SpillByteSource, index: LineIndex, o
   // Small reads first (a nearby line costs little), growing to large ones for long skips.
   let step = source.preferredReadBytes ?? DEFAULT_PREFERRED_READ_BYTES;
   const maxStep = scanBytesOf(source);
+  let scratch: Uint8Array | undefined;
   while (position < size) {
     throwIfAborted(signal, 'The read');
-    const bytes = await readExactly(source, position, Math.min(step, size - position), signal);
+    const length = Math.min(step, size - position);
+    if (source.readInto !== undefined && (scratch === undefined || scratch.length < length)) scratch = new Uint8Array(Math.min(maxStep, size));
+    const bytes = await readReusing(source, position, length, scratch ?? new Uint8Array(0), signal);
     if (bytes.length === 0) break;
     let i = bytes.indexOf(NEWLINE);
     while (i !== -1) {

@@ -16,7 +16,12 @@ interface Counting {
 }
 
 /** A reader over named texts whose sources answer short reads of at most `chunk` bytes. */
-function readerOver(texts: Record<string, string>, options: Partial<CreateSpillReaderOptions> = {}, chunk = Number.POSITIVE_INFINITY): { reader: ReturnType<typeof createSpillReader>; count: Counting } {
+function readerOver(
+  texts: Record<string, string>,
+  options: Partial<CreateSpillReaderOptions> = {},
+  chunk = Number.POSITIVE_INFINITY,
+  readInto = false,
+): { reader: ReturnType<typeof createSpillReader>; count: Counting } {
   const count: Counting = { bytesRead: 0, closes: 0 };
   const reader = createSpillReader({
     ...options,
@@ -38,6 +43,16 @@ function readerOver(texts: Record<string, string>, options: Partial<CreateSpillR
           count.closes++;
           return Promise.resolve();
         },
+        ...(readInto
+          ? {
+              readInto(buffer: Uint8Array, offset: number, length: number, position: number) {
+                const piece = bytes.subarray(position, position + Math.min(length, chunk));
+                buffer.set(piece, offset);
+                count.bytesRead += piece.length;
+                return Promise.resolve(piece.length);
+              },
+            }
+          : {}),
       });
     },
   });
@@ -71,8 +86,9 @@ describe('read', () => {
         textArb,
         fc.array(fc.record({ offset: fc.integer({ min: 1, max: 45 }), limit: fc.integer({ min: 0, max: 6 }), maxBytes: fc.integer({ min: 0, max: 200 }) }), { minLength: 1, maxLength: 8 }),
         fc.integer({ min: 1, max: 9 }),
-        async (text, reads, chunk) => {
-          const { reader, count } = readerOver({ [L]: text }, { lineIndexStride: 2 }, chunk);
+        fc.boolean(),
+        async (text, reads, chunk, readInto) => {
+          const { reader, count } = readerOver({ [L]: text }, { lineIndexStride: 2 }, chunk, readInto);
           for (const r of reads) {
             const got = await reader.read(L, r);
             const want = modelRead(text, r.offset, r.limit, r.maxBytes);
@@ -217,8 +233,8 @@ describe('grep', () => {
     const lines = Array.from({ length: 400_000 }, (_, i) => (i % 40_000 === 7 ? `needle ${i + 1}` : `row ${i + 1} ${'x'.repeat(i % 50)}`));
     const text = `${lines.join('\n')}\n`;
     const expected = lines.flatMap((l, i) => (l.startsWith('needle') ? [i + 1] : []));
-    for (const workers of [undefined, false] as const) {
-      const { reader } = readerOver({ [L]: text }, workers === false ? { workers } : {});
+    for (const [workers, readInto] of [[undefined, false], [false, true], [undefined, true]] as const) {
+      const { reader } = readerOver({ [L]: text }, workers === false ? { workers } : {}, 100_000, readInto);
       for (const [pattern, literal] of [['needle', true], ['^needle [0-9]+$', false], ['(?i)NEEDLE', false]] as const) {
         const result = await reader.grep(L, pattern, { literal, maxMatches: 100, timeoutMs: 60_000 });
         expect(result.matches.map((m) => m.line), `${pattern} workers ${String(workers)}`).toEqual(expected);
