@@ -1,18 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { runInNewContext } from 'node:vm';
+import { createSpillReader, type SpillByteSource } from '@spillway/retrieval';
 import {
-  DEFAULT_GREP_TIMEOUT_MS,
   SpillError,
   assertSaveTextRequest,
   assertSaveTextStreamRequest,
   isSpillError,
   spillLocator,
   throwIfAborted,
-  type GrepOptions,
-  type GrepResult,
   type ListOptions,
-  type ReadOptions,
-  type ReadResult,
   type SaveTextSpill,
   type SaveTextStreamSpill,
   type SpillBackend,
@@ -23,7 +18,6 @@ import {
   type SpillReader,
   type SpillRef,
 } from '@spillway/core';
-import { compilePattern, grepParams, grepText, readParams, readText } from './text-lines.js';
 
 /** One stored artifact: the UTF-8 bytes and what the catalog reports about them. */
 export interface TemplateArtifact {
@@ -51,8 +45,6 @@ export const TEMPLATE_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spi
 
 const SCHEME = 'spill+template://';
 const LOCATOR = /^spill\+template:\/\/(session-[0-9a-f]{32})\/([0-9a-f]{32})$/;
-// ignoreBOM: the default decoder drops a leading U+FEFF, which would change the content.
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /**
@@ -126,35 +118,20 @@ export function createTemplateBackend(options: TemplateBackendOptions = {}): Spi
     return artifact;
   }
 
-  const reader: SpillReader = {
-    // Async functions turn every throw into a rejection, as callers expect.
+  // Reading back is one function: open a locator as a byte source (its size and a
+  // positioned read). The retrieval engine does paging, grep, option checks and the
+  // regular-expression dialect, the same way for every backend.
+  const reader: SpillReader = createSpillReader({
     // eslint-disable-next-line @typescript-eslint/require-await
-    async read(locator: SpillLocator, readOptions: ReadOptions = {}): Promise<ReadResult> {
-      throwIfAborted(readOptions.signal, 'The read');
-      const params = readParams(readOptions);
-      const artifact = load(locator);
-      return readText(decoder.decode(artifact.bytes), artifact.bytes.length, params);
+    async open(locator): Promise<SpillByteSource> {
+      const { bytes } = load(locator);
+      return {
+        size: bytes.length,
+        cacheKey: locator, // a locator is never reused for other content
+        read: (position, length) => Promise.resolve(bytes.subarray(position, position + length)),
+      };
     },
-
-    // eslint-disable-next-line @typescript-eslint/require-await
-    async grep(locator: SpillLocator, pattern: string, grepOptions: GrepOptions = {}): Promise<GrepResult> {
-      throwIfAborted(grepOptions.signal, 'The grep');
-      const params = grepParams(grepOptions);
-      const regex = compilePattern(pattern, params);
-      const artifact = load(locator);
-      const text = decoder.decode(artifact.bytes);
-      const timeout = grepOptions.timeoutMs ?? DEFAULT_GREP_TIMEOUT_MS;
-      try {
-        // A vm timeout interrupts even a regex stuck in catastrophic backtracking.
-        return runInNewContext('grepText(text, totalBytes, regex, params)', { grepText, text, totalBytes: artifact.bytes.length, regex, params }, { timeout }) as GrepResult;
-      } catch (error) {
-        if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-          throw new SpillError('SPILL_TIMEOUT', `The grep took longer than ${timeout} ms; use a simpler pattern or literal: true.`, { cause: error });
-        }
-        throw error;
-      }
-    },
-  };
+  });
 
   const catalog: SpillCatalog = {
     async *list(listOptions: ListOptions = {}): AsyncIterable<SpillEntry> {

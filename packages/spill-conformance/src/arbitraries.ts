@@ -231,3 +231,81 @@ export function grepQueryArbitrary(content: string): fc.Arbitrary<GrepQuery> {
     )
     .map(([{ pattern, literal }, options]) => ({ pattern, options: literal ? { ...options, literal } : options }));
 }
+
+const DIFFERENTIAL_CHARS = ['a', 'b', 'x', 'A', 'B', 'X', '1', '9', ' ', '\t', '\r', '.', '(', '\\', '_', '-', '\u00e9', '\u00c9', '\u00df', '\u4e2d', '\u03a3', '\u03c3', '\u{1F600}', '\u017f', '\u212a', 'k', 's'];
+
+/**
+ * Texts for the differential property: short ASCII lines, multi-byte lines (2-, 3- and
+ * 4-byte characters, and letters whose case folding is special such as `ſ` and the Kelvin
+ * sign), long lines (hundreds to thousands of characters), `\r\n` endings, empty lines,
+ * and sometimes no final newline.
+ */
+export function differentialTextArbitrary(): fc.Arbitrary<string> {
+  const char = fc.constantFrom(...DIFFERENTIAL_CHARS);
+  const short = fc.string({ unit: char, maxLength: 24 });
+  const long = fc.tuple(fc.string({ unit: char, minLength: 1, maxLength: 8 }), fc.integer({ min: 40, max: 400 })).map(([s, n]) => s.repeat(n));
+  const line = fc.oneof({ arbitrary: short, weight: 6 }, { arbitrary: long, weight: 1 });
+  return fc
+    .tuple(fc.array(line, { maxLength: 20 }), fc.constantFrom('\n', '\r\n'), fc.boolean())
+    .map(([lines, eol, finalNewline]) => lines.join(eol) + (finalNewline && lines.length > 0 ? eol : ''));
+}
+
+/**
+ * Patterns in the contract's dialect (RE2) chosen where dialects and engines differ: `.`
+ * against `\r`, `\s`, negated classes, Unicode and POSIX classes, inline flags, quoting,
+ * anchors, alternation order, empty matches, nested quantifiers; and some that RE2 refuses.
+ */
+export const DIFFERENTIAL_PATTERNS: readonly string[] = [
+  '.', 'a.b', '.$', '\\r$', '\\s', '\\S+', '[^a]', '[^\\s]+', '\\w+', '\\bx', '\\Bb', '\\d{2,}', '\\D', '\\W',
+  '(?i)\u00e9', '\\pL+', '\\p{Greek}', '\\PL', '[[:upper:]]', '[[:^alpha:]]', '^$', '^', '$', '(a|ab)(c|bcd)?', 'x*', 'b+?',
+  '[a-c]+', '\\x{1F600}', '\u{1F600}|\u4e2d', '\\QA.\\E', 'a\\z', '\\Aa', '(?s).x', '(?m)^b', '(?U)a+', '(a+)+$', '(.*a){3}',
+  '[\u00e9-\u00ff]', 'k', 's', 'S', '[a-z]+', '\u03a3', '\\x{FFFD}', '(?P<n>a)b', '(?:)', '|',
+  '(', '(?=a)', 'a\\1', '[z-a]', 'x{2,1}', '\\e',
+];
+
+/** A grep call for the differential property: any pattern and options, valid or not. */
+export interface DifferentialGrep {
+  readonly pattern: string;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Grep calls against `text`: a pattern from {@link DIFFERENTIAL_PATTERNS} or a piece of
+ * the text, with options that are mostly valid and sometimes not (a string `ignoreCase`,
+ * `timeoutMs` 0, a negative `maxMatches`…), so errors are compared too.
+ */
+export function differentialGrepArbitrary(text: string): fc.Arbitrary<DifferentialGrep> {
+  const stored = toStoredText(text);
+  const piece = fc.tuple(fc.nat(), fc.integer({ min: 1, max: 6 })).map(([at, len]) => {
+    if (stored.length === 0) return 'a';
+    let from = at % stored.length;
+    if (!isCodePointBoundary(stored, from)) from--;
+    let to = Math.min(stored.length, from + len);
+    if (!isCodePointBoundary(stored, to)) to++;
+    return stored.slice(from, to);
+  });
+  const pattern = fc.oneof(fc.constantFrom(...DIFFERENTIAL_PATTERNS), piece);
+  const options = fc.record(
+    {
+      ignoreCase: fc.oneof({ arbitrary: fc.boolean(), weight: 8 }, { arbitrary: fc.constant('yes'), weight: 1 }),
+      literal: fc.oneof({ arbitrary: fc.boolean(), weight: 8 }, { arbitrary: fc.constant(1), weight: 1 }),
+      maxMatches: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 6 }), weight: 8 }, { arbitrary: fc.constantFrom(-1, 1.5), weight: 1 }),
+      maxLineBytes: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 80 }), weight: 8 }, { arbitrary: fc.constant(-1), weight: 1 }),
+      timeoutMs: fc.oneof({ arbitrary: fc.constant(30_000), weight: 8 }, { arbitrary: fc.constantFrom(0, Number.NaN, -1), weight: 1 }),
+    },
+    { requiredKeys: [] },
+  );
+  return fc.record({ pattern, options });
+}
+
+/** `read` options for the differential property: mostly valid, sometimes not. */
+export function differentialReadOptionsArbitrary(): fc.Arbitrary<Readonly<Record<string, unknown>>> {
+  return fc.record(
+    {
+      offset: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 25 }), weight: 8 }, { arbitrary: fc.constantFrom(0, 1.5, '2'), weight: 1 }),
+      limit: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 8 }), weight: 8 }, { arbitrary: fc.constant(-1), weight: 1 }),
+      maxBytes: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 600 }), weight: 8 }, { arbitrary: fc.constant(Number.NaN), weight: 1 }),
+    },
+    { requiredKeys: [] },
+  );
+}

@@ -19,6 +19,8 @@ export { resolveConformanceOptions } from './options.js';
 export type { ResolvedConformanceOptions } from './options.js';
 export {
   ReferenceArtifact,
+  checkGrepArguments,
+  checkReadArguments,
   checkGrepResult,
   checkReadResult,
   escapeRegExp,
@@ -26,10 +28,14 @@ export {
   referenceRead,
   splitLines,
 } from './reference-reader.js';
-export type { ReferenceGrepHit, ReferenceReadKind } from './reference-reader.js';
+export type { ReferenceGrepArguments, ReferenceGrepHit, ReferenceReadArguments, ReferenceReadKind } from './reference-reader.js';
 export {
+  DIFFERENTIAL_PATTERNS,
   chunkedContentArbitrary,
   contentArbitrary,
+  differentialGrepArbitrary,
+  differentialReadOptionsArbitrary,
+  differentialTextArbitrary,
   grepQueryArbitrary,
   linesContentArbitrary,
   loneSurrogateArbitrary,
@@ -39,7 +45,7 @@ export {
   suggestedNameArbitrary,
   toChunkSource,
 } from './arbitraries.js';
-export type { ChunkDelivery, ChunkedContent, ChunkedContentArbitraryOptions, ContentArbitraryOptions, GrepQuery } from './arbitraries.js';
+export type { DifferentialGrep, ChunkDelivery, ChunkedContent, ChunkedContentArbitraryOptions, ContentArbitraryOptions, GrepQuery } from './arbitraries.js';
 export { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from './hostile-inputs.js';
 export { SAMPLE_CONTENTS, makeLargeContent } from './samples.js';
 export { cutToBytes, isCodePointBoundary, isWellFormed, toStoredText } from './text.js';

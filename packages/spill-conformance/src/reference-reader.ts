@@ -1,8 +1,10 @@
+import { RE2JS } from 're2js';
 import {
   DEFAULT_GREP_MAX_LINE_BYTES,
   DEFAULT_GREP_MAX_MATCHES,
   DEFAULT_READ_LIMIT,
   DEFAULT_READ_MAX_BYTES,
+  MAX_GREP_PATTERN_LENGTH,
   SpillError,
   utf8ByteLength,
   type GrepMatch,
@@ -14,6 +16,7 @@ import {
 import {
   cutToBytes,
   isCodePointBoundary,
+  isWellFormed,
   prefixEndForBytes,
   suffixStartForBytes,
   toStoredText,
@@ -71,12 +74,87 @@ function invalidInput(message: string): SpillError {
   return new SpillError('SPILL_INVALID_INPUT', message);
 }
 
-function integerOption(name: string, value: number | undefined, fallback: number, min: number): number {
+type Bag = Readonly<Record<string, unknown>>;
+
+function optionsBag(options: unknown): Bag {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw invalidInput('options must be an object when given.');
+  }
+  return options as Bag;
+}
+
+function integerOption(bag: Bag, name: string, fallback: number, min: number): number {
+  const value = bag[name];
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw invalidInput(`${name} must be an integer >= ${min}; got ${String(value)}.`);
+    throw invalidInput(`${name} must be an integer >= ${min}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
   }
   return value;
+}
+
+function booleanOption(bag: Bag, name: string): boolean {
+  const value = bag[name];
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw invalidInput(`${name} must be a boolean.`);
+  return value;
+}
+
+function checkSignal(bag: Bag): void {
+  const signal = bag.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw invalidInput('signal must be an AbortSignal.');
+}
+
+/** `read` arguments after the contract's checks, with defaults applied. */
+export interface ReferenceReadArguments {
+  readonly offset: number;
+  readonly limit: number;
+  readonly maxBytes: number;
+}
+
+/** `grep` arguments after the contract's checks, with defaults applied. */
+export interface ReferenceGrepArguments {
+  readonly pattern: string;
+  readonly maxMatches: number;
+  readonly maxLineBytes: number;
+  readonly ignoreCase: boolean;
+  readonly literal: boolean;
+}
+
+/**
+ * The contract's checks of `read` options, straight from core's `ReadOptions` TSDoc.
+ *
+ * @throws SpillError `SPILL_INVALID_INPUT` for options that are not an object, `offset`
+ * not an integer >= 1, `limit` or `maxBytes` not an integer >= 0, or a `signal` that is
+ * not an `AbortSignal`.
+ */
+export function checkReadArguments(options: unknown): ReferenceReadArguments {
+  const bag = optionsBag(options);
+  const offset = integerOption(bag, 'offset', 1, 1);
+  const limit = integerOption(bag, 'limit', DEFAULT_READ_LIMIT, 0);
+  const maxBytes = integerOption(bag, 'maxBytes', DEFAULT_READ_MAX_BYTES, 0);
+  checkSignal(bag);
+  return { offset, limit, maxBytes };
+}
+
+/**
+ * The contract's checks of `grep` arguments, in the contract's order: options first
+ * (`SPILL_INVALID_INPUT`), then the pattern (`SPILL_INVALID_PATTERN`: not a string, longer
+ * than `MAX_GREP_PATTERN_LENGTH`, a lone surrogate, or, unless `literal`, not RE2 syntax).
+ */
+export function checkGrepArguments(pattern: unknown, options: unknown): ReferenceGrepArguments {
+  const bag = optionsBag(options);
+  const maxMatches = integerOption(bag, 'maxMatches', DEFAULT_GREP_MAX_MATCHES, 0);
+  const maxLineBytes = integerOption(bag, 'maxLineBytes', DEFAULT_GREP_MAX_LINE_BYTES, 0);
+  const ignoreCase = booleanOption(bag, 'ignoreCase');
+  const literal = booleanOption(bag, 'literal');
+  const timeoutMs = bag.timeoutMs;
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs === Infinity)) {
+    throw invalidInput('timeoutMs must be a finite number > 0.');
+  }
+  checkSignal(bag);
+  compilePattern(pattern, { ignoreCase, literal });
+  return { pattern: pattern as string, maxMatches, maxLineBytes, ignoreCase, literal };
 }
 
 /**
@@ -117,18 +195,15 @@ export class ReferenceArtifact {
   /**
    * The canonical answer to `read(locator, options)`.
    *
-   * @throws SpillError `SPILL_INVALID_INPUT` when an option is not a whole number in
-   * range (`offset` >= 1, `limit` >= 0, `maxBytes` >= 0).
+   * @throws SpillError `SPILL_INVALID_INPUT` as {@link checkReadArguments} says.
    */
-  read(options: ReadOptions = {}): ReadResult {
+  read(options?: ReadOptions): ReadResult {
     return this.readDetailed(options).result;
   }
 
   /** {@link ReferenceArtifact.read} plus which case of the contract produced the answer. */
-  readDetailed(options: ReadOptions = {}): { result: ReadResult; kind: ReferenceReadKind } {
-    const offset = integerOption('offset', options.offset, 1, 1);
-    const limit = integerOption('limit', options.limit, DEFAULT_READ_LIMIT, 0);
-    const maxBytes = integerOption('maxBytes', options.maxBytes, DEFAULT_READ_MAX_BYTES, 0);
+  readDetailed(options?: ReadOptions): { result: ReadResult; kind: ReferenceReadKind } {
+    const { offset, limit, maxBytes } = checkReadArguments(options);
     const n = this.lines.length;
     const base = { startLine: offset, totalBytes: this.totalBytes };
 
@@ -185,17 +260,16 @@ export class ReferenceArtifact {
    * Every matching line with the span of its first match, ignoring `maxMatches` and
    * `maxLineBytes`.
    *
-   * @throws SpillError `SPILL_INVALID_PATTERN` when the pattern does not compile.
+   * @throws SpillError `SPILL_INVALID_PATTERN` when the pattern is not acceptable.
    */
   hits(pattern: string, options: Pick<GrepOptions, 'ignoreCase' | 'literal'> = {}): ReferenceGrepHit[] {
-    const regex = compilePattern(pattern, options);
+    const first = compilePattern(pattern, options);
     const hits: ReferenceGrepHit[] = [];
     this.lines.forEach((line, i) => {
       const body = line.endsWith('\n') ? line.slice(0, -1) : line;
-      const match = regex.exec(body);
-      if (match === null) return;
-      let start = match.index;
-      let end = start + match[0].length;
+      const match = first(body);
+      if (match === undefined) return;
+      let [start, end] = match;
       if (!isCodePointBoundary(body, start)) start--;
       if (!isCodePointBoundary(body, end)) end++;
       hits.push({ line: i + 1, body, start, end });
@@ -208,13 +282,11 @@ export class ReferenceArtifact {
    * exactly when a further matching line exists; a long line is cut to a window around
    * its first match, with up to half the spare room before the match.
    *
-   * @throws SpillError `SPILL_INVALID_PATTERN` for a pattern that does not compile, and
-   * `SPILL_INVALID_INPUT` when `maxMatches` or `maxLineBytes` is not a whole number >= 0.
+   * @throws SpillError as {@link checkGrepArguments} says.
    */
-  grep(pattern: string, options: GrepOptions = {}): GrepResult {
-    const maxMatches = integerOption('maxMatches', options.maxMatches, DEFAULT_GREP_MAX_MATCHES, 0);
-    const maxLineBytes = integerOption('maxLineBytes', options.maxLineBytes, DEFAULT_GREP_MAX_LINE_BYTES, 0);
-    const hits = this.hits(pattern, options);
+  grep(pattern: string, options?: GrepOptions): GrepResult {
+    const { maxMatches, maxLineBytes, ignoreCase, literal } = checkGrepArguments(pattern, options);
+    const hits = this.hits(pattern, { ignoreCase, literal });
     const matches: GrepMatch[] = hits.slice(0, maxMatches).map((hit) => ({
       line: hit.line,
       ...grepWindow(hit, maxLineBytes),
@@ -223,15 +295,35 @@ export class ReferenceArtifact {
   }
 }
 
-function compilePattern(pattern: string, options: Pick<GrepOptions, 'ignoreCase' | 'literal'>): RegExp {
-  const source = options.literal === true ? escapeRegExp(pattern) : pattern;
-  try {
-    return new RegExp(source, options.ignoreCase === true ? 'i' : '');
-  } catch (cause) {
-    throw new SpillError('SPILL_INVALID_PATTERN', `Not a valid regular expression: ${JSON.stringify(pattern)}.`, {
-      cause,
-    });
+function invalidPattern(message: string, cause?: unknown): SpillError {
+  return new SpillError('SPILL_INVALID_PATTERN', message, cause === undefined ? {} : { cause });
+}
+
+/**
+ * The first match on a line, by the contract's dialect: RE2 syntax and semantics (run by
+ * re2js alone, the linear-time engine, whatever a backend runs), or plain text.
+ */
+function compilePattern(pattern: unknown, options: Pick<GrepOptions, 'ignoreCase' | 'literal'>): (body: string) => [number, number] | undefined {
+  if (typeof pattern !== 'string') throw invalidPattern('A pattern must be a string.');
+  if (pattern.length > MAX_GREP_PATTERN_LENGTH) throw invalidPattern(`A pattern is at most ${MAX_GREP_PATTERN_LENGTH} code units.`);
+  if (!isWellFormed(pattern)) throw invalidPattern('A pattern must not hold a lone surrogate.');
+  const ignoreCase = options.ignoreCase === true;
+  if (options.literal === true && !ignoreCase) {
+    return (body) => {
+      const at = body.indexOf(pattern);
+      return at === -1 ? undefined : [at, at + pattern.length];
+    };
   }
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(options.literal === true ? RE2JS.quote(pattern) : pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (cause) {
+    throw invalidPattern(`Not valid RE2 syntax: ${JSON.stringify(pattern)}.`, cause);
+  }
+  return (body) => {
+    const m = re.matcher(body);
+    return m.find() ? [m.start(), m.end()] : undefined;
+  };
 }
 
 /** The reference cut of one matching line to `maxLineBytes`. */
@@ -393,7 +485,9 @@ function checkGrepMatchText(hit: ReferenceGrepHit, match: GrepMatch, maxLineByte
   while (at !== -1) {
     const to = at + match.text.length;
     const safe = isCodePointBoundary(body, at) && isCodePointBoundary(body, to);
-    const placed = matchFits ? at <= start && to >= end : (at < end && to > start) || (start === end && at === start);
+    // A match longer than the budget is shown from its start: empty when not even its first
+    // character fits.
+    const placed = matchFits ? at <= start && to >= end : (at < end && to > start) || at === start;
     if (safe && placed) return undefined;
     // indexOf clamps its start to the length, so stop by hand after the last position.
     at = at >= body.length ? -1 : body.indexOf(match.text, at + 1);

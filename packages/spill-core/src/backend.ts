@@ -82,6 +82,8 @@ export const DEFAULT_GREP_MAX_MATCHES = 100;
 export const DEFAULT_GREP_MAX_LINE_BYTES = 512;
 /** Default time budget for one grep. */
 export const DEFAULT_GREP_TIMEOUT_MS = 5000;
+/** The longest grep pattern (literal or not) a reader accepts, in UTF-16 code units. */
+export const MAX_GREP_PATTERN_LENGTH = 4096;
 
 /**
  * Options for {@link SpillReader.read}.
@@ -90,8 +92,9 @@ export const DEFAULT_GREP_TIMEOUT_MS = 5000;
  * line without a terminator is still a line, and a trailing `\n` does not start a new
  * one: `"a\nb"` and `"a\nb\n"` both have 2 lines, `""` has 0.
  *
- * `offset` must be an integer ≥ 1, `limit` and `maxBytes` integers ≥ 0; anything else
- * (0, negative, fractional, NaN) rejects with `SPILL_INVALID_INPUT`. With `limit: 0` the
+ * `offset` must be an integer ≥ 1, `limit` and `maxBytes` integers ≥ 0, `signal` an
+ * `AbortSignal`, and the options argument an object when given; anything else (0,
+ * negative, fractional, NaN, a string) rejects with `SPILL_INVALID_INPUT`. With `limit: 0` the
  * answer is empty and `nextOffset` equals `offset`. When `maxBytes` is smaller than the
  * first character of the first line, nothing fits: `text` is empty, `endLine` is
  * `startLine - 1`, `truncated` is `true`, `hasMore` is `true`, and `nextOffset` is absent
@@ -134,7 +137,14 @@ export interface ReadResult {
   readonly totalBytes: number;
 }
 
-/** Options for {@link SpillReader.grep}. */
+/**
+ * Options for {@link SpillReader.grep}.
+ *
+ * Every option is checked the same way on every backend: `maxMatches` and
+ * `maxLineBytes` must be integers ≥ 0, `timeoutMs` a finite number > 0, `ignoreCase` and
+ * `literal` booleans, `signal` an `AbortSignal`, and the options argument itself an object
+ * when given; anything else rejects with `SPILL_INVALID_INPUT`.
+ */
 export interface GrepOptions extends SpillCallOptions {
   /** Stop after this many matching lines. Default {@link DEFAULT_GREP_MAX_MATCHES}. */
   readonly maxMatches?: number;
@@ -145,8 +155,10 @@ export interface GrepOptions extends SpillCallOptions {
   /** Byte cap on each match's text. Default {@link DEFAULT_GREP_MAX_LINE_BYTES}. */
   readonly maxLineBytes?: number;
   /**
-   * Time budget. Default {@link DEFAULT_GREP_TIMEOUT_MS}. When it runs out, grep rejects
-   * with `SPILL_TIMEOUT`; a hostile pattern can never hang the process.
+   * Time budget in milliseconds, a finite number > 0. Default
+   * {@link DEFAULT_GREP_TIMEOUT_MS}. When it runs out, grep rejects with `SPILL_TIMEOUT`;
+   * nothing (a hostile pattern, a case-insensitive literal, a huge artifact) can hang the
+   * process.
    */
   readonly timeoutMs?: number;
 }
@@ -185,15 +197,25 @@ export interface GrepResult {
 export interface SpillReader {
   /**
    * Reads a line range, capped at `maxBytes` so that a retrieval is never itself too
-   * large to inline. Offsets past the end answer an empty `text`, not an error. A locator
-   * that is not a string may answer `SPILL_INVALID_LOCATOR`, `SPILL_NOT_FOUND` or
-   * `SPILL_INVALID_INPUT`.
+   * large to inline. Offsets past the end answer an empty `text`, not an error. Bad
+   * options reject with `SPILL_INVALID_INPUT` (checked first); a locator that is not a
+   * string rejects with `SPILL_INVALID_LOCATOR`.
    */
   read(locator: SpillLocator, options?: ReadOptions): Promise<ReadResult>;
   /**
-   * Finds matching lines. The pattern is JavaScript regular-expression source (no
-   * flags; see `ignoreCase`) unless `literal` is set. An invalid pattern rejects with
-   * `SPILL_INVALID_PATTERN`.
+   * Finds matching lines. The pattern is a regular expression in **RE2 syntax** (the
+   * dialect of ripgrep and Go: no backreferences, no lookaround; `(?i)`, `\pL`,
+   * `[[:alpha:]]` and `\Q…\E` are available) unless `literal` is set. It is matched
+   * against each line's text without its `\n` (a `\r` stays): `^`/`$` are the line's
+   * start and end, `.` is any character but `\n`, `\s` is `[\t\n\f\r ]`, and `\d`, `\w`,
+   * `\b` are ASCII. A pattern RE2 can express always gets its answer (matching takes
+   * linear time), never a refusal for being too complex.
+   *
+   * A pattern that is not a string, is longer than {@link MAX_GREP_PATTERN_LENGTH}, holds
+   * a lone surrogate, or (unless `literal`) is not valid RE2 syntax rejects with
+   * `SPILL_INVALID_PATTERN`. A locator that is not a string rejects with
+   * `SPILL_INVALID_LOCATOR`. Options are checked first, then the pattern, then the signal,
+   * then the locator.
    */
   grep(locator: SpillLocator, pattern: string, options?: GrepOptions): Promise<GrepResult>;
 }

@@ -32,6 +32,7 @@ export {
   DEFAULT_GREP_TIMEOUT_MS,
   DEFAULT_READ_LIMIT,
   DEFAULT_READ_MAX_BYTES,
+  MAX_GREP_PATTERN_LENGTH,
 } from './backend.js';
 export type { SpillErrorCode, SpillErrorOptions } from './errors.js';
 export {

@@ -1,11 +1,7 @@
 import path from 'node:path';
 import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
-  GrepOptions,
-  GrepResult,
   ListOptions,
-  ReadOptions,
-  ReadResult,
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
@@ -22,10 +18,9 @@ import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
-import { grepSettings, planGrep, runGrep } from './grep.js';
 import { openArtifact, resolveLocator } from './locator.js';
-import type { OpenArtifact } from './locator.js';
-import { findLineStart, readFrom, readOptions } from './read-lines.js';
+import { createSpillReader, WORKER_DESCRIPTORS } from '@spillway/retrieval';
+import type { SpillByteSource } from '@spillway/retrieval';
 import { RootGuard } from './root-guard.js';
 import { save } from './save.js';
 import type { SaveContext } from './save.js';
@@ -49,8 +44,8 @@ export interface LocalBackendOptions {
   /** fsync each file before publishing it and its directory after. Default false. */
   readonly durable?: boolean;
   /**
-   * The most file descriptors the backend holds at once (each save holds two). Default
-   * 64; at least 8.
+   * The most file descriptors the backend holds at once (each save and each read holds
+   * two, each regex worker thread four). Default 64; at least 8.
    */
   readonly maxOpenFiles?: number;
 }
@@ -81,6 +76,9 @@ export interface LocalBackend extends SpillBackend {
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
 }
+
+/** Bytes per positioned read of an artifact. */
+const READ_BYTES = 64 * 1024;
 
 /** Default {@link LocalBackendOptions.maxOpenFiles}. */
 export const DEFAULT_MAX_OPEN_FILES = 64;
@@ -164,48 +162,56 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
   };
   const catalogCtx: CatalogContext = { ops, guard, semaphore, durable: config.durable, now: internals.now ?? Date.now };
 
-  async function withArtifact<T>(locator: SpillLocator, signal: AbortSignal | undefined, fn: (a: OpenArtifact) => Promise<T>): Promise<T> {
+  /**
+   * Opens a locator as a byte source for the retrieval engine: resolved inside the root,
+   * opened no-follow and non-blocking through the checked session directory, then pread.
+   * Its two permits are held until the engine closes it.
+   */
+  async function openSource(locator: SpillLocator, signal: AbortSignal | undefined): Promise<SpillByteSource> {
     throwIfAborted(signal, 'The read');
     const resolved = await resolveLocator(guard, ops, locator);
     const release = await semaphore.acquire(2);
     try {
-      const artifact = await openArtifact(guard, ops, resolved);
-      await ops.close(artifact.dir.fd).catch(() => undefined);
-      try {
-        return await fn(artifact);
-      } finally {
-        await ops.close(artifact.fd).catch(() => undefined);
-      }
+      const { fd, stats, dir } = await openArtifact(guard, ops, resolved);
+      await ops.close(dir.fd).catch(() => undefined);
+      return {
+        size: stats.size,
+        // Published files never change; the inode and mtime catch a replaced one anyway.
+        cacheKey: `${resolved.canonical}\u0000${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.size}`,
+        preferredReadBytes: READ_BYTES,
+        async read(position: number, length: number): Promise<Uint8Array> {
+          const buffer = Buffer.allocUnsafe(length);
+          try {
+            const n = await ops.read(fd, buffer, 0, length, position);
+            return buffer.subarray(0, n);
+          } catch (error) {
+            throw storageError(error, 'reading the spill file');
+          }
+        },
+        async readInto(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+          try {
+            return await ops.read(fd, buffer, offset, length, position);
+          } catch (error) {
+            throw storageError(error, 'reading the spill file');
+          }
+        },
+        async close(): Promise<void> {
+          await ops.close(fd).catch(() => undefined);
+          release();
+        },
+      };
     } catch (error) {
-      throw storageError(error, 'reading the spill file');
-    } finally {
       release();
+      throw storageError(error, 'reading the spill file');
     }
   }
 
-  const reader: SpillReader = {
-    read(locator: SpillLocator, options?: ReadOptions): Promise<ReadResult> {
-      return (async () => {
-        const opts = readOptions(options);
-        return withArtifact(locator, options?.signal, async ({ fd, stats }) => {
-          const read = (b: Uint8Array, o: number, l: number, p: number): Promise<number> => ops.read(fd, b, o, l, p);
-          const start = await findLineStart(read, stats.size, opts.offset, options?.signal);
-          return readFrom(read, stats.size, start, opts);
-        });
-      })();
-    },
-    grep(locator: SpillLocator, pattern: string, options?: GrepOptions): Promise<GrepResult> {
-      return (async () => {
-        const settings = grepSettings(options);
-        const plan = planGrep(pattern, settings);
-        return withArtifact(locator, options?.signal, async ({ fd, stats }) => {
-          const read = (b: Buffer, o: number, l: number, p: number): Promise<number> => ops.read(fd, b, o, l, p);
-          const result = await runGrep(fd, stats.size, plan, settings.timeoutMs, options?.signal, read);
-          return { matches: result.matches, limitReached: result.limitReached, totalBytes: stats.size };
-        });
-      })();
-    },
-  };
+  // Regex worker threads hold descriptors too: they take permits from the same budget,
+  // and when none are free the grep runs on the linear engine in-process instead of waiting.
+  const reader: SpillReader = createSpillReader({
+    open: (locator, { signal }) => openSource(locator, signal),
+    workers: { reserve: () => semaphore.tryAcquire(WORKER_DESCRIPTORS) },
+  });
 
   const catalog: LocalCatalog = {
     list: (options?: ListOptions): AsyncIterable<SpillEntry> => listEntries(catalogCtx, options),

@@ -138,6 +138,28 @@ describe('a low file-descriptor limit (ulimit -n 64 in a child process)', () => 
     expect(files).toHaveLength(codes.ok ?? 0);
   });
 
+  it('100 regex greps alongside 300 saves under ulimit -n 88 all succeed: worker threads count against maxOpenFiles', async () => {
+    const script = `
+      const { createLocalBackend } = await import(${JSON.stringify(DIST_INDEX)});
+      const b = createLocalBackend({ root: ${JSON.stringify(root)}, maxOpenFiles: 64 });
+      const ref = await b.saveText({ owner: { sessionId: 'g' }, source: { toolName: 't', callId: 'c' }, suggestedName: 'log', content: 'alpha 1\\nbeta 22\\n'.repeat(5000) });
+      const work = [
+        ...Array.from({ length: 100 }, (_, i) => b.reader.grep(ref.locator, 'beta [0-9]{2}|gamma' + i, { maxMatches: 3 }).then((r) => r.matches.length === 3 ? 'grep' : 'bad grep')),
+        ...Array.from({ length: 300 }, (_, i) => b.saveText({ owner: { sessionId: 's' }, source: { toolName: 't', callId: 'c' }, suggestedName: 'x', content: 'n' + i }).then(() => 'save')),
+      ];
+      const results = await Promise.allSettled(work);
+      const codes = {};
+      for (const r of results) {
+        const k = r.status === 'fulfilled' ? r.value : String(r.reason && r.reason.code) + ':' + String(r.reason && r.reason.cause && r.reason.cause.code);
+        codes[k] = (codes[k] || 0) + 1;
+      }
+      console.log(JSON.stringify(codes));
+    `;
+    const out = await runChild(script, { wrapper: ['sh', '-c', 'ulimit -n 88 && exec "$@"', 'sh'] });
+    expect(out.stderr).toBe('');
+    expect(JSON.parse(out.stdout)).toEqual({ grep: 100, save: 300 });
+  });
+
   it('rejects a save that cannot get a descriptor with a SpillError, never a crash', async () => {
     const backend = createLocalBackendWith({ root }, { ops: { ...nodeFsOps, open: () => Promise.reject(Object.assign(new Error('EMFILE'), { code: 'EMFILE' })) } });
     const err: unknown = await backend.saveText(request('x')).catch((e: unknown) => e);

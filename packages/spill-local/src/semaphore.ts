@@ -41,6 +41,23 @@ export class Semaphore {
     };
   }
 
+  /**
+   * Takes `weight` permits only if they are free now and nobody is waiting; returns the
+   * release function (idempotent), or undefined.
+   */
+  tryAcquire(weight = 1): (() => void) | undefined {
+    const w = Math.min(weight, this.#capacity);
+    if (this.#head !== this.#waiters.length || this.#available < w) return undefined;
+    this.#available -= w;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#available += w;
+      this.#drain();
+    };
+  }
+
   /** Runs `fn` while holding `weight` permits. */
   async use<T>(weight: number, fn: () => Promise<T>): Promise<T> {
     const release = await this.acquire(weight);

@@ -77,7 +77,7 @@ export const DIST_BACKEND = new URL('../dist/backend.js', import.meta.url).href;
 let nobodyIndex: string | undefined;
 
 /**
- * A copy of the built package (and the built `@spillway/core` it imports) that any user
+ * A copy of the built package (and the built packages it imports) that any user
  * can read, for child processes run as `nobody`: the checkout itself may sit under a
  * private directory (a CI clone in a 0700 temp dir) that `nobody` cannot traverse.
  * Made once per test process under the OS temp dir; returns the copy's entry URL.
@@ -98,6 +98,14 @@ export function nobodyReadableDistIndex(): string {
   const coreTo = path.join(top, 'node_modules', '@spillway', 'core');
   copy(path.join(corePkg, 'dist'), path.join(coreTo, 'dist'));
   copy(path.join(corePkg, 'package.json'), path.join(coreTo, 'package.json'));
+  // The retrieval engine and its one dependency (the RE2 engine), as installed.
+  const retrievalPkg = path.dirname(createRequire(import.meta.url).resolve('@spillway/retrieval/package.json'));
+  const retrievalTo = path.join(top, 'node_modules', '@spillway', 'retrieval');
+  copy(path.join(retrievalPkg, 'dist'), path.join(retrievalTo, 'dist'));
+  copy(path.join(retrievalPkg, 'package.json'), path.join(retrievalTo, 'package.json'));
+  // re2js exports no package.json: its entry is <package>/build/index.cjs.
+  const re2Pkg = path.dirname(path.dirname(createRequire(path.join(retrievalPkg, 'package.json')).resolve('re2js')));
+  copy(re2Pkg, path.join(top, 'node_modules', 're2js'));
   // Readable and traversable by everyone, whatever the umask was.
   const open = (p: string): void => {
     const st = fs.statSync(p);

@@ -18,8 +18,8 @@ Examples:
   $ spillway grep "$LOCATOR" -F 'a.b[0]'          # literal text, not a regular expression
   $ spillway grep "$LOCATOR" 'warn' --json | jq '.matches[].line'
 
-The pattern is a JavaScript regular expression unless -F is given. A search that runs out
-of its time budget stops with exit code 8 instead of hanging.
+The pattern is a regular expression in RE2 syntax (as ripgrep's) unless -F is given. A
+search that runs out of its time budget stops with exit code 8 instead of hanging.
 
 No match is not a failure: it prints "… no lines match." (under --json, "matches": [])
 and exits 0, unlike grep(1), whose 1 would read as a failure here (1 is spillway's code
@@ -32,7 +32,7 @@ export function registerGrep(program: Command, ctx: CliContext): void {
     .command('grep')
     .description('Print the lines of a spilled artifact that match a pattern, numbered like grep -n.')
     .argument('<locator>', 'the locator from a spill notice')
-    .argument('<pattern>', 'a JavaScript regular expression (or literal text with -F)')
+    .argument('<pattern>', 'a regular expression in RE2 syntax (or literal text with -F)')
     .option('-i, --ignore-case', 'match without regard to case')
     .option('-F, --literal', 'treat the pattern as literal text')
     .option('--max <matches>', 'stop after this many matching lines', positiveInt, DEFAULT_GREP_MAX_MATCHES);

@@ -29,6 +29,12 @@ export const EXPECTED_FAILURES: Readonly<Record<ReferenceBug, readonly string[]>
     'answers nothing-fits when maxBytes is smaller than the first character',
     'read never returns more than maxBytes, however small maxBytes is',
   ],
+  'timeout-zero-times-out': ['grep with timeoutMs 0 rejects with SPILL_INVALID_INPUT'],
+  'non-string-pattern-is-input': ['grep with a number as the pattern rejects with SPILL_INVALID_PATTERN'],
+  'truthy-ignore-case': ['grep with ignoreCase "yes" rejects with SPILL_INVALID_INPUT'],
+  'javascript-dialect': ['speaks RE2 syntax', 'rejects "(?=a)", which RE2 does not speak', 'differential: every read and grep answers what the reference answers'],
+  'refuses-nested-quantifiers': ['answers a catastrophic-backtracking pattern instead of refusing it or timing out'],
+  'locator-checked-first': ['checks the options, then the pattern, then the signal, then the locator'],
   'long-line-stalls': [
     'cuts a single line of ASCII longer than maxBytes',
     'paging by nextOffset with any maxBytes of at least 4 always ends and gives back the content',

@@ -23,7 +23,7 @@ import {
   type SpillLocator,
   type SpillRef,
 } from '@spillway/core';
-import { ReferenceArtifact } from '../reference-reader.js';
+import { ReferenceArtifact, checkGrepArguments, checkReadArguments } from '../reference-reader.js';
 import { toStoredText } from '../text.js';
 import type { SpillBackendFixture, SpillBackendHooks } from '../options.js';
 
@@ -48,6 +48,12 @@ export const REFERENCE_BUGS = [
   'locator-by-last-segment',
   'nothing-fits-stalls',
   'long-line-stalls',
+  'timeout-zero-times-out',
+  'non-string-pattern-is-input',
+  'truthy-ignore-case',
+  'javascript-dialect',
+  'refuses-nested-quantifiers',
+  'locator-checked-first',
 ] as const;
 
 /** One of {@link REFERENCE_BUGS}. */
@@ -198,12 +204,35 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
     },
   };
 
+  /** The grep of the deliberately wrong dialect: JavaScript `RegExp`, per line. */
+  const javascriptGrep = (artifact: ReferenceArtifact, pattern: string, grepOptions: GrepOptions): GrepResult => {
+    let re: RegExp;
+    try {
+      re = new RegExp(grepOptions.literal === true ? pattern.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&') : pattern, grepOptions.ignoreCase === true ? 'i' : '');
+    } catch (cause) {
+      throw new SpillError('SPILL_INVALID_PATTERN', 'Not a JavaScript regular expression.', { cause });
+    }
+    const maxMatches = grepOptions.maxMatches ?? 100;
+    const lines = artifact.lines.map((l) => (l.endsWith('\n') ? l.slice(0, -1) : l));
+    let hits: number[];
+    try {
+      // A vm timeout interrupts even a regular expression stuck in backtracking.
+      hits = runInNewContext('lines.flatMap((body, i) => (re.test(body) ? [i + 1] : []))', { lines, re }, { timeout: 1000 }) as number[];
+    } catch (cause) {
+      throw new SpillError('SPILL_TIMEOUT', 'The grep ran out of time.', { cause });
+    }
+    const matches = hits.slice(0, maxMatches).map((line) => ({ line, text: lines[line - 1] ?? '', truncated: false }));
+    return { matches, limitReached: hits.length > maxMatches, totalBytes: artifact.totalBytes };
+  };
+
   const reader: NonNullable<SpillBackend['reader']> = {
     // eslint-disable-next-line @typescript-eslint/require-await
-    async read(locator: SpillLocator, readOptions: ReadOptions = {}) {
-      if (readOptions.signal?.aborted === true) throw abortedError(readOptions.signal, 'The read');
+    async read(locator: SpillLocator, readOptions?: ReadOptions) {
+      if (bug === 'locator-checked-first') artifactAt(locator);
+      checkReadArguments(readOptions);
+      if (readOptions?.signal?.aborted === true) throw abortedError(readOptions.signal, 'The read');
       const artifact = artifactAt(locator);
-      if (bug === 'read-off-by-one') return artifact.read({ ...readOptions, offset: (readOptions.offset ?? 1) + 1 });
+      if (bug === 'read-off-by-one') return artifact.read({ ...readOptions, offset: (readOptions?.offset ?? 1) + 1 });
       if (bug === 'read-ignores-max-bytes') return artifact.read({ ...readOptions, maxBytes: Number.MAX_SAFE_INTEGER });
       const result = artifact.read(readOptions);
       const stalled = result.hasMore && result.nextOffset === undefined;
@@ -213,22 +242,21 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       return result;
     },
     // eslint-disable-next-line @typescript-eslint/require-await
-    async grep(locator: SpillLocator, pattern: string, grepOptions: GrepOptions = {}) {
-      if (grepOptions.signal?.aborted === true) throw abortedError(grepOptions.signal, 'The grep');
-      const artifact = artifactAt(locator);
-      const effective = bug === 'grep-literal-as-regex' ? { ...grepOptions, literal: false } : grepOptions;
-      const { signal: _signal, ...plain } = effective;
-      try {
-        // A vm timeout interrupts even a regular expression stuck in backtracking.
-        return runInNewContext('artifact.grep(pattern, options)', { artifact, pattern, options: plain }, {
-          timeout: grepOptions.timeoutMs ?? 5000,
-        }) as GrepResult;
-      } catch (error) {
-        if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-          throw new SpillError('SPILL_TIMEOUT', 'The grep ran out of time.', { cause: error });
-        }
-        throw error;
+    async grep(locator: SpillLocator, pattern: string, grepOptions?: GrepOptions) {
+      // The bugs below are the answers the backends gave before they shared one engine.
+      if (bug === 'locator-checked-first') artifactAt(locator);
+      if (bug === 'timeout-zero-times-out' && grepOptions?.timeoutMs === 0) throw new SpillError('SPILL_TIMEOUT', 'No time left.');
+      if (bug === 'non-string-pattern-is-input' && typeof pattern !== 'string') throw new SpillError('SPILL_INVALID_INPUT', 'Not a string.');
+      const truthy = bug === 'truthy-ignore-case' && grepOptions?.ignoreCase !== undefined && typeof grepOptions.ignoreCase !== 'boolean';
+      const effective: GrepOptions | undefined = truthy ? { ...grepOptions, ignoreCase: Boolean(grepOptions.ignoreCase) } : grepOptions;
+      if (bug !== 'javascript-dialect') checkGrepArguments(pattern, effective);
+      if (bug === 'refuses-nested-quantifiers' && effective?.literal !== true && /\([^()]*[+*][^()]*\)[+*{]/.test(pattern)) {
+        throw new SpillError('SPILL_INVALID_PATTERN', 'Refused: it could backtrack catastrophically.');
       }
+      if (effective?.signal?.aborted === true) throw abortedError(effective.signal, 'The grep');
+      const artifact = artifactAt(locator);
+      if (bug === 'javascript-dialect') return javascriptGrep(artifact, pattern, effective ?? {});
+      return artifact.grep(pattern, bug === 'grep-literal-as-regex' ? { ...effective, literal: false } : effective);
     },
   };
 

@@ -4,6 +4,9 @@ import { describe } from 'vitest';
 import {
   chunkedContentArbitrary,
   contentArbitrary,
+  differentialGrepArbitrary,
+  differentialReadOptionsArbitrary,
+  differentialTextArbitrary,
   grepQueryArbitrary,
   linesContentArbitrary,
   readOptionsArbitrary,
@@ -14,6 +17,7 @@ import {
 import { checkRef, fail, readWhole, withHarness } from '../harness.js';
 import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { checkGrepResult, checkReadResult, ReferenceArtifact } from '../reference-reader.js';
+import { isSpillError, type GrepOptions } from '@spillway/core';
 import { testDefiner } from './define-test.js';
 import { fcParams } from './fc-params.js';
 
@@ -150,6 +154,62 @@ export function describeProperties<F extends SpillBackendFixture>(options: Resol
             for (const { pattern, options: grepOptions } of queries) {
               const problems = checkGrepResult(artifact, pattern, grepOptions, await reader.grep(ref.locator, pattern, grepOptions));
               if (problems.length > 0) fail(`grep(${JSON.stringify(pattern)}, ${JSON.stringify(grepOptions)}): ${problems.join('; ')}`);
+            }
+          });
+        }),
+        params,
+      );
+    });
+
+    test('differential: every read and grep answers what the reference answers, errors included, for generated texts, patterns and options', async (h, ctx) => {
+      h.requireReader(ctx);
+      const cases = differentialTextArbitrary().chain((text) =>
+        fc.tuple(
+          fc.constant(text),
+          fc.array(differentialGrepArbitrary(text), { minLength: 1, maxLength: 6 }),
+          fc.array(differentialReadOptionsArbitrary(), { minLength: 1, maxLength: 3 }),
+        ),
+      );
+      const outcome = async <T>(run: () => Promise<T> | T): Promise<{ value: T } | { code: string }> => {
+        try {
+          return { value: await run() };
+        } catch (error) {
+          return { code: isSpillError(error) ? error.code : `not a SpillError: ${String(error)}` };
+        }
+      };
+      await fc.assert(
+        fc.asyncProperty(cases, async ([text, greps, reads]) => {
+          await withHarness(options, async (run) => {
+            const reader = run.requireReader(ctx);
+            const ref = await run.save(text);
+            const artifact = new ReferenceArtifact(text);
+            for (const { pattern, options: raw } of greps) {
+              const grepOptions = raw as GrepOptions;
+              const call = `grep(${JSON.stringify(pattern)}, ${JSON.stringify(raw)})`;
+              const expected = await outcome(() => artifact.grep(pattern, grepOptions));
+              const actual = await outcome(() => reader.grep(ref.locator, pattern, grepOptions));
+              if ('code' in expected || 'code' in actual) {
+                const want = 'code' in expected ? expected.code : 'an answer';
+                const got = 'code' in actual ? actual.code : 'an answer';
+                if (want !== got) fail(`${call}: answered ${got}, the reference answers ${want}`);
+                continue;
+              }
+              const problems = checkGrepResult(artifact, pattern, grepOptions, actual.value);
+              if (problems.length > 0) fail(`${call}: ${problems.join('; ')}`);
+            }
+            for (const raw of reads) {
+              const readOptions = raw as ReadOptions;
+              const call = `read(${JSON.stringify(raw)})`;
+              const expected = await outcome(() => artifact.read(readOptions));
+              const actual = await outcome(() => reader.read(ref.locator, readOptions));
+              if ('code' in expected || 'code' in actual) {
+                const want = 'code' in expected ? expected.code : 'an answer';
+                const got = 'code' in actual ? actual.code : 'an answer';
+                if (want !== got) fail(`${call}: answered ${got}, the reference answers ${want}`);
+                continue;
+              }
+              const problems = checkReadResult(artifact, readOptions, actual.value);
+              if (problems.length > 0) fail(`${call}: ${problems.join('; ')}`);
             }
           });
         }),
