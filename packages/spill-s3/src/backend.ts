@@ -18,7 +18,7 @@ import { DEFAULT_READ_BYTES, openByteSource } from './byte-source.js';
 import type { ReadContext, S3ByteSource } from './byte-source.js';
 import { deleteEntry, listEntries, sweepUploads } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
-import { makeLayout } from './layout.js';
+import { freshId, makeLayout } from './layout.js';
 import type { Layout } from './layout.js';
 import { DEFAULT_RETRY, request } from './request.js';
 import type { RetrySettings } from './request.js';
@@ -108,6 +108,8 @@ export interface S3BackendInternals {
   readonly minPartBytes?: number;
   /** A fake clock for sweepTemp. */
   readonly now?: () => number;
+  /** Chooses the random id of each new key (to provoke a key collision). */
+  readonly randomId?: () => string;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -196,7 +198,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
   const readBytes = wholeNumber('readBytes', options.readBytes, DEFAULT_READ_BYTES, internals.minPartBytes === undefined ? 64 * 1024 : 1, 1024 * 1024 * 1024);
   const encryption = checkEncryption(options.encryption);
   const base = { client, layout, bucket: layout.bucket, retry };
-  const saveCtx: SaveContext = { ...base, partBytes, encryption };
+  const saveCtx: SaveContext = { ...base, partBytes, encryption, randomId: internals.randomId ?? freshId };
   const catalogCtx: CatalogContext = { ...base, now: internals.now ?? Date.now };
   const readCtx: ReadContext = { ...base, readBytes };
   let checked: Promise<void> | undefined;

@@ -85,10 +85,15 @@ export function sessionPrefix(layout: Layout, session: SessionId): string {
  * rules are the local backend's (`sessionDirName`, `sanitizeName`), so one session's
  * artifacts carry the same `session-<h>` on every backend.
  */
-export function newKey(layout: Layout, session: SessionId, suggestedName: string): string {
+export function newKey(layout: Layout, session: SessionId, suggestedName: string, randomId: () => string = freshId): string {
   let name = sanitizeName(suggestedName, MAX_LEAF_BYTES - LEAF_RANDOM_HEX - 1 - LEAF_EXTENSION.length);
   if (!name.toLowerCase().endsWith(LEAF_EXTENSION)) name += LEAF_EXTENSION;
-  return `${sessionPrefix(layout, session)}${randomBytes(LEAF_RANDOM_HEX / 2).toString('hex')}-${name}`;
+  return `${sessionPrefix(layout, session)}${randomId()}-${name}`;
+}
+
+/** A fresh random id: {@link LEAF_RANDOM_HEX} hex digits. */
+export function freshId(): string {
+  return randomBytes(LEAF_RANDOM_HEX / 2).toString('hex');
 }
 
 /** The locator of a key: `s3://<bucket>/<key>`. */

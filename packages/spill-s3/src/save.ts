@@ -37,6 +37,8 @@ export interface SaveContext extends RequestContext {
   readonly layout: Layout;
   readonly partBytes: number;
   readonly encryption: S3Encryption | undefined;
+  /** Makes the random id of a new key. */
+  readonly randomId: () => string;
 }
 
 type Envelope = Omit<SaveTextSpill, 'content'>;
@@ -75,7 +77,7 @@ function keyTakenTooOften(ctx: SaveContext): SpillError {
  */
 export async function putOnce(ctx: SaveContext, input: Envelope, body: Uint8Array, signal: AbortSignal | undefined): Promise<SpillRef> {
   for (let i = 0; i < KEY_ATTEMPTS; i++) {
-    const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName);
+    const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
     try {
       await request(
         ctx,
@@ -173,7 +175,7 @@ interface Upload {
 }
 
 async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<Upload> {
-  const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName);
+  const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
   const created = await request(ctx, 'CreateMultipartUpload', signal, (abortSignal) =>
     ctx.client.send(
       new CreateMultipartUploadCommand({
