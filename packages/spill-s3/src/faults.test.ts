@@ -149,7 +149,7 @@ describe('stalls and aborts', () => {
   it('aborts the multipart upload when the signal fires mid-stream: no object, no upload left', async () => {
     const f = await fixture({ partBytes: 16 * 1024 });
     const controller = new AbortController();
-    async function* slow(): AsyncGenerator<string> {
+    function* slow(): Generator<string> {
       for (let i = 0; i < 10; i++) yield 'y'.repeat(10_000);
       controller.abort(new Error('user cancelled'));
       yield 'never stored';
@@ -163,7 +163,7 @@ describe('stalls and aborts', () => {
 
   it('aborts the upload when the content stream throws: SPILL_STREAM_FAILED', async () => {
     const f = await fixture({ partBytes: 16 * 1024 });
-    async function* broken(): AsyncGenerator<string> {
+    function* broken(): Generator<string> {
       yield 'z'.repeat(40_000);
       throw new Error('producer died');
     }
@@ -209,8 +209,8 @@ describe('access denied', () => {
     const shown = await policy.applyToResult({ toolName: 'bash', callId: 'c1', sessionId: 's1' }, { content: [{ type: 'text', text }] });
     expect(shown.content).toEqual([{ type: 'text', text }]);
     expect(shown.isError).toBeUndefined();
-    const failure = events.find((e) => 'error' in e);
-    expect(isSpillError(failure?.error, 'SPILL_STORAGE_FAILED')).toBe(true);
+    const failure = events.find((e) => e.type === 'kept');
+    expect(failure?.type === 'kept' && isSpillError(failure.error, 'SPILL_STORAGE_FAILED')).toBe(true);
   });
 });
 
