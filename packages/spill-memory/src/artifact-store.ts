@@ -18,8 +18,6 @@ export interface Artifact {
   readonly session: SessionBucket;
   readonly name: string;
   readonly toolName: string;
-  /** Lazily built line index; see `line-index.ts`. */
-  lineStarts: number[] | undefined;
   removed: boolean;
   prev: Artifact | undefined;
   next: Artifact | undefined;
@@ -165,7 +163,6 @@ export class ArtifactStore {
       session: bucket,
       name: input.name,
       toolName: input.toolName,
-      lineStarts: undefined,
       removed: false,
       prev: this.#tail,
       next: undefined,
@@ -226,7 +223,6 @@ export class ArtifactStore {
     artifact.sessionPrev = undefined;
     artifact.removed = true;
     artifact.bytes = EMPTY; // let the content be collected even while a listing holds the node
-    artifact.lineStarts = undefined;
     if (bucket.head === undefined) this.#sessions.delete(bucket.sessionId);
     this.#byLocator.delete(artifact.locator);
     this.counters.bytes -= artifact.byteLength;

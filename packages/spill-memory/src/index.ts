@@ -18,4 +18,5 @@ export type {
   MemoryCatalog,
   MemorySpillEntry,
 } from './memory-backend.js';
-export { MAX_PATTERN_LENGTH, REGEX_WINDOWS, REGEX_WORK_BUDGET } from './pattern-guard.js';
+/** The longest grep pattern accepted; the retrieval engine's limit, the same on every backend. */
+export { MAX_PATTERN_LENGTH } from '@spillway/retrieval';

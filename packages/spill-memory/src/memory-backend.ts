@@ -8,11 +8,7 @@ import {
   utf8ByteLength,
 } from '@spillway/core';
 import type {
-  GrepOptions,
-  GrepResult,
   ListOptions,
-  ReadOptions,
-  ReadResult,
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
@@ -25,11 +21,11 @@ import type {
 } from '@spillway/core';
 import { ArtifactStore } from './artifact-store.js';
 import type { Artifact } from './artifact-store.js';
-import { grepParams, optionsBag, readParams, signalOf } from './call-options.js';
-import { grepBytes } from './grep-lines.js';
+import { createSpillReader } from '@spillway/retrieval';
+import type { SpillByteSource } from '@spillway/retrieval';
+import { optionsBag, signalOf } from './call-options.js';
 import { LOCATOR_ID_BYTES, formatLocator, parseLocator } from './locator.js';
 import { randomBytes, randomHex } from './random-id.js';
-import { readLines } from './read-lines.js';
 import { fnv1a64Utf16 } from './session-key.js';
 import { Utf8Accumulator } from './utf8-accumulator.js';
 
@@ -232,12 +228,6 @@ async function consumeStream(
   }
 }
 
-function monotonicClock(): () => number {
-  const perf = (globalThis as { performance?: { now?: () => number } }).performance;
-  if (perf !== undefined && typeof perf.now === 'function') return () => perf.now?.() ?? Date.now();
-  return () => Date.now();
-}
-
 /**
  * Creates a bounded in-process backend. Artifacts live as UTF-8 bytes in this process
  * only, the oldest evicted first once `maxBytes` or `maxArtifacts` would be passed.
@@ -273,7 +263,6 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
   const now = bag.now ?? Date.now;
   if (typeof now !== 'function') throw new TypeError('createMemoryBackend: now must be a function returning epoch milliseconds.');
   const wallClock = now as () => number;
-  const clock = monotonicClock();
   const encoder = new TextEncoder();
   const salt = randomBytes(8);
   const store = new ArtifactStore(maxBytes, maxArtifacts, maxTombstones);
@@ -323,27 +312,21 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
     );
   }
 
-  const reader: SpillReader = {
-    async read(locator: SpillLocator, readOptions?: ReadOptions): Promise<ReadResult> {
-      await Promise.resolve();
-      const params = readParams(readOptions);
-      throwIfAborted(params.signal, 'The read');
-      const artifact = resolve(locator);
-      return readLines(artifact, params.offset, params.limit, params.maxBytes);
+  // The retrieval engine does read and grep over the stored bytes. The source holds the
+  // bytes, so a delete or eviction during a long grep does not pull them away; a locator
+  // is never reused, so it is a sound line-index cache key.
+  const reader: SpillReader = createSpillReader({
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async open(locator: SpillLocator): Promise<SpillByteSource> {
+      const bytes = resolve(locator).bytes;
+      return {
+        size: bytes.length,
+        cacheKey: locator,
+        preferredReadBytes: 1024 * 1024,
+        read: (position, length) => Promise.resolve(bytes.subarray(position, position + length)),
+      };
     },
-
-    async grep(locator: SpillLocator, pattern: string, grepOptions?: GrepOptions): Promise<GrepResult> {
-      await Promise.resolve();
-      const params = grepParams(grepOptions);
-      if (typeof pattern !== 'string') {
-        throw new SpillError('SPILL_INVALID_INPUT', `The grep pattern must be a string; got ${describeValue(pattern)}.`);
-      }
-      throwIfAborted(params.signal, 'The grep');
-      const artifact = resolve(locator);
-      // Hold the bytes: a delete or eviction during a long grep does not pull them away.
-      return grepBytes(artifact.bytes, { ...params, pattern, clock });
-    },
-  };
+  });
 
   const catalog: MemoryCatalog = {
     list(listOptions?: ListOptions): AsyncIterable<MemorySpillEntry> {

@@ -1,11 +1,10 @@
 /**
  * Benchmarks for the memory backend (`pnpm --filter @spillway/memory bench:micro`): saving with
- * eviction, paging, grep, streaming, and the worst case of one guarded regex run. They
+ * eviction, paging, grep, streaming, and a catastrophic-backtracking pattern. They
  * measure; nothing here asserts a speed.
  */
 import { bench, describe } from 'vitest';
 import { createMemoryBackend } from './index.js';
-import { planRegex } from './pattern-guard.js';
 import { request, streamRequest } from './test-helpers.js';
 
 const MB = 1024 * 1024;
@@ -55,15 +54,11 @@ describe('stream', () => {
   }, { iterations: 3 });
 });
 
-describe('guard: worst single regex run on its window', () => {
-  const inputs = (w: number) => ['a'.repeat(w), '1'.repeat(w), 'ab'.repeat(w / 2), `${' '.repeat(w - 1)}x`, 'a '.repeat(w / 2)];
-  for (const pattern of ['a.*b', '\\d+\\d+x', '\\w+\\s+\\w+x', '\\s+$', 'a*a*b', '(?:a|b)*c', 'a{1,100}a{1,100}b']) {
-    const plan = planRegex(pattern, false);
-    bench(`${pattern} (window ${plan.window})`, () => {
-      for (const s of inputs(plan.window)) {
-        plan.whole.lastIndex = 0;
-        plan.whole.exec(s);
-      }
-    }, { iterations: 3 });
-  }
+const hostile = createMemoryBackend();
+const hostileRef = await hostile.saveText(request(`${'a'.repeat(100_000)}!\n`));
+
+describe('hostile pattern', () => {
+  bench('(a+)+$ on a 100 KB line (native budget, then the linear engine)', async () => {
+    await hostile.reader.grep(hostileRef.locator, '(a+)+$');
+  }, { iterations: 3 });
 });
