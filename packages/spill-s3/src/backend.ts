@@ -15,7 +15,9 @@ import type {
   SweepTempResult,
 } from '@spillway/core';
 import { DEFAULT_READ_BYTES, openByteSource } from './byte-source.js';
-import type { ReadContext, S3ByteSource } from './byte-source.js';
+import type { ReadContext } from './byte-source.js';
+import { createSpillReader } from '@spillway/retrieval';
+import type { SpillByteSource } from '@spillway/retrieval';
 import { deleteEntry, listEntries, sweepUploads } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { freshId, makeLayout } from './layout.js';
@@ -24,7 +26,6 @@ import { DEFAULT_RETRY, request } from './request.js';
 import type { RetrySettings } from './request.js';
 import { putOnce, saveStream } from './save.js';
 import type { S3Encryption, SaveContext } from './save.js';
-import { readerOf } from './reader.js';
 
 /** Default {@link S3BackendOptions.partBytes}: 8 MiB. */
 export const DEFAULT_PART_BYTES = 8 * 1024 * 1024;
@@ -82,7 +83,7 @@ export interface S3Catalog extends SpillCatalog {
 export interface S3Backend extends SpillBackend {
   readonly name: 's3';
   /** Reads artifacts back by line range and searches them, over ranged GetObjects. */
-  readonly reader?: SpillReader;
+  readonly reader: SpillReader;
   /** Lists and deletes artifacts and aborts stale multipart uploads. */
   readonly catalog: S3Catalog;
   /** The bucket in use. */
@@ -99,7 +100,7 @@ export interface S3Backend extends SpillBackend {
    * Opens an artifact as a random-access byte source (one HeadObject; then one ranged
    * GetObject per `read`). This is what the reader is built on.
    */
-  openByteSource(locator: SpillLocator, options?: SpillCallOptions): Promise<S3ByteSource>;
+  openByteSource(locator: SpillLocator, options?: SpillCallOptions): Promise<SpillByteSource>;
 }
 
 /** Test seams, not part of the public API. */
@@ -203,7 +204,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
   const readCtx: ReadContext = { ...base, readBytes };
   let checked: Promise<void> | undefined;
 
-  const open = (locator: SpillLocator, signal: AbortSignal | undefined): Promise<S3ByteSource> => openByteSource(readCtx, locator, signal);
+  const open = (locator: SpillLocator, signal: AbortSignal | undefined): Promise<SpillByteSource> => openByteSource(readCtx, locator, signal);
 
   const catalog: S3Catalog = {
     list: (listOptions?: ListOptions): AsyncIterable<SpillEntry> => listEntries(catalogCtx, listOptions),
@@ -215,7 +216,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
     name: 's3',
     bucket: layout.bucket,
     prefix: layout.prefix,
-    ...readerOf(open),
+    reader: createSpillReader({ open: (locator, { signal }) => open(locator, signal) }),
     catalog,
     async root(callOptions?: SpillCallOptions): Promise<string> {
       throwIfAborted(callOptions?.signal, 'Checking the bucket');
@@ -229,7 +230,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
       await checked;
       return `s3://${layout.bucket}/${layout.prefix}`;
     },
-    openByteSource: (locator: SpillLocator, callOptions?: SpillCallOptions): Promise<S3ByteSource> => open(locator, callOptions?.signal),
+    openByteSource: (locator: SpillLocator, callOptions?: SpillCallOptions): Promise<SpillByteSource> => open(locator, callOptions?.signal),
     async saveText(input: SaveTextSpill, callOptions?: SpillCallOptions): Promise<SpillRef> {
       assertSaveTextRequest(input);
       throwIfAborted(callOptions?.signal, 'The save');

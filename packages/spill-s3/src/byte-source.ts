@@ -2,6 +2,7 @@ import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SpillError, abortedError } from '@spillway/core';
 import type { SpillLocator } from '@spillway/core';
+import type { SpillByteSource } from '@spillway/retrieval';
 import { isNoSuchKey } from './errors.js';
 import { parseLocator } from './layout.js';
 import type { Layout } from './layout.js';
@@ -10,18 +11,6 @@ import type { RequestContext } from './request.js';
 
 /** Default size of one ranged GetObject: large ranges, few requests. */
 export const DEFAULT_READ_BYTES = 8 * 1024 * 1024;
-
-/** Random access to one artifact (the retrieval engine's byte-source shape). */
-export interface S3ByteSource {
-  /** The object's size in bytes. */
-  readonly size: number;
-  /** Reads `length` bytes at `position` with one ranged GetObject. */
-  read(position: number, length: number, options?: { readonly signal?: AbortSignal }): Promise<Uint8Array>;
-  /** The object's ETag: a changed object gets a different key into any cache. */
-  readonly cacheKey?: string;
-  /** How many bytes the engine should ask for at once. */
-  readonly preferredReadBytes: number;
-}
 
 /** What reading needs. */
 export interface ReadContext extends RequestContext {
@@ -60,7 +49,7 @@ async function collect(body: AsyncIterable<Uint8Array>, length: number, signal: 
  * one), one HeadObject for the size and ETag, then ranged GetObjects pinned to that ETag
  * (`If-Match`), each retried like any request. A missing object answers `SPILL_NOT_FOUND`.
  */
-export async function openByteSource(ctx: ReadContext, locator: SpillLocator, signal: AbortSignal | undefined): Promise<S3ByteSource> {
+export async function openByteSource(ctx: ReadContext, locator: SpillLocator, signal: AbortSignal | undefined): Promise<SpillByteSource> {
   const { key } = parseLocator(ctx.layout, locator);
   const bucket = ctx.layout.bucket;
   let head;

@@ -9,7 +9,6 @@
 export { createS3Backend, DEFAULT_PART_BYTES, MAX_PART_BYTES, MIN_PART_BYTES } from './backend.js';
 export type { S3Backend, S3BackendOptions, S3Catalog } from './backend.js';
 export { DEFAULT_READ_BYTES } from './byte-source.js';
-export type { S3ByteSource } from './byte-source.js';
 export { DEFAULT_RETRY } from './request.js';
 export type { RetrySettings } from './request.js';
 export { CONTENT_TYPE, S3_RETRIEVAL_HINT } from './save.js';
