@@ -61,15 +61,26 @@ export async function openByteSource(ctx: ReadContext, locator: SpillLocator, si
   }
   const size = head.ContentLength ?? 0;
   const etag = head.ETag;
+  // The last range fetched: the engine scans to a line with one large read and then reads
+  // the page from inside it, which this answers without a second request.
+  let last: { start: number; bytes: Uint8Array } | undefined;
   return {
     size,
     preferredReadBytes: ctx.readBytes,
     ...(etag === undefined ? {} : { cacheKey: `${locator}#${etag}` }),
+    close(): Promise<void> {
+      last = undefined;
+      return Promise.resolve();
+    },
     async read(position: number, length: number, options?: { readonly signal?: AbortSignal }): Promise<Uint8Array> {
       const end = Math.min(size, position + length);
       if (end <= position) return new Uint8Array(0);
+      if (last !== undefined && position >= last.start && end <= last.start + last.bytes.length) {
+        return last.bytes.subarray(position - last.start, end - last.start);
+      }
       try {
-        return await request(
+        last = undefined;
+        const bytes = await request(
           ctx,
           'GetObject',
           options?.signal,
@@ -83,6 +94,8 @@ export async function openByteSource(ctx: ReadContext, locator: SpillLocator, si
           },
           (error) => isNoSuchKey(error) || (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412,
         );
+        last = { start: position, bytes };
+        return bytes;
       } catch (error) {
         if (error instanceof Passthrough) throw notFound(locator, error.original);
         throw error;
