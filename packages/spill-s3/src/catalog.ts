@@ -9,7 +9,7 @@ import {
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SpillError, throwIfAborted } from '@spillway/core';
 import type { ListOptions, SpillCallOptions, SpillEntry, SpillLocator, SweepTempResult } from '@spillway/core';
-import { isKeyTaken, isNoSuchKey } from './errors.js';
+import { isKeyTaken, isNoSuchKey, isNotImplemented } from './errors.js';
 import { locatorOf, parseKey, parseLocator, rootPrefix, sessionPrefix } from './layout.js';
 import type { Layout } from './layout.js';
 import { Passthrough, request } from './request.js';
@@ -83,7 +83,8 @@ export async function deleteEntry(ctx: CatalogContext, locator: SpillLocator, op
 /**
  * Aborts the multipart uploads under the prefix that were started more than `olderThanMs`
  * ago (streams that crashed before completing or aborting), summing their parts' sizes.
- * Uploads of keys not of this backend's shape are left alone.
+ * Uploads of keys not of this backend's shape are left alone. A store that does not
+ * implement ListMultipartUploads (HTTP 501) answers 0 removed.
  */
 export async function sweepUploads(ctx: CatalogContext, options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult> {
   const olderThanMs: unknown = (options as { olderThanMs?: unknown } | undefined)?.olderThanMs;
@@ -98,17 +99,30 @@ export async function sweepUploads(ctx: CatalogContext, options: { readonly olde
   let keyMarker: string | undefined;
   let uploadIdMarker: string | undefined;
   do {
-    const page = await request(ctx, 'ListMultipartUploads', signal, (abortSignal) =>
-      ctx.client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: ctx.layout.bucket,
-          Prefix: rootPrefix(ctx.layout),
-          ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
-          ...(uploadIdMarker === undefined ? {} : { UploadIdMarker: uploadIdMarker }),
-        }),
-        { abortSignal },
-      ),
-    );
+    let page;
+    try {
+      page = await request(
+        ctx,
+        'ListMultipartUploads',
+        signal,
+        (abortSignal) =>
+          ctx.client.send(
+            new ListMultipartUploadsCommand({
+              Bucket: ctx.layout.bucket,
+              Prefix: rootPrefix(ctx.layout),
+              ...(keyMarker === undefined ? {} : { KeyMarker: keyMarker }),
+              ...(uploadIdMarker === undefined ? {} : { UploadIdMarker: uploadIdMarker }),
+            }),
+            { abortSignal },
+          ),
+        isNotImplemented,
+      );
+    } catch (error) {
+      // A store that cannot list uploads (501) has none this sweep can see; its bucket's
+      // lifecycle rule (AbortIncompleteMultipartUpload) is what removes them.
+      if (error instanceof Passthrough) return { removed, bytes };
+      throw error;
+    }
     const truncated = page.IsTruncated === true;
     keyMarker = truncated ? page.NextKeyMarker : undefined;
     uploadIdMarker = truncated ? page.NextUploadIdMarker : undefined;

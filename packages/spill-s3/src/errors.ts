@@ -54,6 +54,12 @@ export function isKeyTaken(error: unknown): boolean {
   return status === 412 || code === 'PreconditionFailed' || status === 409 || code === 'ConditionalRequestConflict';
 }
 
+/** Whether the store says it does not implement the operation (HTTP 501). */
+export function isNotImplemented(error: unknown): boolean {
+  const { status, code } = failureOf(error);
+  return status === 501 || code === 'NotImplemented';
+}
+
 /** Whether the store says the object does not exist. */
 export function isNoSuchKey(error: unknown): boolean {
   const { status, code } = failureOf(error);
@@ -80,7 +86,7 @@ export function s3Error(error: unknown, operation: string, bucket: string, signa
       { cause: error },
     );
   }
-  if (code === 'NoSuchBucket') {
+  if (code === 'NoSuchBucket' || (operation === 'HeadBucket' && status === 404)) {
     return new SpillError('SPILL_STORAGE_FAILED', `The bucket "${bucket}" does not exist (${operation} answered NoSuchBucket); create it, or fix the bucket name and endpoint.`, {
       cause: error,
     });

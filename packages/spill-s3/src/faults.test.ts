@@ -252,4 +252,14 @@ describe('sweepTemp', () => {
     const error = await rejection(f.backend.catalog.sweepTemp({ olderThanMs: -1 }));
     expect(isSpillError(error, 'SPILL_INVALID_INPUT')).toBe(true);
   });
+
+  it('answers 0 removed on a store that does not implement ListMultipartUploads (s3rver itself)', async () => {
+    const client = testClient(s3Endpoint());
+    try {
+      const backend = createS3BackendWith({ client, bucket: BUCKET, prefix: 'no-uploads' });
+      expect(await backend.catalog.sweepTemp({ olderThanMs: 0 })).toEqual({ removed: 0, bytes: 0 });
+    } finally {
+      client.destroy();
+    }
+  });
 });
