@@ -2,10 +2,11 @@
 // worker B reads and greps A's locator, and retention in a third process removes A's
 // artifacts. Each process builds its own client and backend from the built package.
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { isSpillError, spillLocator } from '@spillway/core';
 import { describe, expect, it } from 'vitest';
@@ -14,9 +15,16 @@ import { BUCKET, freshPrefix, s3Endpoint, s3Fixture } from './test-helpers.js';
 const run = promisify(execFile);
 const packageDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** Where a package resolves from this package, as a file URL a script anywhere can import. */
+function url(specifier: string): string {
+  return pathToFileURL(createRequire(import.meta.url).resolve(specifier)).href;
+}
+
 /** Every worker opens the same store from the environment, as a deployment would. */
 const OPEN = `
-import { createS3Backend } from '@spillway/s3';
+import { createS3Backend } from '${url('@spillway/s3')}';
+import { sessionId } from '${url('@spillway/core')}';
+import { createRetention } from '${url('@spillway/retention')}';
 const backend = createS3Backend({
   bucket: process.env.STORE_BUCKET,
   prefix: process.env.STORE_PREFIX,
@@ -29,12 +37,12 @@ const out = (value) => process.stdout.write(JSON.stringify(value));
 `;
 
 /**
- * Runs `script` in a fresh `node`. It is written to a file under dist/ (ignored by git), so
- * that it resolves the workspace packages as the package itself does: `node -e` would pass
- * `--input-type` on to the retrieval engine's worker threads, which refuse it.
+ * Runs `script` in a fresh `node`, from a file in a private temp directory (`node -e`
+ * would pass `--input-type` on to the retrieval engine's worker threads, which refuse it).
  */
 async function worker(script: string, env: Record<string, string>, argv: string[] = []): Promise<unknown> {
-  const file = path.join(packageDir, 'dist', `.fleet-${randomBytes(6).toString('hex')}.mjs`);
+  const dir = await mkdtemp(path.join(tmpdir(), 'spill-fleet-'));
+  const file = path.join(dir, 'worker.mjs');
   await writeFile(file, OPEN + script);
   try {
     const { stdout } = await run(process.execPath, ['--no-warnings', file, ...argv], {
@@ -44,7 +52,7 @@ async function worker(script: string, env: Record<string, string>, argv: string[
     });
     return JSON.parse(stdout) as unknown;
   } finally {
-    await rm(file, { force: true });
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -81,8 +89,6 @@ describe('a fleet of workers on one bucket', () => {
 
     const report = (await worker(
       `
-      import { sessionId } from '@spillway/core';
-      import { createRetention } from '@spillway/retention';
       const retention = createRetention({ catalog: backend.catalog, maxAgeMs: 0, graceMs: 0 });
       const report = await retention.sweep({ sessionId: sessionId('conversation-7') });
       out({ deleted: report.deleted.count, complete: report.complete });
