@@ -60,6 +60,15 @@ describe('saveTextStream', () => {
     expect(f.shim.uploads.size).toBe(0);
   });
 
+  it('grows its buffer to the part size, so every part but the last is exactly partBytes', async () => {
+    const f = await fixture({ partBytes: 200_000 });
+    const text = 'abcdefghij'.repeat(50_000);
+    const ref = await f.backend.saveTextStream({ ...request(''), content: [text.slice(0, 123_457), text.slice(123_457)] });
+    const sizes = f.shim.log.filter((r) => r.method === 'PUT' && r.query.has('partNumber')).map((r) => Number(r.headers['content-length']));
+    expect(sizes).toEqual([200_000, 200_000, 100_000]);
+    expect((await f.backend.reader.read(ref.locator, { maxBytes: 1_000_000 })).text).toBe(text);
+  });
+
   it('stores a stream that fits one part with a single conditional PutObject', async () => {
     const f = await fixture();
     const ref = await f.backend.saveTextStream({ ...request(''), content: ['a', 'b', ''] });

@@ -18,6 +18,8 @@ import type { RequestContext } from './request.js';
 export const S3_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
 /** The Content-Type of every artifact. */
 export const CONTENT_TYPE = 'text/plain; charset=utf-8';
+/** The first size of a stream's part buffer, before it grows to the part size. */
+const FIRST_BUFFER_BYTES = 64 * 1024;
 /** How many fresh keys a save tries when the store says a key is taken. */
 export const KEY_ATTEMPTS = 5;
 
@@ -254,7 +256,7 @@ async function completeUpload(ctx: SaveContext, upload: Upload, signal: AbortSig
 }
 
 /**
- * Streams content into the store with one part buffer of `partBytes`. A stream that ends
+ * Streams content into the store with one part buffer of (at most) `partBytes`. A stream that ends
  * before the first part fills is stored with one conditional PutObject; a longer one
  * becomes a multipart upload, completed with `If-None-Match: *`. Until completion nothing
  * is visible under the key; on any failure or abort the upload is aborted.
@@ -263,7 +265,9 @@ export async function saveStream(ctx: SaveContext, input: Envelope, chunks: Chun
   throwIfAborted(signal, 'The save');
   const reader = new ChunkReader(chunks);
   const encoder = new ChunkEncoder();
-  const part = Buffer.allocUnsafe(ctx.partBytes);
+  // The buffer starts small and doubles up to partBytes, so a short stream (the common
+  // case) does not hold 8 MiB; once a part is full it is reused for every later part.
+  let part = Buffer.allocUnsafe(Math.min(ctx.partBytes, FIRST_BUFFER_BYTES));
   let fill = 0;
   let total = 0;
   let upload: Upload | undefined;
@@ -275,7 +279,11 @@ export async function saveStream(ctx: SaveContext, input: Envelope, chunks: Chun
         data.copy(part, fill, at, at + n);
         fill += n;
         at += n;
-        if (fill === part.length) {
+        if (fill === part.length && part.length < ctx.partBytes) {
+          const bigger = Buffer.allocUnsafe(Math.min(ctx.partBytes, part.length * 2));
+          part.copy(bigger, 0, 0, fill);
+          part = bigger;
+        } else if (fill === part.length) {
           upload ??= await startUpload(ctx, input, signal);
           await uploadPart(ctx, upload, part, signal);
           fill = 0;
