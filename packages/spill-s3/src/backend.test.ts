@@ -114,6 +114,40 @@ describe('reader over ranged GetObjects', () => {
   });
 });
 
+describe('catalog listing', () => {
+  it('requests the next page only when the consumer has taken the current one', async () => {
+    const f = await fixture({}, { listPageSize: 2 });
+    for (let i = 0; i < 5; i++) await f.backend.saveText(request(`artifact ${String(i)}`));
+    const lists = (): number => f.shim.log.filter((r) => r.method === 'GET' && r.query.get('list-type') === '2').length;
+    const iterator = f.backend.catalog.list()[Symbol.asyncIterator]();
+    await iterator.next();
+    expect(lists()).toBe(1);
+    await iterator.next();
+    expect(lists()).toBe(1);
+    await iterator.next();
+    expect(lists()).toBe(2);
+    await iterator.return?.();
+    const all = [];
+    for await (const entry of f.backend.catalog.list({ sessionId: sessionId('s1') })) all.push(entry);
+    expect(all).toHaveLength(5);
+    expect(new Set(all.map((e) => e.session)).size).toBe(1);
+    expect(all.every((e) => e.bytes === 10 && e.createdAt instanceof Date)).toBe(true);
+    expect(await f.backend.catalog.list({ sessionId: sessionId('other') })[Symbol.asyncIterator]().next()).toMatchObject({ done: true });
+  });
+
+  it('retries a 503 on a ranged read and maps a denied read to SPILL_STORAGE_FAILED', async () => {
+    const f = await fixture();
+    const ref = await f.backend.saveText(request('one\ntwo\n'));
+    let left = 2;
+    f.shim.fault = (r) => (r.method === 'GET' && r.headers.range !== undefined && left-- > 0 ? { kind: 'error', status: 503, code: 'SlowDown' } : undefined);
+    expect((await f.backend.reader.read(ref.locator, { offset: 2 })).text).toBe('two\n');
+    f.shim.fault = () => ({ kind: 'error', status: 403, code: 'AccessDenied' });
+    const error = await f.backend.reader.read(ref.locator).catch((e: unknown) => e);
+    expect(isSpillError(error, 'SPILL_STORAGE_FAILED')).toBe(true);
+    expect((error as Error).message).toContain('HeadObject');
+  });
+});
+
 describe('createS3Backend options', () => {
   it('builds its own client from region, endpoint, forcePathStyle and credentials', async () => {
     const f = await fixture();

@@ -111,6 +111,8 @@ export interface S3BackendInternals {
   readonly now?: () => number;
   /** Chooses the random id of each new key (to provoke a key collision). */
   readonly randomId?: () => string;
+  /** Keys per listing page, to test paging without thousands of objects. */
+  readonly listPageSize?: number;
 }
 
 const KNOWN_OPTIONS: readonly string[] = [
@@ -200,7 +202,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
   const encryption = checkEncryption(options.encryption);
   const base = { client, layout, bucket: layout.bucket, retry };
   const saveCtx: SaveContext = { ...base, partBytes, encryption, randomId: internals.randomId ?? freshId };
-  const catalogCtx: CatalogContext = { ...base, now: internals.now ?? Date.now };
+  const catalogCtx: CatalogContext = { ...base, now: internals.now ?? Date.now, pageSize: internals.listPageSize ?? 1000 };
   const readCtx: ReadContext = { ...base, readBytes };
   let checked: Promise<void> | undefined;
 

@@ -20,6 +20,8 @@ export interface CatalogContext extends RequestContext {
   readonly client: S3Client;
   readonly layout: Layout;
   readonly now: () => number;
+  /** Keys per ListObjectsV2 page (the store's maximum, 1000, unless a test lowers it). */
+  readonly pageSize: number;
 }
 
 /**
@@ -34,7 +36,7 @@ export async function* listEntries(ctx: CatalogContext, options: ListOptions = {
   do {
     const page = await request(ctx, 'ListObjectsV2', options.signal, (abortSignal) =>
       ctx.client.send(
-        new ListObjectsV2Command({ Bucket: ctx.layout.bucket, Prefix: prefix, ...(token === undefined ? {} : { ContinuationToken: token }) }),
+        new ListObjectsV2Command({ Bucket: ctx.layout.bucket, Prefix: prefix, MaxKeys: ctx.pageSize, ...(token === undefined ? {} : { ContinuationToken: token }) }),
         { abortSignal },
       ),
     );

@@ -2,7 +2,10 @@
 // - injects faults (error answers, stalls, cut connections) chosen per request;
 // - emulates what s3rver 3.7.1 lacks and the backend relies on: `If-None-Match: *` on
 //   PutObject and CompleteMultipartUpload (s3rver overwrites), AbortMultipartUpload,
-//   ListMultipartUploads and ListParts (s3rver answers 405/501);
+//   ListMultipartUploads and ListParts (s3rver answers 405/501), and the paging of
+//   ListObjectsV2 (s3rver makes its continuation tokens with DES, which the OpenSSL 3 of
+//   Node 20 lacks, so any truncated V2 listing answers 500): V2 listings are answered from
+//   s3rver's V1 listing, with the last key as the continuation token;
 // - logs every request, so tests can count ranged GETs.
 // Conditional requests (If-None-Match on writes, If-Match on DeleteObject) are emulated
 // with a HEAD then the request, under a per-key lock, so they are atomic as on S3.
@@ -37,6 +40,13 @@ interface TrackedUpload {
 
 function xmlEscape(text: string): string {
   return text.replace(/[<>&'"]/g, (c) => `&#${String(c.charCodeAt(0))};`);
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&(#(\d+)|amp|lt|gt|quot|apos);/g, (_m, name: string, code: string | undefined) => {
+    if (code !== undefined) return String.fromCharCode(Number(code));
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[name] ?? '';
+  });
 }
 
 function encodeKey(key: string): string {
@@ -170,6 +180,11 @@ export class S3Shim {
       this.#xml(res, `<ListMultipartUploadsResult><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated>${items.join('')}</ListMultipartUploadsResult>`);
       return;
     }
+    if (method === 'GET' && key === '' && q.get('list-type') === '2') {
+      req.resume();
+      await this.#listV2(res, bucket, q);
+      return;
+    }
     if (uploadId !== null && key !== '' && (method === 'DELETE' || (method === 'GET' && !q.has('partNumber')))) {
       req.resume();
       const upload = this.uploads.get(uploadId);
@@ -220,6 +235,40 @@ export class S3Shim {
       }
       await forward();
     });
+  }
+
+  async #listV2(res: ServerResponse, bucket: string, q: URLSearchParams): Promise<void> {
+    const token = q.get('continuation-token');
+    const upstream = new URL(`/${bucket}`, this.#upstream);
+    upstream.searchParams.set('prefix', q.get('prefix') ?? '');
+    upstream.searchParams.set('max-keys', q.get('max-keys') ?? '1000');
+    const marker = token === null ? q.get('start-after') : Buffer.from(token, 'base64url').toString('utf8');
+    if (marker !== null) upstream.searchParams.set('marker', marker);
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http
+        .get(upstream, (answer) => {
+          const chunks: Buffer[] = [];
+          answer.on('data', (c: Buffer) => chunks.push(c));
+          answer.on('end', () => {
+            resolve({ status: answer.statusCode ?? 502, body: Buffer.concat(chunks).toString('utf8') });
+          });
+          answer.on('error', reject);
+        })
+        .on('error', reject);
+    });
+    if (status !== 200) {
+      res.writeHead(status, { 'content-type': 'application/xml' });
+      res.end(body);
+      return;
+    }
+    const contents = body.match(/<Contents>[\s\S]*?<\/Contents>/g) ?? [];
+    const truncated = /<IsTruncated>true<\/IsTruncated>/.test(body);
+    const lastKey = /<Key>([^<]*)<\/Key>/.exec(contents[contents.length - 1] ?? '')?.[1];
+    const next = truncated && lastKey !== undefined ? `<NextContinuationToken>${Buffer.from(unescapeXml(lastKey), 'utf8').toString('base64url')}</NextContinuationToken>` : '';
+    this.#xml(
+      res,
+      `<ListBucketResult><Name>${bucket}</Name><Prefix>${xmlEscape(q.get('prefix') ?? '')}</Prefix><KeyCount>${String(contents.length)}</KeyCount><IsTruncated>${String(truncated)}</IsTruncated>${next}${contents.join('')}</ListBucketResult>`,
+    );
   }
 
   #forward(req: IncomingMessage, res: ServerResponse, creating: { bucket: string; key: string } | undefined, completing: string | undefined): Promise<void> {
