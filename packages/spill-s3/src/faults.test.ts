@@ -77,6 +77,19 @@ describe('a key that is already taken', () => {
     expect(puts.map((r) => r.headers['if-none-match'])).toEqual([undefined, '*', '*']);
   });
 
+  it('refuses to complete a multipart upload over an existing key: SPILL_STORAGE_FAILED, the upload aborted, the object intact', async () => {
+    const f = await fixture({ partBytes: 16 * 1024 }, { randomId: () => '0000000000000000000d' });
+    const taken = `${sessionPrefix({ bucket: BUCKET, prefix: f.prefix }, sessionId('s1'))}0000000000000000000d-out.txt`;
+    // Another writer already published at the key; the multipart upload only finds out at completion.
+    await f.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: taken, Body: 'first writer' }));
+    const error = await rejection(f.backend.saveTextStream({ ...request(''), content: chunksOf(60_000, 5000) }));
+    expect(isSpillError(error, 'SPILL_STORAGE_FAILED')).toBe(true);
+    expect(f.shim.log.filter(isPart).length).toBeGreaterThan(1);
+    expect(f.shim.uploads.size).toBe(0);
+    const kept = await f.client.send(new GetObjectCommand({ Bucket: BUCKET, Key: taken }));
+    expect(await kept.Body?.transformToString()).toBe('first writer');
+  });
+
   it('gives up with SPILL_STORAGE_FAILED when every fresh key is taken, storing nothing new', async () => {
     const f = await fixture({}, { randomId: () => '0000000000000000000c' });
     await f.backend.saveText(request('first'));
