@@ -36,6 +36,20 @@ export interface Profile {
   };
   /** Retention figure: artifacts in the generated catalog, timed rounds, memory rounds (one child per side and round). */
   readonly retention: { readonly entries: number; readonly rounds: number; readonly rssRounds: number };
+  /** S3 figures, against an s3rver the group starts. */
+  readonly s3: {
+    /** saveText sizes. */
+    readonly sizes: { readonly small: number; readonly medium: number; readonly large: number };
+    /** Rounds of each save figure; saves per round for the large size. */
+    readonly saveRounds: number;
+    readonly largeSavesPerRound: number;
+    /** Streaming figure: total bytes, chunk size, rounds (one child per side and round). */
+    readonly stream: { readonly bytes: number; readonly chunk: number; readonly rounds: number };
+    /** Lines (100 bytes each) of the read artifact, the 1-based line the read starts at, rounds. */
+    readonly readLines: number;
+    readonly readAt: number;
+    readonly readRounds: number;
+  };
   /** Retrieval figures. */
   readonly retrieval: {
     /** Lines in the read artifact (100 bytes each). */
@@ -71,6 +85,16 @@ export const FULL: Profile = {
   cli: { bytes: 1 * GiB, rounds: 3 },
   scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 120_000 },
   retention: { entries: 100_000, rounds: 5, rssRounds: 3 },
+  s3: {
+    sizes: { small: 4 * KiB, medium: 1 * MiB, large: 64 * MiB },
+    saveRounds: 5,
+    largeSavesPerRound: 2,
+    // 256 MiB rather than 1 GiB: the store runs on the same (shared) machine and disk.
+    stream: { bytes: 256 * MiB, chunk: 64 * KiB, rounds: 3 },
+    readLines: 5_000_000,
+    readAt: 4_000_000,
+    readRounds: 3,
+  },
   retrieval: {
     readLines: 5_000_000,
     readAt: 4_000_000,
@@ -96,6 +120,15 @@ export const QUICK: Profile = {
   cli: { bytes: 64 * MiB, rounds: 3 },
   scale: { saves: 5_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 15_000 },
   retention: { entries: 10_000, rounds: 3, rssRounds: 2 },
+  s3: {
+    sizes: { small: 4 * KiB, medium: 1 * MiB, large: 8 * MiB },
+    saveRounds: 3,
+    largeSavesPerRound: 2,
+    stream: { bytes: 32 * MiB, chunk: 64 * KiB, rounds: 2 },
+    readLines: 320_000,
+    readAt: 256_000,
+    readRounds: 2,
+  },
   retrieval: {
     readLines: 320_000,
     readAt: 256_000,

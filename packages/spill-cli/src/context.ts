@@ -4,6 +4,7 @@ import { createLocalBackend } from '@spillway/local';
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
 import { resolveRoot, resolveSession, type ResolvedRoot } from './options.js';
+import { openStore, resolveStore, type ResolvedStore } from './store.js';
 
 /** A stream the CLI writes to: a Node writable that may be a TTY. */
 export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean };
@@ -31,6 +32,9 @@ export type CliBackend = SpillBackend & {
 /** Makes the backend for a command, given the root it resolved. */
 export type BackendFactory = (root: ResolvedRoot) => CliBackend;
 
+/** Makes the backend for an object store (`--store` / `SPILLWAY_STORE`). */
+export type StoreFactory = (store: ResolvedStore, env: Readonly<Record<string, string | undefined>>) => CliBackend;
+
 /**
  * The default {@link BackendFactory}: the local backend on the root. Only the default root
  * is created when missing (0700); a root named by `--root` or `SPILLWAY_ROOT` must already
@@ -46,6 +50,8 @@ export const localBackendFactory: BackendFactory = (root) =>
 export interface CommonOptions {
   /** `--root DIR`. */
   readonly root?: string;
+  /** `--store s3://bucket/prefix`. */
+  readonly store?: string;
   /** `--json`, on commands that have it. */
   readonly json?: boolean;
   /** `--debug`: stack traces on failure. */
@@ -75,16 +81,19 @@ export class CliContext {
   readonly jsonRequested: boolean;
 
   private readonly makeBackend: BackendFactory;
+  private readonly makeStore: StoreFactory;
 
   /**
    * @param io - the environment to run in
    * @param jsonRequested - whether errors found while parsing should be printed as JSON
    * @param makeBackend - how to open the backend; the local backend unless a test says otherwise
+   * @param makeStore - how to open an object store; the S3 backend unless a test says otherwise
    */
-  constructor(io: CliIO, jsonRequested = false, makeBackend: BackendFactory = localBackendFactory) {
+  constructor(io: CliIO, jsonRequested = false, makeBackend: BackendFactory = localBackendFactory, makeStore: StoreFactory = openStore) {
     this.io = io;
     this.jsonRequested = jsonRequested;
     this.makeBackend = makeBackend;
+    this.makeStore = makeStore;
     this.out = makeStyle(colorEnabled(io.stdout.isTTY === true, io.env));
     this.err = makeStyle(colorEnabled(io.stderr.isTTY === true, io.env));
   }
@@ -115,8 +124,17 @@ export class CliContext {
     return sessionId(resolveSession(option, this.io.env));
   }
 
-  /** The backend on the root these options choose (see {@link localBackendFactory}). */
+  /**
+   * The backend these options choose: the object store of `--store` or `SPILLWAY_STORE`
+   * when one is named (see {@link resolveStore}), else the local backend on the root
+   * (see {@link localBackendFactory}). Every command that touches storage opens it here.
+   */
   backend(options: CommonOptions): CliBackend {
+    const store = resolveStore(options.store, options.root, this.io.env);
+    if (store !== undefined) {
+      void this.info(`store ${store.url} (from ${store.source === 'option' ? '--store' : 'SPILLWAY_STORE'})`);
+      return this.makeStore(store, this.io.env);
+    }
     const root = this.root(options);
     void this.info(`root ${root.path} (from ${ROOT_SOURCE_LABEL[root.source]})`);
     return this.makeBackend(root);
@@ -126,6 +144,7 @@ export class CliContext {
 /** Adds the options every command shares: `--root`, `--debug`, `--verbose`, and optionally `--json`. */
 export function addCommonOptions(command: Command, { json }: { readonly json: boolean }): Command {
   command.option('--root <dir>', 'storage root (default: $SPILLWAY_ROOT, else $XDG_STATE_HOME/spillway, else ~/.local/state/spillway)');
+  command.option('--store <url>', 'object store instead of a root: s3://bucket/prefix (default: $SPILLWAY_STORE)');
   if (json) command.option('--json', 'print one JSON document instead of text (see docs/cli.md)');
   command.option('--verbose', 'print status lines on stderr');
   command.option('--debug', 'print stack traces on failure');

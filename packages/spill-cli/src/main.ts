@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { inspect } from 'node:util';
 import { CommanderError } from 'commander';
 import { describeError } from './cli-error.js';
-import { CliContext, type BackendFactory, type CliIO } from './context.js';
+import { CliContext, type BackendFactory, type CliIO, type StoreFactory } from './context.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { jsonLine, type ErrorJson } from './json.js';
 import { buildProgram, COMMANDS, type RegisterCommand } from './program.js';
@@ -36,6 +36,8 @@ export interface MainOptions {
   readonly commands?: readonly RegisterCommand[];
   /** How to open the backend. Default: the local backend on the resolved root. */
   readonly backend?: BackendFactory;
+  /** How to open an object store named by `--store`. Default: the S3 backend. */
+  readonly store?: StoreFactory;
 }
 
 // Help or the version on request (exit code 0). Help shown because a command is missing
@@ -53,7 +55,7 @@ export async function main(
   options: MainOptions = {},
 ): Promise<number> {
   const json = wantsJson(args);
-  const ctx = new CliContext(io, json, options.backend);
+  const ctx = new CliContext(io, json, options.backend, options.store);
   try {
     const program = buildProgram(ctx, options.commands ?? COMMANDS);
     await program.parseAsync([...args], { from: 'user' });

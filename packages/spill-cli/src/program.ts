@@ -33,6 +33,8 @@ Examples:
 Environment:
   SPILLWAY_ROOT     storage root (--root wins); default $XDG_STATE_HOME/spillway
                     or ~/.local/state/spillway, created 0700
+  SPILLWAY_STORE    s3://bucket/prefix to use an object store (--store wins);
+                    AWS credentials, region and AWS_ENDPOINT_URL_S3 as for any AWS tool
   SPILLWAY_SESSION  session id for run/save (--session wins); default "shell"
   NO_COLOR          disables colour; FORCE_COLOR=0 too, FORCE_COLOR=1 forces it
 

@@ -1,0 +1,70 @@
+import { createS3Backend, parseS3StoreUrl, type S3Backend } from '@spillway/s3';
+import { CliError } from './cli-error.js';
+
+/** Environment variable naming an object store (`--store` wins over it). */
+export const STORE_ENV = 'SPILLWAY_STORE';
+
+/** An object store the CLI will use instead of a local root. */
+export interface ResolvedStore {
+  /** The URL as given, such as `s3://team-spill/agents`. */
+  readonly url: string;
+  /** The bucket. */
+  readonly bucket: string;
+  /** The key prefix, `''` for the bucket's top level. */
+  readonly prefix: string;
+  /** Which setting chose it. */
+  readonly source: 'option' | 'env';
+}
+
+/**
+ * Picks the object store: `--store`, else `SPILLWAY_STORE`, else none (the local root).
+ * Only `s3://bucket[/prefix]` URLs are stores; `--store` together with `--root` is a
+ * usage error, since the two name different places.
+ */
+export function resolveStore(
+  option: string | undefined,
+  rootOption: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedStore | undefined {
+  const fromEnv = env[STORE_ENV];
+  const url = option ?? (fromEnv === '' ? undefined : fromEnv);
+  if (url === undefined) return undefined;
+  const source = option === undefined ? 'env' : 'option';
+  const where = source === 'option' ? '--store' : STORE_ENV;
+  if (option !== undefined && rootOption !== undefined) {
+    throw new CliError('USAGE', '--store and --root name different places; pass one of them.');
+  }
+  if (option === undefined && rootOption !== undefined) return undefined; // --root wins over the environment
+  const parsed = parseS3StoreUrl(url);
+  if (parsed === undefined) {
+    throw new CliError('USAGE', `${where} must be an s3://bucket/prefix URL, got '${url}'; for a directory use --root.`);
+  }
+  return { url, ...parsed, source };
+}
+
+/**
+ * Opens the S3 backend for a store. Credentials, region and endpoint come from the AWS
+ * SDK's standard chain (`AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, `AWS_REGION`,
+ * `AWS_ENDPOINT_URL_S3`, shared config files, instance roles…). With a custom endpoint
+ * (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`), requests use path-style addressing, as
+ * self-hosted stores need, and the region defaults to `us-east-1`;
+ * `SPILLWAY_S3_PATH_STYLE=0` or `1` decides the addressing explicitly.
+ */
+export function openStore(store: ResolvedStore, env: Readonly<Record<string, string | undefined>>): S3Backend {
+  const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  const custom = endpoint !== undefined && endpoint !== '';
+  const pathStyle = env.SPILLWAY_S3_PATH_STYLE;
+  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  try {
+    return createS3Backend({
+      bucket: store.bucket,
+      prefix: store.prefix,
+      ...(custom ? { endpoint } : {}),
+      ...(pathStyle === '1' || (pathStyle !== '0' && custom) ? { forcePathStyle: true } : {}),
+      ...(region === undefined && custom ? { region: 'us-east-1' } : {}),
+    });
+  } catch (error) {
+    if (error instanceof TypeError) throw new CliError('USAGE', `${store.source === 'option' ? '--store' : STORE_ENV} '${store.url}': ${error.message.replace(/^createS3Backend: /, '')}`);
+    throw error;
+  }
+}

@@ -1,0 +1,314 @@
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import type { CompletedPart, S3Client, ServerSideEncryption } from '@aws-sdk/client-s3';
+import { SpillError, isSpillError, raceAbort, throwIfAborted } from '@spillway/core';
+import type { SaveTextSpill, SpillRef } from '@spillway/core';
+import { isKeyTaken } from './errors.js';
+import { locatorOf, newKey } from './layout.js';
+import type { Layout } from './layout.js';
+import { Passthrough, request } from './request.js';
+import type { RequestContext } from './request.js';
+
+/** The `retrievalHint` of every artifact: the model has no file to `read`, so it names the retrieval tools. */
+export const S3_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
+/** The Content-Type of every artifact. */
+export const CONTENT_TYPE = 'text/plain; charset=utf-8';
+/** The first size of a stream's part buffer, before it grows to the part size. */
+const FIRST_BUFFER_BYTES = 64 * 1024;
+/** How many fresh keys a save tries when the store says a key is taken. */
+export const KEY_ATTEMPTS = 5;
+
+/** Server-side encryption settings, passed through to PutObject and CreateMultipartUpload. */
+export interface S3Encryption {
+  /** `AES256` (SSE-S3), `aws:kms` (SSE-KMS) or `aws:kms:dsse`. */
+  readonly serverSideEncryption: ServerSideEncryption;
+  /** The KMS key (id or ARN) for `aws:kms`; the bucket's default key when omitted. */
+  readonly kmsKeyId?: string;
+  /** Use an S3 Bucket Key for SSE-KMS (fewer KMS requests). */
+  readonly bucketKeyEnabled?: boolean;
+}
+
+/** What saving needs. */
+export interface SaveContext extends RequestContext {
+  readonly client: S3Client;
+  readonly layout: Layout;
+  readonly partBytes: number;
+  readonly encryption: S3Encryption | undefined;
+  /** Makes the random id of a new key. */
+  readonly randomId: () => string;
+}
+
+type Envelope = Omit<SaveTextSpill, 'content'>;
+
+function metadata(input: Envelope, bytes: number | undefined): Record<string, string> {
+  // Header values must be ASCII: the tool name is percent-encoded.
+  const tool = encodeURIComponent(input.source.toolName).slice(0, 256);
+  return bytes === undefined ? { 'spillway-tool': tool } : { 'spillway-tool': tool, 'spillway-bytes': String(bytes) };
+}
+
+function encryptionFields(encryption: S3Encryption | undefined): {
+  ServerSideEncryption?: ServerSideEncryption;
+  SSEKMSKeyId?: string;
+  BucketKeyEnabled?: boolean;
+} {
+  if (encryption === undefined) return {};
+  return {
+    ServerSideEncryption: encryption.serverSideEncryption,
+    ...(encryption.kmsKeyId === undefined ? {} : { SSEKMSKeyId: encryption.kmsKeyId }),
+    ...(encryption.bucketKeyEnabled === undefined ? {} : { BucketKeyEnabled: encryption.bucketKeyEnabled }),
+  };
+}
+
+function keyTakenTooOften(ctx: SaveContext): SpillError {
+  return new SpillError(
+    'SPILL_STORAGE_FAILED',
+    `Every fresh key was already taken in bucket "${ctx.bucket}" (${String(KEY_ATTEMPTS)} conditional PutObjects answered 412); nothing was stored. Check that nothing else writes under the prefix.`,
+  );
+}
+
+/**
+ * Stores `body` with one conditional PutObject (`If-None-Match: *`), so an existing object
+ * is never overwritten; when the store answers 412 the save picks a fresh key and tries
+ * again. Stores that ignore the condition overwrite instead, which 80 random bits make
+ * practically impossible.
+ */
+export async function putOnce(ctx: SaveContext, input: Envelope, body: Uint8Array, signal: AbortSignal | undefined): Promise<SpillRef> {
+  for (let i = 0; i < KEY_ATTEMPTS; i++) {
+    const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
+    try {
+      await request(
+        ctx,
+        'PutObject',
+        signal,
+        (abortSignal) =>
+          ctx.client.send(
+            new PutObjectCommand({
+              Bucket: ctx.layout.bucket,
+              Key: key,
+              Body: body,
+              ContentLength: body.byteLength,
+              ContentType: CONTENT_TYPE,
+              IfNoneMatch: '*',
+              Metadata: metadata(input, body.byteLength),
+              ...encryptionFields(ctx.encryption),
+            }),
+            { abortSignal },
+          ),
+        isKeyTaken,
+      );
+      return { locator: locatorOf(ctx.layout, key), bytes: body.byteLength, retrievalHint: S3_RETRIEVAL_HINT };
+    } catch (error) {
+      if (!(error instanceof Passthrough)) throw error;
+    }
+  }
+  throw keyTakenTooOften(ctx);
+}
+
+/**
+ * Encodes string chunks to UTF-8 as one text: a high surrogate at the end of a chunk waits
+ * for the next chunk, so a pair split across chunks encodes as the character it is.
+ */
+class ChunkEncoder {
+  #pending = '';
+  encode(chunk: string): Buffer {
+    let text = this.#pending + chunk;
+    this.#pending = '';
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.#pending = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    return Buffer.from(text, 'utf8');
+  }
+  flush(): Buffer {
+    const rest = Buffer.from(this.#pending, 'utf8');
+    this.#pending = '';
+    return rest;
+  }
+}
+
+type Chunks = Iterable<unknown> | AsyncIterable<unknown>;
+
+/** Pulls strings from a content stream; SPILL_STREAM_FAILED when it throws or yields a non-string. */
+class ChunkReader {
+  readonly #iterator: Iterator<unknown> | AsyncIterator<unknown>;
+  #finished = false;
+  constructor(chunks: Chunks) {
+    this.#iterator = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
+  }
+  async next(signal: AbortSignal | undefined): Promise<string | undefined> {
+    let step: IteratorResult<unknown>;
+    try {
+      step = await raceAbort(Promise.resolve(this.#iterator.next()), signal, 'The save');
+    } catch (error) {
+      if (isSpillError(error)) throw error;
+      throw new SpillError('SPILL_STREAM_FAILED', 'The content stream threw before it ended; nothing was stored.', { cause: error });
+    }
+    if (step.done === true) {
+      this.#finished = true;
+      return undefined;
+    }
+    if (typeof step.value !== 'string') {
+      throw new SpillError('SPILL_STREAM_FAILED', `The content stream yielded a ${step.value === null ? 'null' : typeof step.value}, not a string; nothing was stored.`);
+    }
+    return step.value;
+  }
+  /** Tells an unfinished producer to stop, without waiting on it (it may be what hangs). */
+  stop(): void {
+    if (this.#finished || typeof this.#iterator.return !== 'function') return;
+    try {
+      Promise.resolve(this.#iterator.return()).catch(() => undefined);
+    } catch {
+      // a throwing return() changes nothing: the save already failed
+    }
+  }
+}
+
+/** One multipart upload in progress. */
+interface Upload {
+  readonly key: string;
+  readonly uploadId: string;
+  readonly parts: CompletedPart[];
+}
+
+async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<Upload> {
+  const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
+  const created = await request(ctx, 'CreateMultipartUpload', signal, (abortSignal) =>
+    ctx.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: ctx.layout.bucket,
+        Key: key,
+        ContentType: CONTENT_TYPE,
+        Metadata: metadata(input, undefined),
+        ...encryptionFields(ctx.encryption),
+      }),
+      { abortSignal },
+    ),
+  );
+  if (created.UploadId === undefined) {
+    throw new SpillError('SPILL_STORAGE_FAILED', `CreateMultipartUpload on bucket "${ctx.bucket}" answered without an UploadId; the store does not support multipart uploads.`);
+  }
+  return { key, uploadId: created.UploadId, parts: [] };
+}
+
+async function uploadPart(ctx: SaveContext, upload: Upload, body: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
+  const partNumber = upload.parts.length + 1;
+  const answer = await request(ctx, 'UploadPart', signal, (abortSignal) =>
+    ctx.client.send(
+      new UploadPartCommand({
+        Bucket: ctx.layout.bucket,
+        Key: upload.key,
+        UploadId: upload.uploadId,
+        PartNumber: partNumber,
+        Body: body,
+        ContentLength: body.byteLength,
+      }),
+      { abortSignal },
+    ),
+  );
+  upload.parts.push({ PartNumber: partNumber, ETag: answer.ETag });
+}
+
+/**
+ * Aborts an upload, best effort: the save has failed already and its error is the one to
+ * report. Not tied to the caller's signal (which may be what fired); a store that loses
+ * the abort leaves parts that `sweepTemp` (or a lifecycle rule) removes later.
+ */
+export async function abortUpload(ctx: SaveContext, upload: Upload): Promise<void> {
+  const quick: RequestContext = { bucket: ctx.bucket, retry: { ...ctx.retry, attempts: Math.min(3, ctx.retry.attempts), attemptTimeoutMs: 10_000 } };
+  await request(quick, 'AbortMultipartUpload', undefined, (abortSignal) =>
+    ctx.client.send(new AbortMultipartUploadCommand({ Bucket: ctx.layout.bucket, Key: upload.key, UploadId: upload.uploadId }), { abortSignal }),
+  ).catch(() => undefined);
+}
+
+async function completeUpload(ctx: SaveContext, upload: Upload, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await request(
+      ctx,
+      'CompleteMultipartUpload',
+      signal,
+      (abortSignal) =>
+        ctx.client.send(
+          new CompleteMultipartUploadCommand({
+            Bucket: ctx.layout.bucket,
+            Key: upload.key,
+            UploadId: upload.uploadId,
+            IfNoneMatch: '*',
+            MultipartUpload: { Parts: upload.parts },
+          }),
+          { abortSignal },
+        ),
+      isKeyTaken,
+    );
+  } catch (error) {
+    if (error instanceof Passthrough) {
+      throw new SpillError('SPILL_STORAGE_FAILED', `The key ${upload.key} was taken while the stream uploaded (CompleteMultipartUpload answered 412); nothing was stored.`, {
+        cause: error.original,
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Streams content into the store with one part buffer of (at most) `partBytes`. A stream that ends
+ * before the first part fills is stored with one conditional PutObject; a longer one
+ * becomes a multipart upload, completed with `If-None-Match: *`. Until completion nothing
+ * is visible under the key; on any failure or abort the upload is aborted.
+ */
+export async function saveStream(ctx: SaveContext, input: Envelope, chunks: Chunks, signal: AbortSignal | undefined): Promise<SpillRef> {
+  throwIfAborted(signal, 'The save');
+  const reader = new ChunkReader(chunks);
+  const encoder = new ChunkEncoder();
+  // The buffer starts small and doubles up to partBytes, so a short stream (the common
+  // case) does not hold 8 MiB; once a part is full it is reused for every later part.
+  let part = Buffer.allocUnsafe(Math.min(ctx.partBytes, FIRST_BUFFER_BYTES));
+  let fill = 0;
+  let total = 0;
+  let upload: Upload | undefined;
+  try {
+    const take = async (data: Buffer): Promise<void> => {
+      let at = 0;
+      while (at < data.length) {
+        const n = Math.min(part.length - fill, data.length - at);
+        data.copy(part, fill, at, at + n);
+        fill += n;
+        at += n;
+        if (fill === part.length && part.length < ctx.partBytes) {
+          const bigger = Buffer.allocUnsafe(Math.min(ctx.partBytes, part.length * 2));
+          part.copy(bigger, 0, 0, fill);
+          part = bigger;
+        } else if (fill === part.length) {
+          upload ??= await startUpload(ctx, input, signal);
+          await uploadPart(ctx, upload, part, signal);
+          fill = 0;
+        }
+      }
+    };
+    for (;;) {
+      const chunk = await reader.next(signal);
+      if (chunk === undefined) break;
+      const data = encoder.encode(chunk);
+      total += data.length;
+      await take(data);
+      throwIfAborted(signal, 'The save');
+    }
+    const rest = encoder.flush();
+    total += rest.length;
+    await take(rest);
+    if (upload === undefined) return await putOnce(ctx, input, part.subarray(0, fill), signal);
+    // S3 wants every part but the last at least 5 MiB; a final empty part is not allowed.
+    if (fill > 0) await uploadPart(ctx, upload, part.subarray(0, fill), signal);
+    await completeUpload(ctx, upload, signal);
+    return { locator: locatorOf(ctx.layout, upload.key), bytes: total, retrievalHint: S3_RETRIEVAL_HINT };
+  } catch (error) {
+    reader.stop();
+    if (upload !== undefined) await abortUpload(ctx, upload);
+    throw error;
+  }
+}
