@@ -12,12 +12,21 @@ export interface Retention {
    * `maxTotalBytes`; never a kept or grace-protected one. Removes stale temp files through
    * the backend. A failed deletion is reported and the sweep goes on; the promise only
    * rejects for a programmer mistake (a clock that returns garbage).
+   *
+   * Sweeps over one catalog run in turn: a sweep called while another is running on the
+   * same catalog (through this retention or another one in the process) waits for it to
+   * end, then starts with its own clock reading, so two sweeps never race for the same
+   * artifacts and nothing saved after a sweep began is deleted by it. A part of the store
+   * the catalog skips (an unusable session directory) is named in `skipped` and does not
+   * stop the sweep.
    */
   sweep(options?: SweepOptions): Promise<RetentionReport>;
   /**
    * Deletes every artifact of a session that `keep` does not protect, whatever its age
    * (a finished conversation's artifacts can go at once). Artifacts created after the
-   * purge began are left alone.
+   * purge began are left alone. Purges are not queued behind sweeps: they run at once,
+   * alongside anything else, and an artifact that another sweep or purge deleted first is
+   * counted as `vanished`, never as deleted twice.
    *
    * @throws TypeError when `sessionId` is not a non-empty string.
    */
@@ -42,6 +51,49 @@ function checkSweepOptions(where: string, options: unknown, known: readonly stri
 }
 
 /**
+ * The sweep each catalog is running or has queued last, so that sweeps over one catalog
+ * (from one retention or several) run one at a time, in call order. Weak: a catalog
+ * that is dropped takes its queue with it.
+ */
+const sweepQueues = new WeakMap<object, Promise<void>>();
+
+/** Resolves when `previous` settles, or at once when `signal` fires (the sweep then aborts itself). */
+function turnOrAbort(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return previous;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    signal.addEventListener('abort', done, { once: true });
+    void previous.then(done);
+  });
+}
+
+/**
+ * Runs `sweep` once every sweep queued before it on `catalog` has ended. A sweep aborted
+ * while it waits starts at once, and ends at once with an aborted report without
+ * deleting anything.
+ */
+async function inTurn<T>(catalog: object, signal: AbortSignal | undefined, sweep: () => Promise<T>): Promise<T> {
+  const previous = sweepQueues.get(catalog) ?? Promise.resolve();
+  let finish = (): void => undefined;
+  const mine = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const tail = previous.then(() => mine);
+  sweepQueues.set(catalog, tail);
+  try {
+    await turnOrAbort(previous, signal);
+    return await sweep();
+  } finally {
+    finish();
+    if (sweepQueues.get(catalog) === tail) sweepQueues.delete(catalog);
+  }
+}
+
+/**
  * Creates retention over a backend's catalog.
  *
  * @example
@@ -62,7 +114,7 @@ export function createRetention(options: RetentionOptions): Retention {
   return {
     sweep: (sweepOptions = {}) => {
       checkSweepOptions('sweep', sweepOptions, SWEEP_KEYS);
-      return runSweep(cfg, sweepOptions);
+      return inTurn(cfg.catalog, sweepOptions.signal, () => runSweep(cfg, sweepOptions));
     },
     purgeSession: (sessionId, purgeOptions = {}) => {
       if (typeof sessionId !== 'string' || (sessionId as string) === '') {
