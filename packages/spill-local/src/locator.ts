@@ -23,6 +23,9 @@ export interface OpenArtifact {
   readonly locator: ResolvedLocator;
 }
 
+/** The longest locator worth looking at: Linux's PATH_MAX. */
+export const MAX_LOCATOR_LENGTH = 4096;
+
 function invalid(message: string, cause?: unknown): Error {
   return spillError('SPILL_INVALID_LOCATOR', message, cause);
 }
@@ -43,6 +46,10 @@ function show(value: string): string {
 export async function resolveLocator(guard: RootGuard, ops: FsOps, locator: unknown): Promise<ResolvedLocator> {
   if (typeof locator !== 'string' || locator.length === 0) {
     throw invalid('A locator must be the non-empty path string returned by a save.');
+  }
+  // Longer than any path the system accepts: refuse before any work over its length.
+  if (locator.length > MAX_LOCATOR_LENGTH) {
+    throw invalid(`The locator is ${locator.length} characters long, longer than any spill file's path (at most ${MAX_LOCATOR_LENGTH}).`);
   }
   if (locator.includes('\0')) throw invalid('A locator must not contain a NUL character.');
   if (!path.isAbsolute(locator)) {
