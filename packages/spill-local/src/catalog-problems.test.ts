@@ -212,6 +212,28 @@ describe('a refused session directory is skipped and reported', () => {
   });
 });
 
+describe('a delete racing another delete', () => {
+  it('answers false (already gone), and a read answers SPILL_NOT_FOUND, when the file is unlinked between open and check', async () => {
+    let racing: string | undefined;
+    const ops: FsOps = {
+      ...nodeFsOps,
+      open: async (p, flags, mode) => {
+        const fd = await nodeFsOps.open(p, flags, mode);
+        // The other delete wins right after this one opened the artifact.
+        if (racing !== undefined && p.endsWith(path.basename(racing))) fs.unlinkSync(racing);
+        return fd;
+      },
+    };
+    const backend = createLocalBackendWith({ root }, { ops });
+    const ref = await backend.saveText(request('x'));
+    racing = ref.locator;
+    expect(await backend.catalog.delete(ref.locator)).toBe(false);
+    const again = await backend.saveText(request('y'));
+    racing = again.locator;
+    await expect(backend.reader.read(again.locator)).rejects.toSatisfy((e: unknown) => codeOf(e) === 'SPILL_NOT_FOUND');
+  });
+});
+
 describe('a listing holds nothing while its consumer works', () => {
   it('at maxOpenFiles 2, a consumer can save, read and delete between two entries', { timeout: 30_000 }, async () => {
     const backend = createLocalBackend({ root, maxOpenFiles: 2 });

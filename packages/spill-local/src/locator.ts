@@ -107,6 +107,8 @@ export async function openArtifact(guard: RootGuard, ops: FsOps, resolved: Resol
     const stats = await ops.fstat(fd);
     if (!stats.isFile()) throw invalid(`${resolved.canonical} is not a regular file (a FIFO, device, socket or directory); refusing to read it.`);
     if (guard.euid >= 0 && stats.uid !== guard.euid) throw invalid(`${resolved.canonical} belongs to another user (uid ${stats.uid}); refusing to read it.`);
+    // Unlinked between our open and fstat (a concurrent delete): gone, not forged.
+    if (stats.nlink === 0) throw spillError('SPILL_NOT_FOUND', `Nothing is stored at ${resolved.canonical}; it was deleted while it was being opened.`);
     if (stats.nlink !== 1) throw invalid(`${resolved.canonical} has ${stats.nlink} hard links, so it may be someone else's file; refusing to use it.`);
     if (!guard.anchored) {
       // Without /proc anchoring the open went through a path: check after it that the

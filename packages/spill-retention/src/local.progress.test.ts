@@ -48,15 +48,43 @@ describe('retention over the local backend never deadlocks', () => {
     for (let i = 0; i < 60; i++) await saveAged(backend, `s${i % 3}`, i, 2 * HOUR);
     const retention = createRetention({ catalog: backend.catalog, maxAgeMs: 60_000, graceMs: 0 });
     const [a, b] = await Promise.all([retention.sweep(), retention.sweep()]);
-    expect(a.complete && b.complete).toBe(true);
-    // They ran in turn: the first deleted everything, the second found nothing left.
-    expect(a.deleted.count + b.deleted.count).toBe(60);
-    expect(a.vanished.count + b.vanished.count).toBe(0);
-    expect(b.scanned.count).toBe(0);
+    // The second found the first still waiting for its turn and shared it.
+    expect(b).toBe(a);
+    expect(a.complete).toBe(true);
+    expect(a.deleted.count).toBe(60);
+    expect(a.vanished.count).toBe(0);
     expect(await count(backend)).toBe(0);
     // Saves still go through afterwards.
     await saveAged(backend, 's0', 99, 0);
     expect(await count(backend)).toBe(1);
+  });
+
+  it('two concurrent sweeps with their own signals at maxOpenFiles 8 run in turn: the second finds nothing left', { timeout: HANG_TIMEOUT_MS }, async () => {
+    const backend = createLocalBackend({ root, maxOpenFiles: 8 });
+    for (let i = 0; i < 60; i++) await saveAged(backend, `s${i % 3}`, i, 2 * HOUR);
+    const retention = createRetention({ catalog: backend.catalog, maxAgeMs: 60_000, graceMs: 0 });
+    const [a, b] = await Promise.all([
+      retention.sweep({ signal: new AbortController().signal }),
+      retention.sweep({ signal: new AbortController().signal }),
+    ]);
+    expect(a.complete && b.complete).toBe(true);
+    expect([a.deleted.count, b.deleted.count]).toEqual([60, 0]);
+    expect(a.vanished.count + b.vanished.count).toBe(0);
+    expect(b.scanned.count).toBe(0);
+    expect(b.startedAt.getTime()).toBeGreaterThanOrEqual(a.startedAt.getTime() + a.durationMs - 50);
+  });
+
+  it('sweeps started faster than they finish never pile up: at most one runs and one waits', { timeout: HANG_TIMEOUT_MS }, async () => {
+    const backend = createLocalBackend({ root, maxOpenFiles: 8 });
+    for (let i = 0; i < 30; i++) await saveAged(backend, `s${i % 3}`, i, 2 * HOUR);
+    const retention = createRetention({ catalog: backend.catalog, maxAgeMs: 60_000, graceMs: 0 });
+    const first = retention.sweep();
+    await Promise.resolve(); // the first has taken its turn
+    await new Promise((r) => setTimeout(r, 0));
+    const rest = Array.from({ length: 50 }, () => retention.sweep());
+    const reports = await Promise.all([first, ...rest]);
+    expect(new Set(reports).size).toBeLessThanOrEqual(2);
+    expect(reports.reduce((n, r, i) => n + (reports.indexOf(r) === i ? r.deleted.count : 0), 0)).toBe(30);
   });
 
   it('sweeps from two retentions over one catalog run in turn too', { timeout: HANG_TIMEOUT_MS }, async () => {

@@ -1,5 +1,5 @@
 import type { SessionId } from '@spillway/core';
-import { type RetentionOptions, type SweepOptions, rejectUnknownKeys, resolveConfig } from './config.js';
+import { type RetentionConfig, type RetentionOptions, type SweepOptions, rejectUnknownKeys, resolveConfig } from './config.js';
 import { runPurge } from './purge.js';
 import type { RetentionReport } from './report.js';
 import { runSweep } from './sweep.js';
@@ -16,7 +16,10 @@ export interface Retention {
    * Sweeps over one catalog run in turn: a sweep called while another is running on the
    * same catalog (through this retention or another one in the process) waits for it to
    * end, then starts with its own clock reading, so two sweeps never race for the same
-   * artifacts and nothing saved after a sweep began is deleted by it. A part of the store
+   * artifacts and nothing saved after a sweep began is deleted by it. A call that finds
+   * an equivalent sweep still waiting (same retention and session filter, and neither call
+   * has a `signal` or `onProgress`) shares that sweep's report rather than queuing
+   * another, so sweeps started on a timer never pile up. A part of the store
    * the catalog skips (an unusable session directory) is named in `skipped` and does not
    * stop the sweep.
    */
@@ -50,12 +53,18 @@ function checkSweepOptions(where: string, options: unknown, known: readonly stri
   }
 }
 
+/** One catalog's sweeps: the tail of its queue, and the sweep waiting to start, if any. */
+interface SweepQueue {
+  tail: Promise<void>;
+  waiting: { readonly key: string; readonly config: object; readonly ticket: object; readonly report: Promise<RetentionReport> } | undefined;
+}
+
 /**
- * The sweep each catalog is running or has queued last, so that sweeps over one catalog
- * (from one retention or several) run one at a time, in call order. Weak: a catalog
- * that is dropped takes its queue with it.
+ * Each catalog's sweeps, so that sweeps over one catalog (from one retention or several)
+ * run one at a time, in call order. Weak: a catalog that is dropped takes its queue with
+ * it.
  */
-const sweepQueues = new WeakMap<object, Promise<void>>();
+const sweepQueues = new WeakMap<object, SweepQueue>();
 
 /** Resolves when `previous` settles, or at once when `signal` fires (the sweep then aborts itself). */
 function turnOrAbort(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
@@ -72,25 +81,44 @@ function turnOrAbort(previous: Promise<void>, signal: AbortSignal | undefined): 
 }
 
 /**
- * Runs `sweep` once every sweep queued before it on `catalog` has ended. A sweep aborted
- * while it waits starts at once, and ends at once with an aborted report without
- * deleting anything.
+ * Runs a sweep once every sweep queued before it on `catalog` has ended. A call that
+ * finds an equivalent sweep still waiting for its turn (same retention, same session
+ * filter, neither with a signal or a progress callback) shares that sweep's report instead
+ * of queuing another: however often sweeps are started, at most one runs and one waits per
+ * kind. A sweep aborted while it waits starts at once, and ends at once with an aborted
+ * report without deleting anything.
  */
-async function inTurn<T>(catalog: object, signal: AbortSignal | undefined, sweep: () => Promise<T>): Promise<T> {
-  const previous = sweepQueues.get(catalog) ?? Promise.resolve();
+function inTurn(cfg: RetentionConfig, options: SweepOptions): Promise<RetentionReport> {
+  const { catalog } = cfg;
+  let queue = sweepQueues.get(catalog);
+  if (queue === undefined) sweepQueues.set(catalog, (queue = { tail: Promise.resolve(), waiting: undefined }));
+  const shareable = options.signal === undefined && options.onProgress === undefined;
+  const key = options.sessionId === undefined ? '*' : `=${options.sessionId}`;
+  const waiting = queue.waiting;
+  if (shareable && waiting !== undefined && waiting.key === key && waiting.config === cfg) return waiting.report;
+
+  const previous = queue.tail;
   let finish = (): void => undefined;
   const mine = new Promise<void>((resolve) => {
     finish = resolve;
   });
   const tail = previous.then(() => mine);
-  sweepQueues.set(catalog, tail);
-  try {
-    await turnOrAbort(previous, signal);
-    return await sweep();
-  } finally {
-    finish();
-    if (sweepQueues.get(catalog) === tail) sweepQueues.delete(catalog);
-  }
+  queue.tail = tail;
+  const q = queue;
+  const ticket = {};
+  const report = (async (): Promise<RetentionReport> => {
+    try {
+      await turnOrAbort(previous, options.signal);
+      if (q.waiting?.ticket === ticket) q.waiting = undefined;
+      return await runSweep(cfg, options);
+    } finally {
+      finish();
+      if (q.waiting?.ticket === ticket) q.waiting = undefined;
+      if (q.tail === tail && q.waiting === undefined) sweepQueues.delete(catalog);
+    }
+  })();
+  if (shareable) q.waiting = { key, config: cfg, ticket, report };
+  return report;
 }
 
 /**
@@ -114,7 +142,7 @@ export function createRetention(options: RetentionOptions): Retention {
   return {
     sweep: (sweepOptions = {}) => {
       checkSweepOptions('sweep', sweepOptions, SWEEP_KEYS);
-      return inTurn(cfg.catalog, sweepOptions.signal, () => runSweep(cfg, sweepOptions));
+      return inTurn(cfg, sweepOptions);
     },
     purgeSession: (sessionId, purgeOptions = {}) => {
       if (typeof sessionId !== 'string' || (sessionId as string) === '') {
