@@ -27,7 +27,7 @@ import { openArtifact, resolveLocator } from './locator.js';
 import type { OpenArtifact } from './locator.js';
 import { findLineStart, readFrom, readOptions } from './read-lines.js';
 import { RootGuard } from './root-guard.js';
-import { save } from './save.js';
+import { save, streamSlotCount } from './save.js';
 import type { SaveContext } from './save.js';
 import { Semaphore } from './semaphore.js';
 import { WRITE_BUFFER_BYTES } from './file-writer.js';
@@ -165,6 +165,7 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     ops,
     guard,
     semaphore,
+    streamSlots: new Semaphore(streamSlotCount(config.maxOpenFiles)),
     durable: config.durable,
     writeBufferBytes: internals.writeBufferBytes ?? WRITE_BUFFER_BYTES,
   };
