@@ -68,6 +68,7 @@ async function main(): Promise<number> {
     `slowest call by kind (ms): ${JSON.stringify(Object.fromEntries(Object.entries(result.maxLatencyMs).map(([k, v]) => [k, Math.round(v)])))}`,
     `spilled ${String(result.spilled)}, kept inline ${JSON.stringify(result.kept)}, faults injected ${String(result.faults)}`,
     `stalled ${String(result.stalled)}, save timeouts ${String(result.timeouts)}, deleted too young ${String(result.deletedTooYoung.length)}, unexpected ${String(result.unexpected.length)}, sweeps/purges stopped early ${String(result.stoppedEarly)}`,
+    `stopped early by: ${JSON.stringify(result.stoppedEarlyBy)}`,
     `fds ${String(result.fdsBefore)} → ${String(result.fdsAfter)}, heap ${mib(result.heapBefore)} → ${mib(result.heapAfter)} MiB`,
     '',
     '| time | calls/s | open fds | RSS MiB | heap MiB |',

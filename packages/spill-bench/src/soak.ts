@@ -93,6 +93,8 @@ export interface SoakResult {
   readonly incompleteReports: number;
   /** Sweeps and purges that did not list everything (complete: false). */
   readonly stoppedEarly: number;
+  /** Why they stopped: the listing error's code and the start of its message, counted. */
+  readonly stoppedEarlyBy: Readonly<Record<string, number>>;
   /** Faults injected. */
   readonly faults: number;
   /** Open descriptors before the first call and after the last one settled. */
@@ -200,6 +202,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   let stalled = 0;
   let incompleteReports = 0;
   let stoppedEarly = 0;
+  const stoppedEarlyBy: Record<string, number> = {};
   const note = (what: string): void => {
     if (unexpected.length < 50) unexpected.push(what);
   };
@@ -231,7 +234,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (live.length > 2000) live.splice(0, live.length - 1000);
   };
   const checkReport = (report: RetentionReport): void => {
-    if (!report.complete) stoppedEarly += 1;
+    if (!report.complete) {
+      stoppedEarly += 1;
+      const why = report.errors.find((e) => e.phase === 'list');
+      const key = why === undefined ? 'unknown' : `${why.code}: ${why.message.slice(0, 60)}`;
+      stoppedEarlyBy[key] = (stoppedEarlyBy[key] ?? 0) + 1;
+    }
     if (report.entries.omitted > 0) incompleteReports += 1;
     const began = report.startedAt.getTime();
     for (const entry of report.entries.deleted) {
@@ -387,6 +395,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     deletedTooYoung,
     incompleteReports,
     stoppedEarly,
+    stoppedEarlyBy,
     faults: counts.faults,
     fdsBefore,
     fdsAfter,
