@@ -25,6 +25,8 @@ function mib(bytes: number): string {
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
+    // `pnpm soak -- --duration 2m` hands the script a literal `--` or two: skip them.
+    args: process.argv.slice(2).filter((a) => a !== '--'),
     options: {
       duration: { type: 'string', default: '30m' },
       every: { type: 'string', default: '10s' },
