@@ -24,6 +24,11 @@ export const EXIT_CODES = {
   STORAGE: 7,
   /** A bounded operation (grep) ran out of its time budget. */
   TIMEOUT: 8,
+  /**
+   * Done, with problems: `ls` or `gc` went through everything it could, but skipped part
+   * of the root (a session directory it refused), named in a warning.
+   */
+  PARTIAL: 9,
   /** `run`: the command exists but cannot be executed (permissions, not a program). */
   COMMAND_NOT_EXECUTABLE: 126,
   /** `run`: the command was not found. */

@@ -144,7 +144,7 @@ describe('save, read, grep, ls and rm', () => {
     expect(new Date(listing.entries[0]?.createdAt ?? '').toISOString()).toBe(listing.entries[0]?.createdAt);
 
     const other = await cli(['ls', '--session', 'someone-else', '--json'], { backend: factory });
-    expect(JSON.parse(other.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0, complete: true });
+    expect(JSON.parse(other.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0, complete: true, skipped: [] });
 
     const lsText = await cli(['ls'], { backend: factory });
     expect(lsText.stdout).toContain('CREATED');

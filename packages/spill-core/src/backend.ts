@@ -235,10 +235,34 @@ export interface SpillEntry {
   readonly session: string;
 }
 
+/**
+ * A part of the inventory that a listing refused or could not read, such as a session
+ * directory that is group-writable, owned by another user or a symbolic link. The listing
+ * skips it, goes on with everything else, and reports it through
+ * {@link ListOptions.onProblem}.
+ */
+export interface SpillListProblem {
+  /** The backend's key of the skipped session (as in {@link SpillEntry.session}), when known. */
+  readonly session?: string;
+  /** What was skipped, for people: a path or a description. */
+  readonly where: string;
+  /** Why: usually a `SpillError` such as `SPILL_UNSAFE_ROOT` or `SPILL_STORAGE_FAILED`. */
+  readonly error: unknown;
+}
+
 /** Options for {@link SpillCatalog.list}. */
 export interface ListOptions extends SpillCallOptions {
   /** Only this session's artifacts. Omitted: every session's. */
   readonly sessionId?: SessionId;
+  /**
+   * Called once for each part of the inventory the listing skips (see
+   * {@link SpillListProblem}); the listing goes on with the rest. Omitted: the listing
+   * still yields everything else, then rejects with the first problem's error, so a caller
+   * that does not handle problems still learns of them. A problem with the whole store
+   * (an unsafe root, say) always rejects the listing. An exception thrown by the callback
+   * is ignored.
+   */
+  readonly onProblem?: (problem: SpillListProblem) => void;
 }
 
 /** What {@link SpillCatalog.sweepTemp} removed. */
@@ -247,13 +271,25 @@ export interface SweepTempResult {
   readonly removed: number;
   /** Their total size in bytes. */
   readonly bytes: number;
+  /**
+   * Parts of the store that were skipped (an unusable session directory, say), when any;
+   * everything else was swept.
+   */
+  readonly problems?: readonly SpillListProblem[];
 }
 
 /**
  * Inventory: the optional capability behind retention and `spillway ls`/`rm`.
  */
 export interface SpillCatalog {
-  /** Streams entries, without loading every entry (or any content) into memory. */
+  /**
+   * Streams entries, without loading every entry (or any content) into memory. A listing
+   * holds no scarce resource (descriptor, lock, permit) while its consumer works between
+   * two entries, so a consumer may save, read and delete on the same backend while it
+   * iterates, and a listing abandoned half-way pins nothing. A part of the inventory that
+   * cannot be walked (one unusable session, say) is skipped and reported through
+   * {@link ListOptions.onProblem} rather than ending the listing.
+   */
   list(options?: ListOptions): AsyncIterable<SpillEntry>;
   /**
    * Deletes one artifact. Resolves `true` when it was removed and `false` when it was

@@ -20,6 +20,7 @@ export type {
   SpillCallOptions,
   SpillCatalog,
   SpillEntry,
+  SpillListProblem,
   SpillOwner,
   SpillReader,
   SpillRef,

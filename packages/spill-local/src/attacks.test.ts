@@ -4,7 +4,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSpillError, sessionId, spillLocator } from '@spillway/core';
-import type { SpillEntry, SpillLocator } from '@spillway/core';
+import type { SpillEntry, SpillListProblem, SpillLocator } from '@spillway/core';
 import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
@@ -66,7 +66,13 @@ describe('the session directory', () => {
     expect(await codeOf(backend.saveText(request('x')))).toBe('SPILL_UNSAFE_ROOT');
     fs.writeFileSync(path.join(outside, '0123456789abcdef0123-x.txt'), 'secret');
     await expectRefused(backend, path.join(sessionPath(), '0123456789abcdef0123-x.txt'));
-    expect(await listAll(backend)).toEqual([]);
+    // The listing skips it and reports it; without a problem callback it rejects at the end.
+    const problems: SpillListProblem[] = [];
+    const listed: SpillEntry[] = [];
+    for await (const e of backend.catalog.list({ onProblem: (p) => problems.push(p) })) listed.push(e);
+    expect(listed).toEqual([]);
+    expect(problems.map((p) => [p.where, isSpillError(p.error) ? p.error.code : 'other'])).toEqual([[sessionPath(), 'SPILL_UNSAFE_ROOT']]);
+    expect(await codeOf(listAll(backend))).toBe('SPILL_UNSAFE_ROOT');
     expect(fs.readdirSync(outside)).toEqual(['0123456789abcdef0123-x.txt']);
   });
 

@@ -24,7 +24,7 @@ async function collect(it: AsyncIterable<SpillEntry>): Promise<SpillEntry[]> {
 describe('createLocalBackend options', () => {
   it.each([
     [{ maxOpenFiles: 0 }],
-    [{ maxOpenFiles: 7 }],
+    [{ maxOpenFiles: 1 }],
     [{ maxOpenFiles: 1.5 }],
     [{ maxOpenFiles: '64' }],
     [{ root: 42 }],

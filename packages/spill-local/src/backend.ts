@@ -22,7 +22,7 @@ import { openArtifact, resolveLocator } from './locator.js';
 import { createSpillReader, WORKER_DESCRIPTORS } from '@spillway/retrieval';
 import type { SpillByteSource } from '@spillway/retrieval';
 import { RootGuard } from './root-guard.js';
-import { save } from './save.js';
+import { save, streamSlotCount } from './save.js';
 import type { SaveContext } from './save.js';
 import { Semaphore } from './semaphore.js';
 import { WRITE_BUFFER_BYTES } from './file-writer.js';
@@ -44,8 +44,10 @@ export interface LocalBackendOptions {
   /** fsync each file before publishing it and its directory after. Default false. */
   readonly durable?: boolean;
   /**
-   * The most file descriptors the backend holds at once (each save and each read holds
-   * two, each regex worker thread four). Default 64; at least 8.
+   * The most file descriptors the backend holds at once (each save, read or delete holds
+   * two, and so does a listing while it reads one directory; each regex worker thread
+   * four). Default 64; at least 2. Operations beyond the bound wait their turn in arrival
+   * order.
    */
   readonly maxOpenFiles?: number;
 }
@@ -82,8 +84,13 @@ const READ_BYTES = 64 * 1024;
 
 /** Default {@link LocalBackendOptions.maxOpenFiles}. */
 export const DEFAULT_MAX_OPEN_FILES = 64;
-/** The smallest accepted maxOpenFiles: a paused listing holds four, a save two. */
-export const MIN_MAX_OPEN_FILES = 8;
+/**
+ * The smallest accepted maxOpenFiles: the most descriptors one operation holds at once (a
+ * save, a read, a delete or one step of a listing holds two). Any accepted value makes
+ * progress, since no operation waits for permits while holding some, and a listing holds
+ * none while its consumer works.
+ */
+export const MIN_MAX_OPEN_FILES = 2;
 
 /**
  * Test seams, deliberately not part of the public API: fault-injecting fs operations,
@@ -157,6 +164,7 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     ops,
     guard,
     semaphore,
+    streamSlots: new Semaphore(streamSlotCount(config.maxOpenFiles)),
     durable: config.durable,
     writeBufferBytes: internals.writeBufferBytes ?? WRITE_BUFFER_BYTES,
   };
@@ -247,7 +255,7 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
  * const page = await backend.reader.read(ref.locator, { offset: 1, limit: 100 });
  *
  * @throws TypeError when the options are malformed (an unknown key, a bad root, maxOpenFiles
- * below 8…).
+ * below 2…).
  */
 export function createLocalBackend(options?: LocalBackendOptions): LocalBackend {
   return createLocalBackendWith(options);

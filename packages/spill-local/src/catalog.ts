@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Dir, Stats } from 'node:fs';
 import { SpillError, isSpillError, spillLocator, throwIfAborted } from '@spillway/core';
-import type { ListOptions, SpillCallOptions, SpillEntry, SpillLocator, SweepTempResult } from '@spillway/core';
+import type { ListOptions, SpillCallOptions, SpillEntry, SpillListProblem, SpillLocator, SweepTempResult } from '@spillway/core';
 import { errnoOf, storageError } from './errors.js';
 import type { FsOps } from './fs-ops.js';
 import { openArtifact, resolveLocator } from './locator.js';
@@ -24,15 +24,23 @@ async function closeQuietly(ops: FsOps, fd: number): Promise<void> {
 }
 
 /**
- * Streams the names of the session directories under the root. Holds one descriptor (the
- * directory handle) while the consumer iterates.
+ * Descriptors one step of a walk holds at once: a directory's descriptor and its
+ * `opendir` handle (or the root's descriptor while a session directory is opened).
  */
-async function* sessionNames(ctx: CatalogContext, signal: AbortSignal | undefined): AsyncGenerator<string> {
-  // Two permits: the root's descriptor while opening, then the directory handle.
-  const release = await ctx.semaphore.acquire(2);
-  let handle: Dir | undefined;
-  try {
+const WALK_FDS = 2;
+/** The most problems one {@link sweepTemp} result carries. */
+const MAX_REPORTED_PROBLEMS = 100;
+
+/**
+ * The names under the root that have the shape of a session directory, read in one go
+ * while holding descriptor permits, which are released before the caller sees a name.
+ * Whatever the entry is (a directory, a symbolic link, a file) it is returned: opening it
+ * decides, and refuses what is not a private directory.
+ */
+async function readSessionNames(ctx: CatalogContext, signal: AbortSignal | undefined): Promise<string[]> {
+  return ctx.semaphore.use(WALK_FDS, async () => {
     const { root, fd } = await ctx.guard.openRoot();
+    let handle: Dir;
     try {
       handle = await ctx.ops.opendir(ctx.guard.at(fd, root.path, ''));
     } catch (error) {
@@ -40,57 +48,68 @@ async function* sessionNames(ctx: CatalogContext, signal: AbortSignal | undefine
     } finally {
       await closeQuietly(ctx.ops, fd);
     }
-    for (;;) {
-      throwIfAborted(signal, 'The listing');
-      const entry = await handle.read();
-      if (entry === null) break;
-      if (entry.isDirectory() && SESSION_DIR_RE.test(entry.name)) yield entry.name;
+    try {
+      const names: string[] = [];
+      for (;;) {
+        throwIfAborted(signal, 'The listing');
+        const entry = await handle.read();
+        if (entry === null) return names;
+        if (SESSION_DIR_RE.test(entry.name)) names.push(entry.name);
+      }
+    } finally {
+      await handle.close().catch(() => undefined);
     }
-  } finally {
-    if (handle !== undefined) await handle.close().catch(() => undefined);
-    release();
-  }
+  });
 }
 
 /**
- * Streams the entries of one session directory. Holds the session directory's descriptor
- * and one directory handle while the consumer iterates.
+ * Runs `visit` over the entries of one session directory while holding the session
+ * directory's descriptor, one directory handle and their permits; all are released when it
+ * returns. `visit` must not wait for anything outside the backend (it never yields to a
+ * caller). Resolves false when the directory does not exist.
  */
-async function* sessionEntries(
+async function walkSession(
   ctx: CatalogContext,
   session: string,
   signal: AbortSignal | undefined,
-): AsyncGenerator<{ dir: OpenSessionDir; name: string }> {
-  const release = await ctx.semaphore.acquire(2);
-  let dir: OpenSessionDir | undefined;
-  let handle: Dir | undefined;
-  try {
-    dir = await ctx.guard.openSessionDir(session, false);
-    if (dir === undefined) return;
+  visit: (dir: OpenSessionDir, name: string) => Promise<void>,
+): Promise<boolean> {
+  return ctx.semaphore.use(WALK_FDS, async () => {
+    const dir = await ctx.guard.openSessionDir(session, false);
+    if (dir === undefined) return false;
+    let handle: Dir | undefined;
     try {
-      handle = await ctx.ops.opendir(dir.at(''));
-    } catch (error) {
-      throw storageError(error, `listing ${dir.path}`);
+      try {
+        handle = await ctx.ops.opendir(dir.at(''));
+      } catch (error) {
+        throw storageError(error, `listing ${dir.path}`);
+      }
+      for (;;) {
+        throwIfAborted(signal, 'The listing');
+        const entry = await handle.read();
+        if (entry === null) return true;
+        await visit(dir, entry.name);
+      }
+    } finally {
+      if (handle !== undefined) await handle.close().catch(() => undefined);
+      await closeQuietly(ctx.ops, dir.fd);
     }
-    for (;;) {
-      throwIfAborted(signal, 'The listing');
-      const entry = await handle.read();
-      if (entry === null) break;
-      yield { dir, name: entry.name };
-    }
-  } finally {
-    if (handle !== undefined) await handle.close().catch(() => undefined);
-    if (dir !== undefined) await closeQuietly(ctx.ops, dir.fd);
-    release();
-  }
+  });
 }
 
-async function* sessionsToWalk(ctx: CatalogContext, options: ListOptions | undefined): AsyncGenerator<string> {
-  if (options?.sessionId !== undefined) {
-    yield sessionDirName(options.sessionId);
-    return;
-  }
-  yield* sessionNames(ctx, options?.signal);
+/**
+ * Decides what a failure to walk one session directory means. Aborts and problems with
+ * the root itself end the walk (rethrown); anything else concerns that directory alone and
+ * is returned as a problem to report.
+ */
+async function sessionProblem(ctx: CatalogContext, rootPath: string, session: string, error: unknown, signal: AbortSignal | undefined): Promise<SpillListProblem> {
+  if (signal?.aborted === true || isSpillError(error, 'SPILL_ABORTED')) throw error;
+  // Is it the root? Then every session would fail the same way: stop here instead.
+  await ctx.semaphore.use(1, async () => {
+    const { fd } = await ctx.guard.openRoot();
+    await closeQuietly(ctx.ops, fd);
+  });
+  return { session, where: path.join(rootPath, session), error: storageError(error, `walking ${path.join(rootPath, session)}`) };
 }
 
 /** Fallback mode only: whether the session directory's path still leads to the one open. */
@@ -108,29 +127,69 @@ async function lstatQuiet(ops: FsOps, p: string): Promise<Stats | undefined> {
   }
 }
 
+/** Reads one session's published artifacts into memory, holding descriptors only meanwhile. */
+async function sessionArtifacts(ctx: CatalogContext, rootPath: string, session: string, signal: AbortSignal | undefined): Promise<SpillEntry[]> {
+  const entries: SpillEntry[] = [];
+  await walkSession(ctx, session, signal, async (dir, name) => {
+    if (!isLeafName(name)) return;
+    const st = await lstatQuiet(ctx.ops, dir.at(name));
+    if (st === undefined || !st.isFile() || st.nlink !== 1) return;
+    if (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir))) return;
+    if (ctx.guard.euid >= 0 && st.uid !== ctx.guard.euid) return;
+    entries.push({
+      locator: spillLocator(path.join(rootPath, session, name)),
+      bytes: st.size,
+      createdAt: st.mtime,
+      session,
+    });
+  });
+  return entries;
+}
+
+/** Calls a caller's problem callback, which must never break the walk. */
+function report(onProblem: ((problem: SpillListProblem) => void) | undefined, problem: SpillListProblem): void {
+  try {
+    onProblem?.(problem);
+  } catch {
+    // A reporting callback that throws must not end the listing.
+  }
+}
+
 /**
  * Lists published artifacts: regular, private, single-link files with a leaf-shaped name
  * in `<root>/session-*`. Temp files, index files and anything else are skipped. Reads
  * metadata only, never content.
+ *
+ * No descriptor (nor its permit) is held while the consumer handles an entry: the session
+ * names are read first, then each session's entries are read and checked in one go with
+ * the descriptors held, and released before the first of them is yielded. So a consumer
+ * may delete, save or read on the same backend while it iterates, at any `maxOpenFiles`,
+ * and an abandoned listing pins nothing but one session's entries in memory. A session
+ * directory that cannot be used (a symlink, group-writable, owned by another user,
+ * unreadable) is skipped and reported through `onProblem`; without `onProblem` the
+ * listing rejects with the first such error once everything else has been yielded.
  */
 export async function* listEntries(ctx: CatalogContext, options?: ListOptions): AsyncGenerator<SpillEntry> {
-  throwIfAborted(options?.signal, 'The listing');
+  const signal = options?.signal;
+  const onProblem = options?.onProblem;
+  throwIfAborted(signal, 'The listing');
   const root = await ctx.guard.root();
-  for await (const session of sessionsToWalk(ctx, options)) {
-    for await (const { dir, name } of sessionEntries(ctx, session, options?.signal)) {
-      if (!isLeafName(name)) continue;
-      const st = await lstatQuiet(ctx.ops, dir.at(name));
-      if (st === undefined || !st.isFile() || st.nlink !== 1) continue;
-      if (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir))) continue;
-      if (ctx.guard.euid >= 0 && st.uid !== ctx.guard.euid) continue;
-      yield {
-        locator: spillLocator(path.join(root.path, session, name)),
-        bytes: st.size,
-        createdAt: st.mtime,
-        session,
-      };
+  const sessions = options?.sessionId !== undefined ? [sessionDirName(options.sessionId)] : await readSessionNames(ctx, signal);
+  let first: SpillListProblem | undefined;
+  for (const session of sessions) {
+    throwIfAborted(signal, 'The listing');
+    let entries: SpillEntry[];
+    try {
+      entries = await sessionArtifacts(ctx, root.path, session, signal);
+    } catch (error) {
+      const problem = await sessionProblem(ctx, root.path, session, error, signal);
+      first ??= problem;
+      report(onProblem, problem);
+      continue;
     }
+    yield* entries;
   }
+  if (first !== undefined && onProblem === undefined) throw first.error;
 }
 
 /**
@@ -188,24 +247,32 @@ export async function sweepTemp(
   }
   throwIfAborted(options.signal, 'The sweep');
   const cutoff = ctx.now() - olderThanMs;
+  const root = await ctx.guard.root();
   let removed = 0;
   let bytes = 0;
-  for await (const session of sessionNames(ctx, options.signal)) {
-    for await (const { dir, name } of sessionEntries(ctx, session, options.signal)) {
-      if (!TEMP_RE.test(name)) continue;
-      const st = await lstatQuiet(ctx.ops, dir.at(name));
-      if (st === undefined || !st.isFile()) continue;
-      if (ctx.guard.euid >= 0 && st.uid !== ctx.guard.euid) continue;
-      if (st.mtimeMs > cutoff) continue;
-      if (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir))) continue;
-      try {
-        await ctx.ops.unlink(dir.at(name));
-        removed++;
-        bytes += st.size;
-      } catch (error) {
-        if (errnoOf(error) !== 'ENOENT') throw storageError(error, `removing the leftover temp file ${path.join(dir.path, name)}`);
-      }
+  const problems: SpillListProblem[] = [];
+  for (const session of await readSessionNames(ctx, options.signal)) {
+    throwIfAborted(options.signal, 'The sweep');
+    try {
+      await walkSession(ctx, session, options.signal, async (dir, name) => {
+        if (!TEMP_RE.test(name)) return;
+        const st = await lstatQuiet(ctx.ops, dir.at(name));
+        if (st === undefined || !st.isFile()) return;
+        if (ctx.guard.euid >= 0 && st.uid !== ctx.guard.euid) return;
+        if (st.mtimeMs > cutoff) return;
+        if (!ctx.guard.anchored && !(await stillSameDir(ctx.ops, dir))) return;
+        try {
+          await ctx.ops.unlink(dir.at(name));
+          removed++;
+          bytes += st.size;
+        } catch (error) {
+          if (errnoOf(error) !== 'ENOENT') throw storageError(error, `removing the leftover temp file ${path.join(dir.path, name)}`);
+        }
+      });
+    } catch (error) {
+      const problem = await sessionProblem(ctx, root.path, session, error, options.signal);
+      if (problems.length < MAX_REPORTED_PROBLEMS) problems.push(problem);
     }
   }
-  return { removed, bytes };
+  return problems.length === 0 ? { removed, bytes } : { removed, bytes, problems };
 }

@@ -23,6 +23,9 @@ export interface OpenArtifact {
   readonly locator: ResolvedLocator;
 }
 
+/** The longest locator worth looking at: Linux's PATH_MAX. */
+export const MAX_LOCATOR_LENGTH = 4096;
+
 function invalid(message: string, cause?: unknown): Error {
   return spillError('SPILL_INVALID_LOCATOR', message, cause);
 }
@@ -43,6 +46,10 @@ function show(value: string): string {
 export async function resolveLocator(guard: RootGuard, ops: FsOps, locator: unknown): Promise<ResolvedLocator> {
   if (typeof locator !== 'string' || locator.length === 0) {
     throw invalid('A locator must be the non-empty path string returned by a save.');
+  }
+  // Longer than any path the system accepts: refuse before any work over its length.
+  if (locator.length > MAX_LOCATOR_LENGTH) {
+    throw invalid(`The locator is ${locator.length} characters long, longer than any spill file's path (at most ${MAX_LOCATOR_LENGTH}).`);
   }
   if (locator.includes('\0')) throw invalid('A locator must not contain a NUL character.');
   if (!path.isAbsolute(locator)) {
@@ -100,6 +107,8 @@ export async function openArtifact(guard: RootGuard, ops: FsOps, resolved: Resol
     const stats = await ops.fstat(fd);
     if (!stats.isFile()) throw invalid(`${resolved.canonical} is not a regular file (a FIFO, device, socket or directory); refusing to read it.`);
     if (guard.euid >= 0 && stats.uid !== guard.euid) throw invalid(`${resolved.canonical} belongs to another user (uid ${stats.uid}); refusing to read it.`);
+    // Unlinked between our open and fstat (a concurrent delete): gone, not forged.
+    if (stats.nlink === 0) throw spillError('SPILL_NOT_FOUND', `Nothing is stored at ${resolved.canonical}; it was deleted while it was being opened.`);
     if (stats.nlink !== 1) throw invalid(`${resolved.canonical} has ${stats.nlink} hard links, so it may be someone else's file; refusing to use it.`);
     if (!guard.anchored) {
       // Without /proc anchoring the open went through a path: check after it that the

@@ -6,8 +6,10 @@ import {
   DEFAULT_NAME,
   LEAF_RE,
   MAX_LEAF_BYTES,
+  MAX_SUGGESTION_SCAN,
   SESSION_DIR_RE,
   TEMP_RE,
+  boundSuggestion,
   isLeafName,
   leafName,
   sanitizeName,
@@ -127,6 +129,30 @@ describe('leaf names', () => {
       checkLeaf(leaf);
       if (long.endsWith('.json')) expect(leaf.endsWith('.json')).toBe(true);
     }
+  });
+
+  it('look at a bounded slice of a huge suggestion: head and extension kept, no pair split', () => {
+    for (const size of [MAX_SUGGESTION_SCAN + 1, 200_000, 10_000_000]) {
+      for (const unit of ['a', '\u{1F600}', '/', '\uFF0F', '\uD800']) {
+        const huge = `${unit.repeat(Math.ceil(size / unit.length))}.json`;
+        const bounded = boundSuggestion(huge);
+        // The work that follows is over at most this many code units, whatever the size.
+        expect(bounded.length).toBeLessThanOrEqual(MAX_SUGGESTION_SCAN + 1);
+        expect(bounded.endsWith('.json')).toBe(true);
+        expect(sanitizeName(huge, 234)).toBe(sanitizeName(bounded, 234));
+        checkLeaf(leafName(huge));
+      }
+    }
+    // A suggestion within the scan is taken whole.
+    const fits = `${'b'.repeat(MAX_SUGGESTION_SCAN - 4)}.txt`;
+    expect(boundSuggestion(fits)).toBe(fits);
+    expect(boundSuggestion(`${'x'.repeat(2000)}\u{1F600}${'y'.repeat(40)}`)).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+  });
+
+  it('stay fast for a pathological 10,000,000-character name (hung for minutes when the work was quadratic)', { timeout: 20_000 }, () => {
+    const leaf = leafName(`${'-.'.repeat(5_000_000)}report.txt`);
+    checkLeaf(leaf);
+    expect(leaf.endsWith('report.txt')).toBe(true);
   });
 
   it('make Windows device names harmless: the leaf never equals one', () => {

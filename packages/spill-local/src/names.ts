@@ -79,34 +79,72 @@ function trimSeparators(text: string): string {
 }
 
 /**
+ * The most UTF-16 code units of a suggested name that are ever looked at. The name kept is
+ * at most 255 bytes, so a longer suggestion is cut to its first {@link SUGGESTION_HEAD}
+ * and last {@link SUGGESTION_TAIL} code units (where the extension is) before any
+ * per-character work: a suggestion of any length costs the same few microseconds.
+ */
+export const MAX_SUGGESTION_SCAN = 1024;
+const SUGGESTION_HEAD = MAX_SUGGESTION_SCAN - 64;
+const SUGGESTION_TAIL = 32;
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/**
+ * `text` if it is at most {@link MAX_SUGGESTION_SCAN} code units long; otherwise its head
+ * and its tail joined by `_`, each cut so that no surrogate pair is split. Constant time in
+ * the length of `text`.
+ */
+export function boundSuggestion(text: string): string {
+  if (text.length <= MAX_SUGGESTION_SCAN) return text;
+  let headEnd = SUGGESTION_HEAD;
+  if (isHighSurrogate(text.charCodeAt(headEnd - 1))) headEnd -= 1;
+  let tailStart = text.length - SUGGESTION_TAIL;
+  if (isLowSurrogate(text.charCodeAt(tailStart))) tailStart += 1;
+  return `${text.slice(0, headEnd)}_${text.slice(tailStart)}`;
+}
+
+/**
  * Reduces a suggested name to one safe, readable segment (without the random prefix):
  * NFKC first (so a fullwidth solidus becomes `/` and is then removed), then an allow-list
  * of ASCII letters, digits, `.`, `_`, `-` and letters of left-to-right scripts; every run
  * of other characters becomes one `_`, every run of separators one character, no leading
  * or trailing separator, the extension kept, at most `maxBytes` UTF-8 bytes. An empty
- * result becomes {@link DEFAULT_NAME}.
+ * result becomes {@link DEFAULT_NAME}. Only the first and last code units of a very long
+ * suggestion are looked at (see {@link boundSuggestion}), so its cost is bounded.
  */
 export function sanitizeName(suggested: string, maxBytes: number): string {
-  const normalized = suggested.normalize('NFKC');
-  let out = '';
+  const normalized = boundSuggestion(suggested).normalize('NFKC');
+  // Kept as an array with the last character tracked: reading the end of a string built
+  // by `+=` flattens it every time, which made this quadratic.
+  const out: string[] = [];
+  let last = '';
   let inRun = false; // inside a run of replaced characters
   for (const ch of normalized) {
     if (isAllowed(ch)) {
-      const last = out.charAt(out.length - 1);
       if (SEPARATORS.test(ch) && SEPARATORS.test(last)) {
         // Collapse a run of separators, keeping a dot if the run has one.
-        if (ch === '.') out = `${out.slice(0, -1)}.`;
+        if (ch === '.') out[out.length - 1] = last = '.';
       } else {
-        out += ch;
+        out.push(ch);
+        last = ch;
       }
       inRun = false;
     } else if (!inRun) {
-      const last = out.charAt(out.length - 1);
-      if (!SEPARATORS.test(last)) out += '_';
+      if (!SEPARATORS.test(last)) {
+        out.push('_');
+        last = '_';
+      }
       inRun = true;
     }
   }
-  let name = trimSeparators(out);
+  let name = trimSeparators(out.join(''));
   if (name === '') return DEFAULT_NAME;
   if (Buffer.byteLength(name, 'utf8') > maxBytes) {
     const ext = EXTENSION_RE.exec(name);

@@ -26,8 +26,32 @@ export interface SaveContext {
   readonly ops: FsOps;
   readonly guard: RootGuard;
   readonly semaphore: Semaphore;
+  /**
+   * Slots for stream saves, taken before the descriptor permits. A stream save holds its
+   * permits while it waits for the caller's next chunk, so streams may only ever hold
+   * about half of them: the rest always serve saves, reads, deletes and listings, which a
+   * stream's producer may be waiting for.
+   */
+  readonly streamSlots?: Semaphore;
   readonly durable: boolean;
   readonly writeBufferBytes: number;
+}
+
+/** How many stream saves may hold descriptors at once for a given `maxOpenFiles`. */
+export function streamSlotCount(maxOpenFiles: number): number {
+  return Math.max(1, Math.floor(maxOpenFiles / (2 * SAVE_FDS)));
+}
+
+/** Waits for `semaphore`'s permits unless `signal` fires first; a late grant is handed back. */
+async function acquireOrAbort(semaphore: Semaphore, weight: number, signal: AbortSignal | undefined): Promise<() => void> {
+  const acquiring = semaphore.acquire(weight);
+  try {
+    return await raceAbort(acquiring, signal, 'The save');
+  } catch (error) {
+    // Aborted while queued: hand the permits back as soon as they arrive.
+    void acquiring.then((late) => { late(); });
+    throw error;
+  }
 }
 
 /** Where the content comes from. */
@@ -112,15 +136,19 @@ export async function save(
   signal: AbortSignal | undefined,
 ): Promise<SpillRef> {
   throwIfAborted(signal, 'The save');
-  const acquiring = ctx.semaphore.acquire(SAVE_FDS);
-  let release: () => void;
+  const slots = content.kind === 'stream' ? ctx.streamSlots : undefined;
+  const releaseSlot = slots === undefined ? () => undefined : await acquireOrAbort(slots, 1, signal);
+  let releasePermits: () => void;
   try {
-    release = await raceAbort(acquiring, signal, 'The save');
+    releasePermits = await acquireOrAbort(ctx.semaphore, SAVE_FDS, signal);
   } catch (error) {
-    // Aborted while queued: hand the permits back as soon as they arrive.
-    void acquiring.then((late) => { late(); });
+    releaseSlot();
     throw error;
   }
+  const release = (): void => {
+    releasePermits();
+    releaseSlot();
+  };
   // Descriptors are closed in the background once the outcome is settled; the permits go
   // back only when they are closed, so the bound on open descriptors holds.
   const closing: Promise<unknown>[] = [];

@@ -78,6 +78,21 @@ export interface NewArtifact {
   readonly toolName: string;
 }
 
+/**
+ * Where a paused listing stands: the artifact it yielded last. While that artifact lives,
+ * the listing continues after it; when it is removed, the store moves the cursor to the
+ * next live artifact in the listing's order, so a paused listing never keeps a removed
+ * artifact (nor a chain of them) reachable.
+ */
+export interface Cursor {
+  /** The artifact yielded last, or (once `moved`) the next one to yield; undefined at the end. */
+  at: Artifact | undefined;
+  /** True once the store moved the cursor past a removed artifact. */
+  moved: boolean;
+  /** Whether the listing follows one session's order rather than the global one. */
+  readonly bySession: boolean;
+}
+
 /** Counters kept by the store. */
 export interface StoreCounters {
   bytes: number;
@@ -94,6 +109,8 @@ export class ArtifactStore {
   readonly #tombstones: Tombstones;
   #head: Artifact | undefined;
   #tail: Artifact | undefined;
+  /** Paused listings, by the artifact each stands on. */
+  readonly #cursors = new Map<Artifact, Set<Cursor>>();
   readonly counters: StoreCounters = { bytes: 0, artifacts: 0, evictions: 0, evictedBytes: 0, deletions: 0 };
 
   constructor(
@@ -196,20 +213,68 @@ export class ArtifactStore {
     return this.#sessions.get(sessionId)?.head;
   }
 
-  /**
-   * The artifact after `current` in the same order (`bySession` follows the session
-   * list). A removed artifact keeps the forward pointer it had when it was removed, so an
-   * iteration can continue from it to the next artifact still alive.
-   */
+  /** The live artifact after the live artifact `current` in the same order. */
   static after(current: Artifact, bySession: boolean): Artifact | undefined {
-    let next = bySession ? current.sessionNext : current.next;
-    while (next?.removed === true) next = bySession ? next.sessionNext : next.next;
-    return next;
+    return bySession ? current.sessionNext : current.next;
+  }
+
+  /** Parks a listing on the live artifact it just yielded; see {@link Cursor}. */
+  park(at: Artifact, bySession: boolean): Cursor {
+    const cursor: Cursor = { at, moved: false, bySession };
+    this.#attach(cursor);
+    return cursor;
+  }
+
+  /**
+   * Unparks a listing and answers the next artifact it should yield: the one after where
+   * it stood, or, when that was removed meanwhile, the live one the store moved it to.
+   */
+  resume(cursor: Cursor): Artifact | undefined {
+    this.release(cursor);
+    const { at } = cursor;
+    if (at === undefined) return undefined;
+    return cursor.moved ? at : ArtifactStore.after(at, cursor.bySession);
+  }
+
+  /** Forgets a parked cursor (a listing that ended early). Idempotent. */
+  release(cursor: Cursor): void {
+    if (cursor.at === undefined) return;
+    const set = this.#cursors.get(cursor.at);
+    if (set === undefined) return;
+    set.delete(cursor);
+    if (set.size === 0) this.#cursors.delete(cursor.at);
+  }
+
+  /** How many listings are parked (for tests). */
+  get parkedCount(): number {
+    let n = 0;
+    for (const set of this.#cursors.values()) n += set.size;
+    return n;
+  }
+
+  #attach(cursor: Cursor): void {
+    if (cursor.at === undefined) return;
+    let set = this.#cursors.get(cursor.at);
+    if (set === undefined) this.#cursors.set(cursor.at, (set = new Set()));
+    set.add(cursor);
+  }
+
+  /** Moves the cursors parked on `artifact`, which is being removed, to the next live one. */
+  #moveCursors(artifact: Artifact): void {
+    const parked = this.#cursors.get(artifact);
+    if (parked === undefined) return;
+    this.#cursors.delete(artifact);
+    for (const cursor of parked) {
+      cursor.at = ArtifactStore.after(artifact, cursor.bySession);
+      cursor.moved = true;
+      this.#attach(cursor);
+    }
   }
 
   #unlink(artifact: Artifact, reason: RemovalReason): void {
     const bucket = artifact.session;
-    // Global list. Forward pointers of the removed node are kept (see `after`).
+    this.#moveCursors(artifact);
+    // Global list.
     if (artifact.prev === undefined) this.#head = artifact.next;
     else artifact.prev.next = artifact.next;
     if (artifact.next === undefined) this.#tail = artifact.prev;
@@ -219,8 +284,12 @@ export class ArtifactStore {
     else artifact.sessionPrev.sessionNext = artifact.sessionNext;
     if (artifact.sessionNext === undefined) bucket.tail = artifact.sessionPrev;
     else artifact.sessionNext.sessionPrev = artifact.sessionPrev;
+    // No listing stands on a removed artifact (see #moveCursors), so it keeps no
+    // neighbour reachable: it is collected as soon as no reader holds it.
     artifact.prev = undefined;
     artifact.sessionPrev = undefined;
+    artifact.next = undefined;
+    artifact.sessionNext = undefined;
     artifact.removed = true;
     artifact.bytes = EMPTY; // let the content be collected even while a listing holds the node
     if (bucket.head === undefined) this.#sessions.delete(bucket.sessionId);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MEMORY_MAX_ARTIFACTS,
   DEFAULT_MEMORY_MAX_BYTES,
+  MAX_TOOL_NAME_LENGTH,
   MEMORY_RETRIEVAL_HINT,
   createMemoryBackend,
 } from './index.js';
@@ -139,6 +140,18 @@ describe('saveText', () => {
     }
     expect(entries[0]?.name).toBe('etc_passwd');
     expect(entries[4]?.name).toBe('spill.txt');
+  });
+
+  it('keeps a bounded slice of a huge suggested name and tool name, however long they are', { timeout: 20_000 }, async () => {
+    const backend = createMemoryBackend();
+    const huge = '\u{1F600}ab'.repeat(2_500_000); // 10 million code units
+    await backend.saveText({ ...request('data', 'session-1', huge), source: { toolName: huge, callId: request('').source.callId } });
+    const [entry] = await collect(backend.catalog.list());
+    expect(entry?.name.length).toBeLessThanOrEqual(100);
+    expect(entry?.toolName.length).toBeLessThanOrEqual(MAX_TOOL_NAME_LENGTH);
+    expect(entry?.toolName.startsWith('\u{1F600}ab')).toBe(true);
+    // Never half a surrogate pair at the cut.
+    expect(entry?.toolName).not.toMatch(/[\uD800-\uDBFF]$/);
   });
 });
 

@@ -20,7 +20,7 @@ import type {
   SpillRef,
 } from '@spillway/core';
 import { ArtifactStore } from './artifact-store.js';
-import type { Artifact } from './artifact-store.js';
+import type { Artifact, Cursor } from './artifact-store.js';
 import { createSpillReader } from '@spillway/retrieval';
 import type { SpillByteSource } from '@spillway/retrieval';
 import { optionsBag, signalOf } from './call-options.js';
@@ -67,8 +67,24 @@ export interface MemoryBackendOptions {
 export interface MemorySpillEntry extends SpillEntry {
   /** The suggested name reduced to letters, digits, `.`, `_` and `-`; for people only. */
   readonly name: string;
-  /** The tool that produced the artifact (descriptive, from the save request). */
+  /**
+   * The tool that produced the artifact (descriptive, from the save request), cut to its
+   * first {@link MAX_TOOL_NAME_LENGTH} code units so that a huge tool name costs no more
+   * memory than a normal one.
+   */
   readonly toolName: string;
+}
+
+/** The most UTF-16 code units of a tool name a memory artifact keeps. */
+export const MAX_TOOL_NAME_LENGTH = 256;
+/** The most code units of a suggested name ever looked at (the name kept is at most 100). */
+const MAX_NAME_SCAN = 400;
+
+/** `text` cut to at most `max` code units, without leaving half a surrogate pair at the end. */
+function cutUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
 
 /** The memory backend's catalog; it has no temporary state, so no `sweepTemp`. */
@@ -126,9 +142,12 @@ function configInteger(options: Readonly<Record<string, unknown>>, key: string, 
   return value;
 }
 
-/** The suggested name as a short, safe label; it never decides where data goes. */
+/**
+ * The suggested name as a short, safe label; it never decides where data goes. Only its
+ * first {@link MAX_NAME_SCAN} code units are looked at, so any length costs the same.
+ */
 function displayName(suggested: string): string {
-  const cleaned = suggested
+  const cleaned = cutUnits(suggested, MAX_NAME_SCAN)
     .normalize('NFKC')
     .replace(/[^A-Za-z0-9._-]+/g, '_')
     .replace(/^[._-]+/, '')
@@ -283,7 +302,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
         sessionId,
         sessionKey: key,
         name: displayName(input.suggestedName),
-        toolName: input.source.toolName,
+        toolName: cutUnits(input.source.toolName, MAX_TOOL_NAME_LENGTH),
     });
     return { locator, bytes: bytes.length, retrievalHint: MEMORY_RETRIEVAL_HINT };
   }
@@ -342,10 +361,15 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
           }
           const bySession = sessionId !== undefined;
           let current = store.first(sessionId);
-          while (current !== undefined) {
-            throwIfAborted(signal, 'The listing');
-            const artifact: Artifact = current;
-            if (!artifact.removed) {
+          // While the consumer holds an entry, the listing is parked on a cursor that the
+          // store moves past removals, so a paused (or abandoned) listing keeps no evicted
+          // artifact reachable.
+          let cursor: Cursor | undefined;
+          try {
+            while (current !== undefined) {
+              throwIfAborted(signal, 'The listing');
+              const artifact: Artifact = current;
+              cursor = store.park(artifact, bySession);
               yield {
                 locator: artifact.locator as SpillLocator,
                 bytes: artifact.byteLength,
@@ -354,8 +378,11 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
                 name: artifact.name,
                 toolName: artifact.toolName,
               };
+              current = store.resume(cursor);
+              cursor = undefined;
             }
-            current = ArtifactStore.after(artifact, bySession);
+          } finally {
+            if (cursor !== undefined) store.release(cursor);
           }
         },
       };

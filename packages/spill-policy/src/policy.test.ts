@@ -36,6 +36,19 @@ describe('the gate', () => {
     expect(events).toEqual([{ type: 'spilled', toolName: 'bash', callId: 'call-1', bytes: 5000, shownBytes: expect.any(Number) as number, locator: '/spill/session-1/abc-bash.txt', ms: expect.any(Number) as number }]);
   });
 
+  it('names the artifact after a bounded slice of a huge tool name', async () => {
+    const { backend, policy } = setup();
+    const toolName = `${'\u{1F600}'.repeat(50)}${'t'.repeat(5_000_000)}`;
+    await policy.apply({ ...exec, toolName }, bigResult);
+    const input = backend.calls[0]?.input as { suggestedName: string; source: { label?: string; toolName: string } } | undefined;
+    expect(input?.suggestedName.length).toBeLessThanOrEqual(204);
+    expect(input?.suggestedName.startsWith('\u{1F600}')).toBe(true);
+    expect(input?.suggestedName.endsWith('.txt')).toBe(true);
+    expect(input?.source.label?.length).toBeLessThanOrEqual(210);
+    // The source still says which tool it was, verbatim: it is descriptive.
+    expect(input?.source.toolName).toBe(toolName);
+  });
+
   it('passes a result at exactly the cap through, and spills one byte more', async () => {
     const { backend, policy } = setup();
     const atCap: ToolResult = { content: [textBlock('é'.repeat(500))] }; // 1000 bytes

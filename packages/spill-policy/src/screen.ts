@@ -37,12 +37,27 @@ export function spillBlocker(info: ExecutionInfo, options: ResolvedOptions, tota
   return undefined;
 }
 
+/**
+ * The most UTF-16 code units of a tool name that go into a suggested name or a label. A
+ * backend keeps a name of at most a few hundred bytes, so a longer tool name (the harness
+ * may take it from the model) is cut here, before anyone does per-character work on it.
+ */
+export const MAX_NAMING_TOOL_NAME = 200;
+
+/** `text` cut to at most `max` code units, never leaving half a surrogate pair at the end. */
+function cutUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
 /** The save request for an execution that passed {@link spillBlocker}. */
 export function saveRequest(info: ExecutionInfo): Omit<SaveTextSpill, 'content'> {
+  const naming = cutUnits(info.toolName, MAX_NAMING_TOOL_NAME);
   return {
     owner: { sessionId: brandSessionId(info.sessionId as string) },
-    source: { toolName: info.toolName, callId: brandCallId(info.callId as string), label: `result of ${info.toolName || 'a tool'}` },
-    suggestedName: `${info.toolName || 'tool-result'}.txt`,
+    source: { toolName: info.toolName, callId: brandCallId(info.callId as string), label: `result of ${naming || 'a tool'}` },
+    suggestedName: `${naming || 'tool-result'}.txt`,
   };
 }
 

@@ -21,7 +21,11 @@ export async function runPurge(
   const start = cfg.now();
   const report = new ReportBuilder(cfg.maxReportedEntries);
   const pool = new BoundedPool(cfg.deleteConcurrency);
-  const listOptions: ListOptions = { sessionId, ...(signal === undefined ? {} : { signal }) };
+  const listOptions: ListOptions = {
+    sessionId,
+    ...(signal === undefined ? {} : { signal }),
+    onProblem: (problem) => { report.addSkipped(problem); },
+  };
   const callOptions = signal === undefined ? {} : { signal };
   report.passes = 1;
 

@@ -1,6 +1,7 @@
 import {
   type SpillEntry,
   type SpillErrorCode,
+  type SpillListProblem,
   type SpillLocator,
   type SweepTempResult,
   isSpillError,
@@ -58,6 +59,21 @@ export interface RetentionFailure {
   /** A stable `SpillError` code (`SPILL_STORAGE_FAILED` for errors that had none). */
   readonly code: SpillErrorCode;
   /** What happened, for people. */
+  readonly message: string;
+}
+
+/**
+ * A part of the store the catalog refused or could not read (an unusable session
+ * directory, say). The sweep left it alone and went on with everything else.
+ */
+export interface SkippedPart {
+  /** The backend's key of the skipped session, when known. */
+  readonly session?: string;
+  /** What was skipped: a path or a description. */
+  readonly where: string;
+  /** A stable `SpillError` code (`SPILL_STORAGE_FAILED` for errors that had none). */
+  readonly code: SpillErrorCode;
+  /** Why, for people, with what to do about it. */
   readonly message: string;
 }
 
@@ -143,6 +159,12 @@ export interface RetentionReport {
   readonly errors: readonly RetentionFailure[];
   /** How many failures there were in all. */
   readonly errorCount: number;
+  /**
+   * Parts of the store the catalog skipped, each named once (up to 100): an unusable
+   * session directory, for one. Everything else was swept, so `complete` can still be
+   * true; its artifacts were neither counted nor deleted.
+   */
+  readonly skipped: readonly SkippedPart[];
 }
 
 const MAX_ERRORS = 100;
@@ -184,6 +206,7 @@ export class ReportBuilder {
   complete = true;
   passes = 0;
   temp: SweepTempResult | null = null;
+  private readonly skippedParts = new Map<string, SkippedPart>();
 
   constructor(private readonly maxListed: number) {}
 
@@ -208,6 +231,18 @@ export class ReportBuilder {
     const code: SpillErrorCode = isSpillError(error) ? error.code : 'SPILL_STORAGE_FAILED';
     const message = error instanceof Error ? error.message : String(error);
     this.errorList.push(locator === undefined ? { phase, code, message } : { phase, locator, code, message });
+  }
+
+  /** Records a part of the store the catalog skipped; each `where` is kept once. */
+  addSkipped(problem: SpillListProblem): void {
+    if (this.skippedParts.has(problem.where) || this.skippedParts.size >= MAX_ERRORS) return;
+    const { error } = problem;
+    const code: SpillErrorCode = isSpillError(error) ? error.code : 'SPILL_STORAGE_FAILED';
+    const message = error instanceof Error ? error.message : String(error);
+    this.skippedParts.set(
+      problem.where,
+      problem.session === undefined ? { where: problem.where, code, message } : { session: problem.session, where: problem.where, code, message },
+    );
   }
 
   /** Whether any failure was recorded. */
@@ -245,6 +280,7 @@ export class ReportBuilder {
       temp: this.temp,
       errors: this.errorList,
       errorCount: this.errorTotal,
+      skipped: [...this.skippedParts.values()],
     };
   }
 

@@ -95,6 +95,7 @@ export async function runSweep(
   const listOptions: ListOptions = {
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(signal === undefined ? {} : { signal }),
+    onProblem: (problem) => { report.addSkipped(problem); },
   };
   const callOptions = signal === undefined ? {} : { signal };
   const statuses = new Map<string, SessionStatus>();
@@ -295,6 +296,7 @@ export async function runSweep(
   if (report.complete && !cfg.dryRun && cfg.catalog.sweepTemp !== undefined) {
     try {
       report.temp = await cfg.catalog.sweepTemp({ olderThanMs: cfg.tempGraceMs, ...callOptions });
+      for (const problem of report.temp.problems ?? []) report.addSkipped(problem);
     } catch (error) {
       report.addError('sweep-temp', error);
     }

@@ -2,6 +2,23 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatDuration, parseByteSize, parseDuration } from './units.js';
 
+describe('huge inputs', () => {
+  it('are refused with a short message that quotes only their start', () => {
+    for (const text of ['1'.repeat(1_000_000) + 'x', '1s '.repeat(300_000) + 'x']) {
+      for (const parse of [parseDuration, parseByteSize]) {
+        let message = '';
+        try {
+          parse(text);
+        } catch (error) {
+          message = (error as Error).message;
+        }
+        expect(message).toMatch(/^Expected a/);
+        expect(message.length).toBeLessThan(300);
+      }
+    }
+  });
+});
+
 describe('parseDuration', () => {
   it.each([
     ['500ms', 500],

@@ -15,6 +15,15 @@ const DURATION_UNITS: Readonly<Record<string, number>> = {
 
 const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
 
+/** At most this many characters of a rejected value are quoted back in an error. */
+const MAX_SHOWN = 80;
+
+/** A rejected value, quoted and cut, so that a huge input makes a short message. */
+function shown(text: unknown): string {
+  if (typeof text !== 'string') return typeof text;
+  return JSON.stringify(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+}
+
 /**
  * Parses a duration such as `500ms`, `90s`, `15m`, `12h`, `7d`, `2w`, or a sum of them
  * written together (`1h30m`, `1d 12h`), into milliseconds. Units are lowercase; a bare
@@ -25,7 +34,7 @@ const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/gy;
 export function parseDuration(text: string): number {
   const fail = (): never => {
     throw new TypeError(
-      `Expected a duration such as 30s, 15m, 12h, 7d or 1h30m (units ms, s, m, h, d, w); got ${JSON.stringify(text)}.`,
+      `Expected a duration such as 30s, 15m, 12h, 7d or 1h30m (units ms, s, m, h, d, w); got ${shown(text)}.`,
     );
   };
   if (typeof text !== 'string') return fail();
@@ -77,7 +86,7 @@ const SIZE = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i;
 export function parseByteSize(text: string): number {
   const fail = (): never => {
     throw new TypeError(
-      `Expected a size such as 500MB, 2GB, 1.5GiB or 4096 (KB/MB/GB/TB = 1000^n, KiB/MiB/GiB/TiB or K/M/G/T = 1024^n); got ${JSON.stringify(text)}.`,
+      `Expected a size such as 500MB, 2GB, 1.5GiB or 4096 (KB/MB/GB/TB = 1000^n, KiB/MiB/GiB/TiB or K/M/G/T = 1024^n); got ${shown(text)}.`,
     );
   };
   if (typeof text !== 'string') return fail();

@@ -51,7 +51,8 @@ async function rootWithArtifacts(count: number): Promise<{ root: string; locator
 
 async function remaining(root: string): Promise<string[]> {
   const out: string[] = [];
-  for await (const e of createLocalBackend({ root }).catalog.list()) out.push(e.locator);
+  // Skipped (refused) session directories are the tests' business, not this helper's.
+  for await (const e of createLocalBackend({ root }).catalog.list({ onProblem: () => undefined })) out.push(e.locator);
   return out.sort();
 }
 
@@ -65,6 +66,56 @@ async function cli(args: string[], backend: BackendFactory, stderrTTY = false) {
 function factoryFor(root: string): BackendFactory {
   return () => localBackendFactory({ path: root, source: 'option' });
 }
+
+describe('spillway ls and gc with an unusable session directory', () => {
+  async function withRefusedSession(): Promise<{ root: string; bad: string; locators: SpillLocator[] }> {
+    const { root, locators } = await rootWithArtifacts(4);
+    const bad = join(root, `session-${'c'.repeat(32)}`);
+    await mkdir(bad, { mode: 0o700 });
+    await chmod(bad, 0o755);
+    return { root, bad, locators };
+  }
+
+  it('ls lists everything else, warns naming the refused directory, and exits 9', async () => {
+    const { root, bad } = await withRefusedSession();
+    const result = await cli(['ls'], factoryFor(root));
+    expect(result.code).toBe(9);
+    expect(result.stdout).toContain('4 artifacts');
+    expect(result.stderr).toContain(`spillway: warning: skipped ${bad}:`);
+    expect(result.stderr).toContain('[SPILL_UNSAFE_ROOT]');
+  });
+
+  it('ls --json names it in "skipped", keeps stderr quiet, and exits 9', async () => {
+    const { root, bad } = await withRefusedSession();
+    const result = await cli(['ls', '--json'], factoryFor(root));
+    expect(result.code).toBe(9);
+    const json = JSON.parse(result.stdout) as { count: number; complete: boolean; skipped: { where: string; code: string }[] };
+    expect(json.count).toBe(4);
+    expect(json.complete).toBe(true);
+    expect(json.skipped.map((s) => [s.where, s.code])).toEqual([[bad, 'SPILL_UNSAFE_ROOT']]);
+    expect(result.stderr).toBe('');
+  });
+
+  it('ls exits 0 with no warning when nothing is skipped', async () => {
+    const { root } = await rootWithArtifacts(2);
+    const result = await cli(['ls', '--json'], factoryFor(root));
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { skipped: unknown[] }).skipped).toEqual([]);
+  });
+
+  it('gc sweeps every other session, warns naming the refused one, and exits 9', async () => {
+    const { root, bad } = await withRefusedSession();
+    const result = await cli(['gc', '--older-than', '2d12h'], factoryFor(root));
+    expect(result.code).toBe(9);
+    expect(await remaining(root)).toHaveLength(2);
+    expect(result.stdout).toContain('Deleted 2 artifacts');
+    expect(result.stdout).toContain('Skipped 1 unusable session directory');
+    expect(result.stderr).toContain(`spillway: warning: skipped ${bad}:`);
+    const json = await cli(['gc', '--older-than', '1d12h', '--json'], factoryFor(root));
+    expect(json.code).toBe(9);
+    expect((JSON.parse(json.stdout) as { skipped: { where: string }[] }).skipped.map((s) => s.where)).toEqual([bad]);
+  });
+});
 
 describe('spillway gc (in process, real root)', () => {
   it('deletes nothing with --dry-run, and reports what it would delete', async () => {
@@ -269,6 +320,7 @@ describe('the summary', () => {
     temp: null,
     errors: [],
     errorCount: 0,
+    skipped: [],
   };
 
   it('says when no limit was given, and how long it took', () => {

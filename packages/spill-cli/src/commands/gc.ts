@@ -19,7 +19,7 @@ import {
 } from '@spillway/retention';
 import { CliError, cliMessage, oneLine } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions, type OutputStream } from '../context.js';
-import { exitCodeForSpillError } from '../exit-codes.js';
+import { EXIT_CODES, exitCodeForSpillError } from '../exit-codes.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
 
@@ -207,6 +207,9 @@ export function formatGcSummary(report: RetentionReport, options: GcOptions): st
     const message = first === undefined ? '' : isSpillErrorCode(first.code) ? cliMessage(first.code, first.message) : first.message;
     lines.push(`${count(report.errorCount, 'error')}${first === undefined ? '' : `; first: ${where}${message} [${first.code}]`}`);
   }
+  if (report.skipped.length > 0) {
+    lines.push(`Skipped ${count(report.skipped.length, 'unusable session directory', 'unusable session directories')} (see the warnings); everything else was swept.`);
+  }
   if (!report.complete) lines.push('The sweep stopped early; run it again once the problem above is fixed.');
   if (options.olderThan === undefined && options.maxBytes === undefined && options.maxSessionBytes === undefined) {
     lines.push('No limit given (--older-than, --max-bytes, --max-session-bytes): only leftover temp files were cleaned.');
@@ -241,6 +244,7 @@ export function gcJson(report: RetentionReport): Record<string, unknown> {
     temp: report.temp,
     errors: report.errors.map((e) => ({ phase: e.phase, locator: e.locator ?? null, code: e.code, message: e.message })),
     errorCount: report.errorCount,
+    skipped: report.skipped.map((p) => ({ where: p.where, code: p.code, message: p.message })),
     entries: {
       deleted: report.entries.deleted.map(entryJson),
       kept: report.entries.kept.map(entryJson),
@@ -299,7 +303,15 @@ export function registerGc(program: Command, ctx: CliContext): void {
       bar?.done();
     }
     await ctx.print(options.json === true ? jsonLine(gcJson(report)) : formatGcSummary(report, options));
+    if (options.json !== true) {
+      for (const part of report.skipped) {
+        const message = isSpillErrorCode(part.code) ? cliMessage(part.code, part.message) : part.message;
+        await ctx.warn(`skipped ${part.where}: ${message} [${part.code}]`);
+      }
+    }
+    // A failure outranks a skipped directory: both say "look", the failure says more.
     const first = report.errors.find((e) => e.phase === 'list') ?? report.errors[0];
     if (first !== undefined && isSpillErrorCode(first.code)) ctx.exitCode = exitCodeForSpillError(first.code);
+    else if (report.skipped.length > 0) ctx.exitCode = EXIT_CODES.PARTIAL;
   });
 }

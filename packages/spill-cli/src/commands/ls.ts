@@ -1,6 +1,8 @@
 import { Command } from 'commander';
-import type { SpillEntry } from '@spillway/core';
+import type { SpillEntry, SpillListProblem } from '@spillway/core';
+import { describeError } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { lsHeader, lsRow, lsSummary } from '../format.js';
 import { lsEntryJson } from '../json.js';
 
@@ -20,7 +22,17 @@ opaque key (session-<hash>): the id itself is not stored.
 Under --json stdout is one complete JSON document or nothing: a failure before the first
 entry prints nothing there; a failure part way closes the document with "complete": false
 (the error goes to stderr and sets the exit code).
+
+A session directory that cannot be used (a symlink, group- or world-accessible, owned by
+another user) is skipped with a warning naming it, the rest is listed, and the exit code
+is 9 ("done, with problems"); under --json it is named in "skipped".
 `;
+
+/** One `skipped` item of the JSON document, and the text of a warning. */
+function problemJson(problem: SpillListProblem): { where: string; code: string; message: string } {
+  const described = describeError(problem.error);
+  return { where: problem.where, code: described.code, message: described.message };
+}
 
 /** Registers `spillway ls`: the artifacts under the root, streamed. */
 export function registerLs(program: Command, ctx: CliContext): void {
@@ -35,7 +47,21 @@ export function registerLs(program: Command, ctx: CliContext): void {
     const backend = ctx.backend(options);
     // An unsafe or missing root fails here, before anything reaches stdout.
     if (typeof backend.root === 'function') await backend.root();
-    const listing = backend.catalog.list(sessionId === undefined ? {} : { sessionId })[Symbol.asyncIterator]();
+    // Refused session directories are skipped; each is named once the listing is done.
+    const skipped: SpillListProblem[] = [];
+    const onProblem = (problem: SpillListProblem): void => {
+      skipped.push(problem);
+    };
+    const listing = backend.catalog.list(sessionId === undefined ? { onProblem } : { sessionId, onProblem })[Symbol.asyncIterator]();
+    const reportSkipped = async (): Promise<void> => {
+      if (skipped.length === 0) return;
+      ctx.exitCode = EXIT_CODES.PARTIAL;
+      if (options.json === true) return;
+      for (const problem of skipped) {
+        const { message, code } = problemJson(problem);
+        await ctx.warn(`skipped ${problem.where}: ${message} [${code}]`);
+      }
+    };
     // The first entry is pulled before printing, so a listing that fails at once leaves
     // stdout empty rather than holding the start of a document or a table.
     let next: IteratorResult<SpillEntry> = await listing.next();
@@ -44,7 +70,9 @@ export function registerLs(program: Command, ctx: CliContext): void {
     if (options.json === true) {
       // Streamed so a large catalog never sits in memory; the document is still one line.
       const close = (complete: boolean): Promise<void> =>
-        ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":${String(complete)}}\n`);
+        ctx.print(
+          `],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":${String(complete)},"skipped":${JSON.stringify(skipped.map(problemJson))}}\n`,
+        );
       await ctx.print('{"entries":[');
       try {
         for (; next.done !== true; next = await listing.next()) {
@@ -59,6 +87,7 @@ export function registerLs(program: Command, ctx: CliContext): void {
         throw error;
       }
       await close(true);
+      await reportSkipped();
       return;
     }
     for (; next.done !== true; next = await listing.next()) {
@@ -68,5 +97,6 @@ export function registerLs(program: Command, ctx: CliContext): void {
       totalBytes += next.value.bytes;
     }
     await ctx.print(lsSummary(count, totalBytes));
+    await reportSkipped();
   });
 }

@@ -88,6 +88,38 @@ export function describeCatalog<F extends SpillBackendFixture>(options: Resolved
       if (answers.filter(Boolean).length !== 1) fail(`the two deletes answered ${JSON.stringify(answers)}`);
     });
 
+    test('many paused listings whose consumers save and delete as they go all finish: a listing holds nothing its consumer needs', async (h, ctx) => {
+      const catalog = h.requireCatalog(ctx);
+      const saved = [];
+      for (let i = 0; i < 24; i++) saved.push(await h.save(`listed ${String(i)}\n`, { sessionId: `progress-${String(i % 4)}` }));
+      const expected = new Set(saved.map((r) => String(r.locator)));
+      let removed = 0;
+      // Each consumer works between two entries, on the same backend, as a retention sweep
+      // does. A listing that held a descriptor, a lock or a permit across its yield would
+      // leave these waiting on each other.
+      const drain = async (n: number): Promise<void> => {
+        for await (const entry of catalog.list()) {
+          if (!expected.has(String(entry.locator))) continue;
+          // Only for the artifacts saved above, so that a catalog that lists new artifacts
+          // as it goes still comes to an end.
+          if (n % 2 === 0) await h.save(`side ${String(n)}\n`, { sessionId: 'progress-side' });
+          if (await catalog.delete(entry.locator)) removed += 1;
+        }
+      };
+      const HANG_MS = 60_000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const hung = new Promise<'hung'>((resolve) => {
+        timer = setTimeout(() => { resolve('hung'); }, HANG_MS);
+      });
+      try {
+        const outcome = await Promise.race([Promise.all(Array.from({ length: 24 }, (_, n) => drain(n))), hung]);
+        if (outcome === 'hung') fail(`24 concurrent listings whose consumers save and delete had not finished after ${String(HANG_MS / 1000)} s: a listing holds something across its yield`);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (removed !== saved.length) fail(`the listings' consumers deleted ${String(removed)} of ${String(saved.length)} artifacts (each exactly once expected)`);
+    });
+
     test('never hands out a deleted artifact\'s locator again', async (h, ctx) => {
       const catalog = h.requireCatalog(ctx);
       const first = await h.save('first\n', { suggestedName: 'reused.txt' });
