@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
+import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
   GrepOptions,
   GrepResult,
@@ -12,6 +12,7 @@ import type {
   SpillCallOptions,
   SpillCatalog,
   SpillEntry,
+  SpillFileSink,
   SpillLocator,
   SpillReader,
   SpillRef,
@@ -27,7 +28,7 @@ import { openArtifact, resolveLocator } from './locator.js';
 import type { OpenArtifact } from './locator.js';
 import { findLineStart, readFrom, readOptions } from './read-lines.js';
 import { RootGuard } from './root-guard.js';
-import { save } from './save.js';
+import { openFileSink, save } from './save.js';
 import type { SaveContext } from './save.js';
 import { Semaphore } from './semaphore.js';
 import { WRITE_BUFFER_BYTES } from './file-writer.js';
@@ -78,6 +79,11 @@ export interface LocalBackend extends SpillBackend {
   readonly reader: SpillReader;
   /** Lists and deletes artifacts and sweeps leftover temp files. */
   readonly catalog: LocalCatalog;
+  /**
+   * Byte-exact storage through a descriptor on the private temp file: opened with every
+   * check a save makes, published (or discarded) when the writing is done.
+   */
+  readonly fileSink: SpillFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
 }
@@ -213,10 +219,20 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     sweepTemp: (options) => sweepTemp(catalogCtx, options),
   };
 
+  const fileSink: SpillFileSink = {
+    open(input, options) {
+      return (async () => {
+        assertSaveRequestEnvelope(input);
+        return openFileSink(saveCtx, input, options?.signal);
+      })();
+    },
+  };
+
   return {
     name: 'local',
     reader,
     catalog,
+    fileSink,
     async root(): Promise<string> {
       return (await guard.root()).path;
     },

@@ -26,6 +26,8 @@ export interface FsOps {
   realpath(path: string): Promise<string>;
   mkdtemp(prefix: string): Promise<string>;
   opendir(path: string): Promise<Dir>;
+  /** Bytes free for this user on the volume holding `path` (`statfs`: bavail × bsize). */
+  freeBytes(path: string): Promise<number>;
 }
 
 function call<T>(fn: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
@@ -67,6 +69,10 @@ export const nodeFsOps: FsOps = {
   realpath: (path) => call<string>((cb) => { fs.realpath(path, cb); }),
   mkdtemp: (prefix) => call<string>((cb) => { fs.mkdtemp(prefix, cb); }),
   opendir: (path) => fs.promises.opendir(path, { bufferSize: 64 }),
+  freeBytes: async (path) => {
+    const st = await fs.promises.statfs(path);
+    return st.bavail * st.bsize;
+  },
 };
 
 /** Open flags used throughout, with 0 for any flag this platform lacks. */
@@ -86,6 +92,9 @@ export const DIR_OPEN_FLAGS = FLAGS.RDONLY | FLAGS.DIRECTORY | FLAGS.NOFOLLOW;
 
 /** Flags that create a private temp file: exclusive, no-follow, write-only. */
 export const TEMP_CREATE_FLAGS = FLAGS.WRONLY | FLAGS.CREAT | FLAGS.EXCL | FLAGS.NOFOLLOW | FLAGS.NOCTTY;
+
+/** {@link TEMP_CREATE_FLAGS}, open for reading too: a file sink reads its head and tail back. */
+export const SINK_CREATE_FLAGS = (TEMP_CREATE_FLAGS & ~FLAGS.WRONLY) | fs.constants.O_RDWR;
 
 /** Flags for opening an artifact to read: no-follow, and a FIFO cannot block the open. */
 export const READ_OPEN_FLAGS = FLAGS.RDONLY | FLAGS.NOFOLLOW | FLAGS.NONBLOCK | FLAGS.NOCTTY;
