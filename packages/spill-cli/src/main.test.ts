@@ -383,10 +383,11 @@ describe('run', () => {
     expect((JSON.parse(listed.stdout) as { count: number }).count).toBe(spilled);
   });
 
-  it('names the stored copy on stderr when the notice does not fit and the output cannot be read back', async () => {
+  it('without a file sink, names the stored copy on stderr when the notice does not fit and the output cannot be read back', async () => {
     const factory = await freshRoot();
     const unreadable: BackendFactory = (root) => {
-      const real = factory(root);
+      // A backend without a file sink takes the text route, which reads the artifact back.
+      const { fileSink: _sink, ...real } = factory(root);
       const fail = (): Promise<never> => Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'Injected read failure.'));
       return { ...real, reader: { read: fail, grep: fail } };
     };

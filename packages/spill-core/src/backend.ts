@@ -83,14 +83,14 @@ export type OpenFileSinkSpill = Omit<SaveTextSpill, 'content'>;
 
 /**
  * One artifact being written as raw bytes through a descriptor: a private temporary file
- * that nobody else can see until {@link publish}. Exactly one of `publish` and `discard`
- * ends it; after that the descriptor is closed.
+ * that nobody else can see until {@link SpillFileSinkHandle.publish}. Always end it with
+ * {@link SpillFileSinkHandle.close}, published or not.
  */
 export interface SpillFileSinkHandle {
   /**
    * A descriptor open for reading and writing on the temporary file, at offset 0. It may
    * be given to a child process as its stdout and stderr (`> file 2>&1`). Never close it
-   * yourself.
+   * yourself: {@link SpillFileSinkHandle.close} does.
    */
   readonly fd: number;
   /**
@@ -98,14 +98,15 @@ export interface SpillFileSinkHandle {
    * offset does not move).
    *
    * @throws SpillError `SPILL_NO_SPACE` when the volume is full, `SPILL_STORAGE_FAILED`
-   * for any other write failure. The handle stays usable for reads and `discard`.
+   * for any other write failure, or after `publish`. What was written before stays
+   * readable.
    */
   write(bytes: Uint8Array, position: number): Promise<void>;
-  /** Reads up to `length` bytes at `position` into `buffer` at `offset`; 0 at the end. */
+  /** Reads up to `length` bytes at `position` into `buffer` at `offset`; 0 at the end. Works after `publish` too. */
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
-  /** The temporary file's current size in bytes. */
+  /** The file's current size in bytes. */
   size(): Promise<number>;
-  /** Cuts the file to `length` bytes (to drop what was written past a limit). */
+  /** Cuts the file to `length` bytes (to drop what was written past a limit). Refused after `publish`. */
   truncate(length: number): Promise<void>;
   /**
    * Bytes still free for this user on the volume that holds the file, or `undefined` when
@@ -114,13 +115,17 @@ export interface SpillFileSinkHandle {
   freeBytes(): Promise<number | undefined>;
   /**
    * Publishes the file's current content as the artifact, with the same checks as any
-   * save, and closes the descriptor. `bytes` in the result is the file's exact size.
+   * save. `bytes` in the result is the file's exact size. The descriptor stays open for
+   * `read` until `close`.
    *
    * @throws SpillError as a save does; the temporary file is then removed.
    */
   publish(options?: SpillCallOptions): Promise<SpillRef>;
-  /** Removes the temporary file and closes the descriptor; never rejects. */
-  discard(): Promise<void>;
+  /**
+   * Ends the handle: closes the descriptor and, unless it was published, removes the
+   * temporary file. Idempotent; never rejects.
+   */
+  close(): Promise<void>;
 }
 
 /**

@@ -353,21 +353,16 @@ export async function openFileSink(ctx: SaveContext, input: Envelope, signal: Ab
   }
   const openDir = dir;
   const state = { tempLinked: true };
-  let ended = false;
-  const end = async (): Promise<void> => {
-    ended = true;
-    if (state.tempLinked) await ops.unlink(openDir.at(file.name)).catch(() => undefined);
-    state.tempLinked = false;
-    await Promise.allSettled([ops.close(file.fd), ops.close(openDir.fd)]);
-    release();
-  };
-  const live = (what: string): void => {
-    if (ended) throw spillError('SPILL_STORAGE_FAILED', `The file sink was already published or discarded; ${what} needs a new one.`);
+  let published = false;
+  let closed: Promise<void> | undefined;
+  const live = (what: string, writing: boolean): void => {
+    if (closed !== undefined) throw spillError('SPILL_STORAGE_FAILED', `The file sink is closed; ${what} needs a new one.`);
+    if (writing && published) throw spillError('SPILL_STORAGE_FAILED', `The file sink was published, and a published artifact never changes; ${what} needs a new one.`);
   };
   return {
     fd: file.fd,
     async write(bytes: Uint8Array, position: number): Promise<void> {
-      live('writing');
+      live('writing', true);
       let done = 0;
       while (done < bytes.length) {
         let n: number;
@@ -383,7 +378,7 @@ export async function openFileSink(ctx: SaveContext, input: Envelope, signal: Ab
       }
     },
     async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-      live('reading');
+      live('reading', false);
       try {
         return await ops.read(file.fd, buffer, offset, length, position);
       } catch (error) {
@@ -391,7 +386,7 @@ export async function openFileSink(ctx: SaveContext, input: Envelope, signal: Ab
       }
     },
     async size(): Promise<number> {
-      live('measuring');
+      live('measuring', false);
       try {
         return (await ops.fstat(file.fd)).size;
       } catch (error) {
@@ -399,7 +394,7 @@ export async function openFileSink(ctx: SaveContext, input: Envelope, signal: Ab
       }
     },
     async truncate(length: number): Promise<void> {
-      live('truncating');
+      live('truncating', true);
       try {
         await ops.ftruncate(file.fd, length);
       } catch (error) {
@@ -407,22 +402,29 @@ export async function openFileSink(ctx: SaveContext, input: Envelope, signal: Ab
       }
     },
     async freeBytes(): Promise<number | undefined> {
-      live('measuring free space');
+      live('measuring free space', false);
       return ops.freeBytes(openDir.path).catch(() => undefined);
     },
     async publish(options?: SpillCallOptions): Promise<SpillRef> {
-      live('publishing');
+      live('publishing', true);
+      published = true;
       try {
         const size = (await ops.fstat(file.fd)).size;
         return await publishTemp(ctx, openDir, file, input.suggestedName, size, options?.signal, state);
       } catch (error) {
+        if (state.tempLinked) await ops.unlink(openDir.at(file.name)).catch(() => undefined);
+        state.tempLinked = false;
         throw storageError(error, 'publishing the spill file');
-      } finally {
-        await end();
       }
     },
-    async discard(): Promise<void> {
-      if (!ended) await end();
+    close(): Promise<void> {
+      closed ??= (async () => {
+        if (state.tempLinked) await ops.unlink(openDir.at(file.name)).catch(() => undefined);
+        state.tempLinked = false;
+        await Promise.allSettled([ops.close(file.fd), ops.close(openDir.fd)]);
+        release();
+      })();
+      return closed;
     },
   };
 }
