@@ -117,6 +117,31 @@ export async function save(
   const closing: Promise<unknown>[] = [];
   try {
     throwIfAborted(signal, 'The save');
+    const name = sessionDirName(input.owner.sessionId);
+    const known = await ctx.guard.openKnownSessionDir(name);
+    if (known !== undefined) {
+      // A session directory checked before: the temp file is created while the directory
+      // is verified (one round trip instead of two), and nothing is written until it is.
+      const [created, verified] = await Promise.all([
+        createTemp(ctx, known.dir, TEMP_CREATE_FLAGS).then(
+          (file) => ({ file }),
+          (error: unknown) => ({ error }),
+        ),
+        known.verify(),
+      ]);
+      if (verified) {
+        if ('error' in created) {
+          closing.push(ctx.ops.close(known.dir.fd));
+          throw created.error;
+        }
+        return await saveInDir(ctx, known.dir, input, content, signal, closing, created.file);
+      }
+      if ('file' in created) {
+        await ctx.ops.unlink(known.dir.at(created.file.name)).catch(() => undefined);
+        await ctx.ops.close(created.file.fd).catch(() => undefined);
+      }
+      await ctx.ops.close(known.dir.fd).catch(() => undefined);
+    }
     const dir = await openSaveDir(ctx, input);
     return await saveInDir(ctx, dir, input, content, signal, closing);
   } catch (error) {
@@ -214,11 +239,12 @@ async function saveInDir(
   content: ContentSource,
   signal: AbortSignal | undefined,
   closing: Promise<unknown>[],
+  precreated?: { fd: number; name: string },
 ): Promise<SpillRef> {
   const { ops } = ctx;
   let created: { fd: number; name: string };
   try {
-    created = await createTemp(ctx, dir, TEMP_CREATE_FLAGS);
+    created = precreated ?? (await createTemp(ctx, dir, TEMP_CREATE_FLAGS));
   } catch (error) {
     closing.push(ops.close(dir.fd));
     throw error;
