@@ -60,13 +60,18 @@ async function cli(args: string[], options: { stdin?: string; env?: Record<strin
     homedir: join(base, 'home'),
   });
   const code = await main(args, io, options.backend === undefined ? {} : { backend: options.backend });
+  // A captured stream hands on what was written in a later tick: let it.
+  await new Promise((resolve) => setImmediate(resolve));
   return { code, stdout: stdout.text(), stderr: stderr.text(), bytes: stdout.bytes() };
 }
 
-/** A node script printing 2 MB that is not UTF-8, in many writes, then exiting with `code`. */
+/**
+ * A node script printing 2 MB that is not UTF-8, in many writes, then exiting with `code`
+ * (through exitCode: process.exit would drop writes still queued on the pipe).
+ */
 function binaryWriter(code: number): string {
   return `const b = Buffer.alloc(1000); for (let i = 0; i < b.length; i++) b[i] = (i * 7) % 256;
-    let n = 0; const next = () => { if (n++ === 2000) process.exit(${String(code)}); else if (process.stdout.write(b)) setImmediate(next); else process.stdout.once('drain', next); }; next();`;
+    let n = 0; const next = () => { if (n++ === 2000) process.exitCode = ${String(code)}; else if (process.stdout.write(b)) setImmediate(next); else process.stdout.once('drain', next); }; next();`;
 }
 
 function binaryWritten(): Buffer {
@@ -374,6 +379,7 @@ describe('run', () => {
     };
     const r = await cli(['run', '--', node, '-e', binaryWriter(6)], { backend: refusing });
     expect(r.code).toBe(6);
+    expect(r.bytes.length).toBe(binaryWritten().length);
     expect(r.bytes.equals(binaryWritten())).toBe(true);
     expect(r.stderr).toMatch(/^spillway: warning: Injected EROFS\..*\[SPILL_STORAGE_FAILED\]: the output is printed in full, without spilling\.\n$/);
   });
@@ -402,6 +408,7 @@ describe('run', () => {
     };
     const r = await cli(['run', '--', node, '-e', binaryWriter(4)], { backend: fillsUp });
     expect(r.code).toBe(4);
+    expect(r.bytes.length).toBe(binaryWritten().length);
     expect(r.bytes.equals(binaryWritten())).toBe(true);
     expect(r.stderr).toMatch(/Injected ENOSPC\..*\[SPILL_NO_SPACE\]: the output could not be stored under .*, so it is printed in full\./);
     expect(await readdirDeep(root)).toEqual([]);
