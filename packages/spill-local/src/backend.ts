@@ -21,7 +21,7 @@ import type {
 import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
-import { nodeFsOps } from './fs-ops.js';
+import { syncMetadataFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { grepSettings, planGrep, runGrep } from './grep.js';
 import { openArtifact, resolveLocator } from './locator.js';
@@ -151,7 +151,7 @@ function checkOptions(options: unknown): {
  */
 export function createLocalBackendWith(options: LocalBackendOptions | undefined, internals: LocalBackendInternals = {}): LocalBackend {
   const config = checkOptions(options);
-  const ops = internals.ops ?? nodeFsOps;
+  const ops = internals.ops ?? syncMetadataFsOps;
   const guard = new RootGuard({
     ops,
     root: config.root,

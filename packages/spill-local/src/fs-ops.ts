@@ -75,6 +75,44 @@ export const nodeFsOps: FsOps = {
   },
 };
 
+/** Writes up to this size are made synchronously by {@link syncMetadataFsOps}. */
+const SYNC_WRITE_MAX_BYTES = 64 * 1024;
+
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error: unknown) {
+    // fs throws Errors (a NUL in a path is a TypeError); anything else is wrapped.
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/**
+ * {@link nodeFsOps} with the metadata calls (open, close, stat, chmod, mkdir, link,
+ * unlink, realpath…) and small writes made synchronously, returned as settled promises.
+ * Each of them takes microseconds on a local disk, far less than a hop through libuv's
+ * thread pool (a futex wake and an event-loop wake-up each way), which is what a small
+ * save is made of. Reads, fsync, truncation, large writes and directory listing stay
+ * asynchronous. The price: while one of these calls runs, the event loop waits for it
+ * (milliseconds on a slow network file system).
+ */
+export const syncMetadataFsOps: FsOps = {
+  ...nodeFsOps,
+  open: (path, flags, mode) => settle(() => fs.openSync(path, flags, mode ?? 0o600)),
+  close: (fd) => settle(() => { fs.closeSync(fd); }),
+  write: (fd, buffer, offset, length, position) =>
+    length <= SYNC_WRITE_MAX_BYTES ? settle(() => fs.writeSync(fd, buffer, offset, length, position)) : nodeFsOps.write(fd, buffer, offset, length, position),
+  fstat: (fd) => settle(() => fs.fstatSync(fd)),
+  fchmod: (fd, mode) => settle(() => { fs.fchmodSync(fd, mode); }),
+  lstat: (path) => settle(() => fs.lstatSync(path)),
+  stat: (path) => settle(() => fs.statSync(path)),
+  mkdir: (path, mode) => settle(() => { fs.mkdirSync(path, { mode }); }),
+  rmdir: (path) => settle(() => { fs.rmdirSync(path); }),
+  link: (existing, created) => settle(() => { fs.linkSync(existing, created); }),
+  unlink: (path) => settle(() => { fs.unlinkSync(path); }),
+  realpath: (path) => settle(() => fs.realpathSync(path)),
+};
+
 /** Open flags used throughout, with 0 for any flag this platform lacks. */
 export const FLAGS = {
   RDONLY: fs.constants.O_RDONLY,
