@@ -145,6 +145,9 @@ export async function save(
     const dir = await openSaveDir(ctx, input);
     return await saveInDir(ctx, dir, input, content, signal, closing);
   } catch (error) {
+    // A failed save closes its descriptors before it rejects, so that nothing of it is
+    // still open when the caller learns of the failure (an unmount right after succeeds).
+    await Promise.allSettled(closing);
     throw storageError(error, 'saving the spill file');
   } finally {
     void Promise.allSettled(closing).then(release);
