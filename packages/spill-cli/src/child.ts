@@ -25,8 +25,16 @@ export interface RunChildOptions {
    * Receives the output, stdout and stderr merged in the order the chunks arrive, decoded
    * as UTF-8 (a malformed sequence becomes U+FFFD). While a returned promise is pending
    * both pipes are paused, so a slow consumer slows the child instead of filling memory.
+   * Exactly one of `onText`, `onData` and `outputFd` is given.
    */
-  readonly onText: (text: string) => Promise<void>;
+  readonly onText?: (text: string) => Promise<void>;
+  /** Like `onText`, with the bytes exactly as the child wrote them. */
+  readonly onData?: (chunk: Buffer) => Promise<void> | void;
+  /**
+   * A descriptor the child gets as both stdout and stderr (`> file 2>&1`): the kernel
+   * writes its output there directly and nothing passes through this process.
+   */
+  readonly outputFd?: number;
   /** The child's environment. Default: this process's. */
   readonly env?: NodeJS.ProcessEnv;
   /** The child's working directory. Default: this process's. */
@@ -84,8 +92,9 @@ export function runChild(command: string, args: readonly string[], options: RunC
   return new Promise<ChildOutcome>((resolve, reject) => {
     let child: ChildProcess;
     try {
+      const out = options.outputFd ?? 'pipe';
       child = spawn(command, args, {
-        stdio: ['inherit', 'pipe', 'pipe'],
+        stdio: ['inherit', out, out],
         env: options.env ?? process.env,
         cwd: options.cwd ?? process.cwd(),
         shell: false,
@@ -104,12 +113,12 @@ export function runChild(command: string, args: readonly string[], options: RunC
     let failure: { readonly error: unknown } | undefined;
     let settled = false;
 
-    const enqueue = (text: string): void => {
+    const enqueue = (consume: () => Promise<void> | void): void => {
       if (failure !== undefined) return;
       pending++;
       for (const pipe of pipes) pipe.pause();
       chain = chain
-        .then(() => options.onText(text))
+        .then(consume)
         .catch((error: unknown) => {
           failure ??= { error };
         })
@@ -119,15 +128,23 @@ export function runChild(command: string, args: readonly string[], options: RunC
         });
     };
 
+    const { onText, onData } = options;
     for (const pipe of pipes) {
+      if (onData !== undefined) {
+        pipe.on('data', (chunk: Buffer) => {
+          enqueue(() => onData(chunk));
+        });
+        continue;
+      }
       const decoder = new StringDecoder('utf8');
+      const deliver = (text: string): void => {
+        if (text !== '' && onText !== undefined) enqueue(() => onText(text));
+      };
       pipe.on('data', (chunk: Buffer) => {
-        const text = decoder.write(chunk);
-        if (text !== '') enqueue(text);
+        deliver(decoder.write(chunk));
       });
       pipe.on('end', () => {
-        const text = decoder.end();
-        if (text !== '') enqueue(text);
+        deliver(decoder.end());
       });
     }
 

@@ -103,6 +103,20 @@ export class CliContext {
     await writeAll(this.io.stdout, text);
   }
 
+  /** Writes bytes to stdout exactly as given, waiting for the stream to drain when its buffer is full. */
+  async printBytes(bytes: Uint8Array): Promise<void> {
+    await writeAll(this.io.stdout, bytes);
+  }
+
+  /**
+   * The descriptor behind stdout when it is the process's own (so that a child can write
+   * to it directly), else `undefined` (a stream injected by a test or an embedder).
+   */
+  get stdoutFd(): number | undefined {
+    const fd = (this.io.stdout as { fd?: unknown }).fd;
+    return this.io.stdout === process.stdout && typeof fd === 'number' ? fd : undefined;
+  }
+
   /** Writes one `spillway: warning: …` line to stderr. */
   async warn(message: string): Promise<void> {
     await writeAll(this.io.stderr, `${this.err.yellow('spillway: warning:')} ${oneLine(message)}\n`);
@@ -151,8 +165,8 @@ export function addCommonOptions(command: Command, { json }: { readonly json: bo
   return command;
 }
 
-async function writeAll(stream: OutputStream, text: string): Promise<void> {
-  if (text === '' || stream.write(text)) return;
+async function writeAll(stream: OutputStream, text: string | Uint8Array): Promise<void> {
+  if (text.length === 0 || stream.write(text)) return;
   await new Promise<void>((resolve) => {
     // A broken or closed stream never drains: its error or close ends the wait too.
     const done = (): void => {

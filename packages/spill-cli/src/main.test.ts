@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +29,12 @@ async function freshRoot(): Promise<BackendFactory> {
   return () => localBackendFactory({ path: root, source: 'option' });
 }
 
+/** Every file under `dir`, recursively. */
+async function readdirDeep(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
 /** The factory of a backend whose every operation fails with `code`. */
 function failing(code: SpillErrorCode): BackendFactory {
   const fail = (): Promise<never> => Promise.reject(new SpillError(code, `Injected ${code}.`));
@@ -54,7 +60,24 @@ async function cli(args: string[], options: { stdin?: string; env?: Record<strin
     homedir: join(base, 'home'),
   });
   const code = await main(args, io, options.backend === undefined ? {} : { backend: options.backend });
-  return { code, stdout: stdout.text(), stderr: stderr.text() };
+  // A captured stream hands on what was written in a later tick: let it.
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout: stdout.text(), stderr: stderr.text(), bytes: stdout.bytes() };
+}
+
+/**
+ * A node script printing 2 MB that is not UTF-8, in many writes, then exiting with `code`
+ * (through exitCode: process.exit would drop writes still queued on the pipe).
+ */
+function binaryWriter(code: number): string {
+  return `const b = Buffer.alloc(1000); for (let i = 0; i < b.length; i++) b[i] = (i * 7) % 256;
+    let n = 0; const next = () => { if (n++ === 2000) process.exitCode = ${String(code)}; else if (process.stdout.write(b)) setImmediate(next); else process.stdout.once('drain', next); }; next();`;
+}
+
+function binaryWritten(): Buffer {
+  const b = Buffer.alloc(1000);
+  for (let i = 0; i < b.length; i++) b[i] = (i * 7) % 256;
+  return Buffer.concat(Array.from({ length: 2000 }, () => b));
 }
 
 describe('wantsJson', () => {
@@ -348,6 +371,49 @@ describe('run', () => {
     expect(r.stderr).toMatch(/^spillway: warning: .*\[SPILL_UNSAFE_ROOT\]: the output is printed in full, without spilling\.\n$/);
   });
 
+  it('passes the output through byte for byte when the file sink cannot be opened (injected)', async () => {
+    const refusing: BackendFactory = (root) => {
+      const real = localBackendFactory(root);
+      const fail = (): Promise<never> => Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'Injected EROFS.'));
+      return { ...real, fileSink: { open: fail } };
+    };
+    const r = await cli(['run', '--', node, '-e', binaryWriter(6)], { backend: refusing });
+    expect(r.code).toBe(6);
+    expect(r.bytes.length).toBe(binaryWritten().length);
+    expect(r.bytes.equals(binaryWritten())).toBe(true);
+    expect(r.stderr).toMatch(/^spillway: warning: Injected EROFS\..*\[SPILL_STORAGE_FAILED\]: the output is printed in full, without spilling\.\n$/);
+  });
+
+  it('prints the whole output byte for byte, with the command\'s exit code, when the store fails midway (injected ENOSPC)', async () => {
+    const root = join(base, 'fills-up');
+    await mkdir(root, { mode: 0o700 });
+    await chmod(root, 0o700);
+    const fillsUp: BackendFactory = () => {
+      const real = localBackendFactory({ path: root, source: 'option' });
+      return {
+        ...real,
+        fileSink: {
+          async open(input, options) {
+            const sink = await real.fileSink!.open(input, options); // eslint-disable-line @typescript-eslint/no-non-null-assertion
+            let writes = 0;
+            return {
+              ...sink,
+              fd: sink.fd,
+              freeBytes: () => Promise.resolve(0), // too little room for the direct route
+              write: (bytes, position) => (++writes > 5 ? Promise.reject(new SpillError('SPILL_NO_SPACE', 'Injected ENOSPC.')) : sink.write(bytes, position)),
+            };
+          },
+        },
+      };
+    };
+    const r = await cli(['run', '--', node, '-e', binaryWriter(4)], { backend: fillsUp });
+    expect(r.code).toBe(4);
+    expect(r.bytes.length).toBe(binaryWritten().length);
+    expect(r.bytes.equals(binaryWritten())).toBe(true);
+    expect(r.stderr).toMatch(/Injected ENOSPC\..*\[SPILL_NO_SPACE\]: the output could not be stored under .*, so it is printed in full\./);
+    expect(await readdirDeep(root)).toEqual([]);
+  });
+
   it('warns when the cap cannot hold even a notice, and prints the output in full', async () => {
     const factory = await freshRoot();
     const r = await cli(['run', '--max-inline-bytes', '10', '--', node, '-e', 'process.stdout.write("n".repeat(300))'], { backend: factory });
@@ -383,10 +449,11 @@ describe('run', () => {
     expect((JSON.parse(listed.stdout) as { count: number }).count).toBe(spilled);
   });
 
-  it('names the stored copy on stderr when the notice does not fit and the output cannot be read back', async () => {
+  it('without a file sink, names the stored copy on stderr when the notice does not fit and the output cannot be read back', async () => {
     const factory = await freshRoot();
     const unreadable: BackendFactory = (root) => {
-      const real = factory(root);
+      // A backend without a file sink takes the text route, which reads the artifact back.
+      const { fileSink: _sink, ...real } = factory(root);
       const fail = (): Promise<never> => Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'Injected read failure.'));
       return { ...real, reader: { read: fail, grep: fail } };
     };

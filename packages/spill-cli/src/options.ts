@@ -6,6 +6,12 @@ import { CliError } from './cli-error.js';
 /** `--max-inline-bytes` when neither the option nor anything else sets it. */
 export const DEFAULT_MAX_INLINE_BYTES = 32_768;
 
+/** `--max-stored-bytes` when neither the option nor `SPILLWAY_MAX_STORED_BYTES` sets it: 1 GiB. */
+export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
+
+/** Environment variable for the most bytes `spillway run` stores (`--max-stored-bytes` wins over it). */
+export const MAX_STORED_ENV = 'SPILLWAY_MAX_STORED_BYTES';
+
 /** The session id used when neither `--session` nor `SPILLWAY_SESSION` gives one. */
 export const DEFAULT_SESSION_ID = 'shell';
 
@@ -86,4 +92,21 @@ export function locatorArgument(value: string): SpillLocator {
     throw new SpillError('SPILL_INVALID_LOCATOR', 'The locator is empty: pass the locator printed in a spill notice or by `spillway ls`.');
   }
   return spillLocator(value);
+}
+
+/**
+ * Picks the most bytes `run` stores: `--max-stored-bytes`, else `SPILLWAY_MAX_STORED_BYTES`,
+ * else {@link DEFAULT_MAX_STORED_BYTES}.
+ *
+ * @throws CliError `USAGE` when the variable is not a whole number of 1 or more.
+ */
+export function resolveMaxStoredBytes(option: number | undefined, env: Readonly<Record<string, string | undefined>>): number {
+  if (option !== undefined) return option;
+  const fromEnv = env[MAX_STORED_ENV];
+  if (fromEnv === undefined || fromEnv === '') return DEFAULT_MAX_STORED_BYTES;
+  try {
+    return positiveInt(fromEnv);
+  } catch {
+    throw new CliError('USAGE', `${MAX_STORED_ENV} must be a whole number of bytes, 1 or more; got '${fromEnv}'.`);
+  }
 }

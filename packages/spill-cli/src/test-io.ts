@@ -5,6 +5,8 @@ import type { CliIO } from './context.js';
 export interface Captured {
   readonly stream: PassThrough & { isTTY?: boolean };
   text(): string;
+  /** Everything written, as bytes. */
+  bytes(): Buffer;
 }
 
 /** A writable that records what is written. */
@@ -13,7 +15,7 @@ export function capture(isTTY = false): Captured {
   if (isTTY) stream.isTTY = true;
   const chunks: Buffer[] = [];
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8'), bytes: () => Buffer.concat(chunks) };
 }
 
 /** An in-memory {@link CliIO} with captured stdout/stderr and a fixed stdin. */

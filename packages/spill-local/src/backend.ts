@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
+import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
   ListOptions,
   SaveTextSpill,
@@ -8,6 +8,7 @@ import type {
   SpillCallOptions,
   SpillCatalog,
   SpillEntry,
+  SpillFileSink,
   SpillLocator,
   SpillReader,
   SpillRef,
@@ -16,13 +17,13 @@ import type {
 import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
-import { nodeFsOps } from './fs-ops.js';
+import { syncMetadataFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { openArtifact, resolveLocator } from './locator.js';
 import { createSpillReader, WORKER_DESCRIPTORS } from '@spillway/retrieval';
 import type { SpillByteSource } from '@spillway/retrieval';
 import { RootGuard } from './root-guard.js';
-import { save, streamSlotCount } from './save.js';
+import { openFileSink, save, streamSlotCount } from './save.js';
 import type { SaveContext } from './save.js';
 import { Semaphore } from './semaphore.js';
 import { WRITE_BUFFER_BYTES } from './file-writer.js';
@@ -75,6 +76,11 @@ export interface LocalBackend extends SpillBackend {
   readonly reader: SpillReader;
   /** Lists and deletes artifacts and sweeps leftover temp files. */
   readonly catalog: LocalCatalog;
+  /**
+   * Byte-exact storage through a descriptor on the private temp file: opened with every
+   * check a save makes, published (or discarded) when the writing is done.
+   */
+  readonly fileSink: SpillFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
 }
@@ -150,7 +156,7 @@ function checkOptions(options: unknown): {
  */
 export function createLocalBackendWith(options: LocalBackendOptions | undefined, internals: LocalBackendInternals = {}): LocalBackend {
   const config = checkOptions(options);
-  const ops = internals.ops ?? nodeFsOps;
+  const ops = internals.ops ?? syncMetadataFsOps;
   const guard = new RootGuard({
     ops,
     root: config.root,
@@ -227,10 +233,20 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     sweepTemp: (options) => sweepTemp(catalogCtx, options),
   };
 
+  const fileSink: SpillFileSink = {
+    open(input, options) {
+      return (async () => {
+        assertSaveRequestEnvelope(input);
+        return openFileSink(saveCtx, input, options?.signal);
+      })();
+    },
+  };
+
   return {
     name: 'local',
     reader,
     catalog,
+    fileSink,
     async root(): Promise<string> {
       return (await guard.root()).path;
     },

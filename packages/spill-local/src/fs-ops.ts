@@ -26,6 +26,8 @@ export interface FsOps {
   realpath(path: string): Promise<string>;
   mkdtemp(prefix: string): Promise<string>;
   opendir(path: string): Promise<Dir>;
+  /** Bytes free for this user on the volume holding `path` (`statfs`: bavail × bsize). */
+  freeBytes(path: string): Promise<number>;
 }
 
 function call<T>(fn: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
@@ -67,6 +69,48 @@ export const nodeFsOps: FsOps = {
   realpath: (path) => call<string>((cb) => { fs.realpath(path, cb); }),
   mkdtemp: (prefix) => call<string>((cb) => { fs.mkdtemp(prefix, cb); }),
   opendir: (path) => fs.promises.opendir(path, { bufferSize: 64 }),
+  freeBytes: async (path) => {
+    const st = await fs.promises.statfs(path);
+    return st.bavail * st.bsize;
+  },
+};
+
+/** Writes up to this size are made synchronously by {@link syncMetadataFsOps}. */
+const SYNC_WRITE_MAX_BYTES = 64 * 1024;
+
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error: unknown) {
+    // fs throws Errors (a NUL in a path is a TypeError); anything else is wrapped.
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
+/**
+ * {@link nodeFsOps} with the metadata calls (open, close, stat, chmod, mkdir, link,
+ * unlink, realpath…) and small writes made synchronously, returned as settled promises.
+ * Each of them takes microseconds on a local disk, far less than a hop through libuv's
+ * thread pool (a futex wake and an event-loop wake-up each way), which is what a small
+ * save is made of. Reads, fsync, truncation, large writes and directory listing stay
+ * asynchronous. The price: while one of these calls runs, the event loop waits for it
+ * (milliseconds on a slow network file system).
+ */
+export const syncMetadataFsOps: FsOps = {
+  ...nodeFsOps,
+  open: (path, flags, mode) => settle(() => fs.openSync(path, flags, mode ?? 0o600)),
+  close: (fd) => settle(() => { fs.closeSync(fd); }),
+  write: (fd, buffer, offset, length, position) =>
+    length <= SYNC_WRITE_MAX_BYTES ? settle(() => fs.writeSync(fd, buffer, offset, length, position)) : nodeFsOps.write(fd, buffer, offset, length, position),
+  fstat: (fd) => settle(() => fs.fstatSync(fd)),
+  fchmod: (fd, mode) => settle(() => { fs.fchmodSync(fd, mode); }),
+  lstat: (path) => settle(() => fs.lstatSync(path)),
+  stat: (path) => settle(() => fs.statSync(path)),
+  mkdir: (path, mode) => settle(() => { fs.mkdirSync(path, { mode }); }),
+  rmdir: (path) => settle(() => { fs.rmdirSync(path); }),
+  link: (existing, created) => settle(() => { fs.linkSync(existing, created); }),
+  unlink: (path) => settle(() => { fs.unlinkSync(path); }),
+  realpath: (path) => settle(() => fs.realpathSync(path)),
 };
 
 /** Open flags used throughout, with 0 for any flag this platform lacks. */
@@ -86,6 +130,9 @@ export const DIR_OPEN_FLAGS = FLAGS.RDONLY | FLAGS.DIRECTORY | FLAGS.NOFOLLOW;
 
 /** Flags that create a private temp file: exclusive, no-follow, write-only. */
 export const TEMP_CREATE_FLAGS = FLAGS.WRONLY | FLAGS.CREAT | FLAGS.EXCL | FLAGS.NOFOLLOW | FLAGS.NOCTTY;
+
+/** {@link TEMP_CREATE_FLAGS}, open for reading too: a file sink reads its head and tail back. */
+export const SINK_CREATE_FLAGS = (TEMP_CREATE_FLAGS & ~FLAGS.WRONLY) | fs.constants.O_RDWR;
 
 /** Flags for opening an artifact to read: no-follow, and a FIFO cannot block the open. */
 export const READ_OPEN_FLAGS = FLAGS.RDONLY | FLAGS.NOFOLLOW | FLAGS.NONBLOCK | FLAGS.NOCTTY;

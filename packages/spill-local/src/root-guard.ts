@@ -264,6 +264,21 @@ export class RootGuard {
    * the caller takes the full path, which re-validates and reports precisely.
    */
   async #openKnownSessionDir(name: string): Promise<OpenSessionDir | undefined> {
+    const opened = await this.openKnownSessionDir(name);
+    if (opened === undefined) return undefined;
+    if (await opened.verify()) return opened.dir;
+    await this.#ops.close(opened.dir.fd).catch(() => undefined);
+    return undefined;
+  }
+
+  /**
+   * The fast path in two halves, so that a save can create its temp file while the
+   * directory is verified: opens a known session directory (see above) and hands it back
+   * with `verify`, which resolves whether it is the very directory checked before. Until
+   * `verify` says true nothing may be written through it; when it says false the caller
+   * removes what it created there, closes the descriptor, and takes the full path.
+   */
+  async openKnownSessionDir(name: string): Promise<{ dir: OpenSessionDir; verify: () => Promise<boolean> } | undefined> {
     const known = this.#sessions.get(name);
     if (known === undefined || this.#proc !== true) return undefined;
     const root = await this.root();
@@ -272,23 +287,25 @@ export class RootGuard {
       this.#ops.lstat(root.path).catch(() => undefined),
     ]);
     if (fd === undefined) return undefined;
-    try {
-      const st = await this.#ops.fstat(fd);
-      if (
-        rootNow !== undefined &&
-        sameIdentity(rootNow, root) &&
-        this.privateDirProblem(rootNow) === undefined &&
-        sameIdentity(st, known) &&
-        this.privateDirProblem(st) === undefined
-      ) {
-        return this.#sessionDir(fd, root, name);
+    const verify = async (): Promise<boolean> => {
+      try {
+        const st = await this.#ops.fstat(fd);
+        if (
+          rootNow !== undefined &&
+          sameIdentity(rootNow, root) &&
+          this.privateDirProblem(rootNow) === undefined &&
+          sameIdentity(st, known) &&
+          this.privateDirProblem(st) === undefined
+        ) {
+          return true;
+        }
+      } catch {
+        // fall through to the full path
       }
-    } catch {
-      // fall through to the full path
-    }
-    this.#sessions.delete(name);
-    await this.#ops.close(fd).catch(() => undefined);
-    return undefined;
+      this.#sessions.delete(name);
+      return false;
+    };
+    return { dir: this.#sessionDir(fd, root, name), verify };
   }
 
   /** Opens a directory just made (or found made by a concurrent save) without following links. */

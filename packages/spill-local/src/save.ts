@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { isSpillError, raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
-import type { SaveTextSpill, SpillRef } from '@spillway/core';
+import type { SaveTextSpill, SpillCallOptions, SpillFileSinkHandle, SpillRef } from '@spillway/core';
 import { errnoOf, spillError, storageError, unsafe } from './errors.js';
 import { FileWriter } from './file-writer.js';
-import { TEMP_CREATE_FLAGS } from './fs-ops.js';
+import { SINK_CREATE_FLAGS, TEMP_CREATE_FLAGS } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { leafName, sessionDirName, tempName } from './names.js';
 import { sameIdentity } from './root-guard.js';
@@ -135,8 +135,56 @@ export async function save(
   content: ContentSource,
   signal: AbortSignal | undefined,
 ): Promise<SpillRef> {
+  const release = await acquireSaveFds(ctx, signal, content.kind === 'stream');
+  // Descriptors are closed in the background once the outcome is settled; the permits go
+  // back only when they are closed, so the bound on open descriptors holds.
+  const closing: Promise<unknown>[] = [];
+  try {
+    throwIfAborted(signal, 'The save');
+    const name = sessionDirName(input.owner.sessionId);
+    const known = await ctx.guard.openKnownSessionDir(name);
+    if (known !== undefined) {
+      // A session directory checked before: the temp file is created while the directory
+      // is verified (one round trip instead of two), and nothing is written until it is.
+      const [created, verified] = await Promise.all([
+        createTemp(ctx, known.dir, TEMP_CREATE_FLAGS).then(
+          (file) => ({ file }),
+          (error: unknown) => ({ error }),
+        ),
+        known.verify(),
+      ]);
+      if (verified) {
+        if ('error' in created) {
+          closing.push(ctx.ops.close(known.dir.fd));
+          throw created.error;
+        }
+        return await saveInDir(ctx, known.dir, input, content, signal, closing, created.file);
+      }
+      if ('file' in created) {
+        await ctx.ops.unlink(known.dir.at(created.file.name)).catch(() => undefined);
+        await ctx.ops.close(created.file.fd).catch(() => undefined);
+      }
+      await ctx.ops.close(known.dir.fd).catch(() => undefined);
+    }
+    const dir = await openSaveDir(ctx, input);
+    return await saveInDir(ctx, dir, input, content, signal, closing);
+  } catch (error) {
+    // A failed save closes its descriptors before it rejects, so that nothing of it is
+    // still open when the caller learns of the failure (an unmount right after succeeds).
+    await Promise.allSettled(closing);
+    throw storageError(error, 'saving the spill file');
+  } finally {
+    void Promise.allSettled(closing).then(release);
+  }
+}
+
+/**
+ * Takes a save's descriptor permits. A long-lived save (a stream, a file sink) first takes
+ * one of the stream slots, so that saves waiting on their caller never hold every permit.
+ */
+async function acquireSaveFds(ctx: SaveContext, signal: AbortSignal | undefined, longLived: boolean): Promise<() => void> {
   throwIfAborted(signal, 'The save');
-  const slots = content.kind === 'stream' ? ctx.streamSlots : undefined;
+  const slots = longLived ? ctx.streamSlots : undefined;
   const releaseSlot = slots === undefined ? () => undefined : await acquireOrAbort(slots, 1, signal);
   let releasePermits: () => void;
   try {
@@ -145,35 +193,77 @@ export async function save(
     releaseSlot();
     throw error;
   }
-  const release = (): void => {
+  return () => {
     releasePermits();
     releaseSlot();
   };
-  // Descriptors are closed in the background once the outcome is settled; the permits go
-  // back only when they are closed, so the bound on open descriptors holds.
-  const closing: Promise<unknown>[] = [];
-  try {
-    throwIfAborted(signal, 'The save');
-    const dir = await ctx.guard.openSessionDir(sessionDirName(input.owner.sessionId), true);
-    if (dir === undefined) throw spillError('SPILL_STORAGE_FAILED', 'The session directory could not be created.');
-    return await saveInDir(ctx, dir, input, content, signal, closing);
-  } catch (error) {
-    throw storageError(error, 'saving the spill file');
-  } finally {
-    void Promise.allSettled(closing).then(release);
-  }
 }
 
-async function createTemp(ctx: SaveContext, dir: OpenSessionDir): Promise<{ fd: number; name: string }> {
+async function openSaveDir(ctx: SaveContext, input: Envelope): Promise<OpenSessionDir> {
+  const dir = await ctx.guard.openSessionDir(sessionDirName(input.owner.sessionId), true);
+  if (dir === undefined) throw spillError('SPILL_STORAGE_FAILED', 'The session directory could not be created.');
+  return dir;
+}
+
+async function createTemp(ctx: SaveContext, dir: OpenSessionDir, flags: number): Promise<{ fd: number; name: string }> {
   for (let attempt = 1; ; attempt++) {
     const name = tempName();
     try {
-      const fd = await ctx.ops.open(dir.at(name), TEMP_CREATE_FLAGS, 0o600);
+      const fd = await ctx.ops.open(dir.at(name), flags, 0o600);
       return { fd, name };
     } catch (error) {
       if (errnoOf(error) === 'EEXIST' && attempt < TEMP_TRIES) continue;
       throw storageError(error, `creating a temp file in ${dir.path}`);
     }
+  }
+}
+
+/** A private temp file, created and checked, not yet published. */
+interface TempFile {
+  readonly fd: number;
+  readonly name: string;
+  /** What was opened, to compare with what the paths lead to later. */
+  readonly opened: Stats;
+}
+
+/** Whether the descriptor opened is a private regular file of ours with one link. */
+function isPrivateFile(ctx: SaveContext, opened: Stats): boolean {
+  return opened.isFile() && opened.nlink === 1 && (ctx.guard.euid < 0 || opened.uid === ctx.guard.euid);
+}
+
+/**
+ * Verifies a temp file just created (the check after the open). When it fails the file
+ * is removed where the path leads now, but only if that is the very file opened (the
+ * caller still closes `fd`), and the save is refused.
+ */
+async function refuseMisplaced(ctx: SaveContext, dir: OpenSessionDir, temp: string, opened: Stats): Promise<never> {
+  const here = await ctx.ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
+  if (here !== undefined && sameIdentity(here, opened)) await ctx.ops.unlink(path.join(dir.path, temp)).catch(() => undefined);
+  throw unsafe(`The temp file in ${dir.path} is not where it was created; the session directory was swapped or tampered with. Nothing was written.`);
+}
+
+/**
+ * Fixes the mode only when the umask narrowed it below 0600 (it can never widen it), so
+ * the common case costs no system call.
+ */
+async function fixMode(ctx: SaveContext, fd: number, opened: Stats): Promise<void> {
+  if ((opened.mode & 0o777) !== 0o600) await ctx.ops.fchmod(fd, 0o600);
+}
+
+/**
+ * Creates and checks a temp file for a file sink: open for reading and writing, mode
+ * exactly 0600, verified to be where it was created. On failure nothing is left.
+ */
+async function openCheckedTemp(ctx: SaveContext, dir: OpenSessionDir): Promise<TempFile> {
+  const { fd, name } = await createTemp(ctx, dir, SINK_CREATE_FLAGS);
+  try {
+    const opened = await ctx.ops.fstat(fd);
+    if (!isPrivateFile(ctx, opened) || !(await inPlace(ctx, dir, name, opened))) return await refuseMisplaced(ctx, dir, name, opened);
+    await fixMode(ctx, fd, opened);
+    return { fd, name, opened };
+  } catch (error) {
+    await ctx.ops.close(fd).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -185,42 +275,85 @@ async function saveInDir(
   content: ContentSource,
   signal: AbortSignal | undefined,
   closing: Promise<unknown>[],
+  precreated?: { fd: number; name: string },
 ): Promise<SpillRef> {
   const { ops } = ctx;
   let created: { fd: number; name: string };
   try {
-    created = await createTemp(ctx, dir);
+    created = precreated ?? (await createTemp(ctx, dir, TEMP_CREATE_FLAGS));
   } catch (error) {
     closing.push(ops.close(dir.fd));
     throw error;
   }
   const { fd, name: temp } = created;
-  let tempLinked = true;
+  const state = { tempLinked: true };
+  try {
+    const writer = new FileWriter(ops, fd, ctx.writeBufferBytes);
+    let opened: Stats;
+    let bytes: number;
+    if (content.kind === 'text' && ctx.guard.anchored) {
+      // Created through the checked directory's own descriptor, the file cannot be anywhere
+      // else, so its bytes go out while it is verified: one round trip instead of three.
+      // If the check fails, the content is wiped through the descriptor.
+      const writing = writer.writeText(content.text).then(() => writer.end());
+      writing.catch(() => undefined);
+      const [checked, at] = await Promise.all([ops.fstat(fd), ops.lstat(dir.at(temp)).catch(() => undefined)]);
+      const placed = isPrivateFile(ctx, checked) && at !== undefined && sameIdentity(at, checked);
+      if (!placed) {
+        state.tempLinked = false;
+        await writing.catch(() => undefined);
+        await ops.ftruncate(fd, 0).catch(() => undefined);
+        await refuseMisplaced(ctx, dir, temp, checked);
+      }
+      opened = checked;
+      [bytes] = await Promise.all([writing, fixMode(ctx, fd, opened)]);
+    } else {
+      opened = await ops.fstat(fd);
+      if (!isPrivateFile(ctx, opened) || !(await inPlace(ctx, dir, temp, opened))) {
+        // The file may sit wherever a swap pointed: it is still empty.
+        state.tempLinked = false;
+        await refuseMisplaced(ctx, dir, temp, opened);
+      }
+      await fixMode(ctx, fd, opened);
+      if (content.kind === 'text') {
+        await writer.writeText(content.text);
+      } else {
+        await pump(writer, content.chunks, signal);
+      }
+      bytes = await writer.end();
+    }
+    return await publishTemp(ctx, dir, { fd, name: temp, opened }, input.suggestedName, bytes, signal, state);
+  } catch (error) {
+    if (state.tempLinked) await ops.unlink(dir.at(temp)).catch(() => undefined);
+    throw error;
+  } finally {
+    closing.push(ops.close(fd), ops.close(dir.fd));
+  }
+}
+
+/**
+ * Publishes a written temp file: re-checks its place without /proc anchoring, fsyncs when
+ * durable, links it to a fresh final name (no clobber), removes the temp name and checks
+ * that the locator leads to the file written. On failure the final name is removed;
+ * `state.tempLinked` says whether the caller must still remove the temp name.
+ */
+async function publishTemp(
+  ctx: SaveContext,
+  dir: OpenSessionDir,
+  file: TempFile,
+  suggestedName: string,
+  bytes: number,
+  signal: AbortSignal | undefined,
+  state: { tempLinked: boolean },
+): Promise<SpillRef> {
+  const { ops } = ctx;
+  const { fd, name: temp, opened } = file;
   let published: string | undefined;
   try {
-    // Verify after the open (and fix the mode: the umask may have narrowed it below 0600,
-    // it can never have widened it).
-    const [, opened] = await Promise.all([ops.fchmod(fd, 0o600), ops.fstat(fd)]);
-    if (!opened.isFile() || opened.nlink !== 1 || (ctx.guard.euid >= 0 && opened.uid !== ctx.guard.euid) || !(await inPlace(ctx, dir, temp, opened))) {
-      // The file may sit wherever a swap pointed: it is still empty. Remove it where the
-      // path leads now only if that is the very file opened.
-      tempLinked = false;
-      const here = await ops.lstat(path.join(dir.path, temp)).catch(() => undefined);
-      if (here !== undefined && sameIdentity(here, opened)) await ops.unlink(path.join(dir.path, temp)).catch(() => undefined);
-      throw unsafe(`The temp file in ${dir.path} is not where it was created; the session directory was swapped or tampered with. Nothing was written.`);
-    }
-
-    const writer = new FileWriter(ops, fd, ctx.writeBufferBytes);
-    if (content.kind === 'text') {
-      await writer.writeText(content.text);
-    } else {
-      await pump(writer, content.chunks, signal);
-    }
-    const bytes = await writer.end();
     if (!ctx.guard.anchored && !(await inPlace(ctx, dir, temp, opened))) {
       // Without /proc a well-timed swap can fool the first check; if this one sees it,
       // wipe the content through the descriptor, wherever the file ended up.
-      tempLinked = false;
+      state.tempLinked = false;
       await ops.ftruncate(fd, 0).catch(() => undefined);
       throw unsafe(`The session directory ${dir.path} was swapped while the spill file was written; its content was wiped and nothing was published.`);
     }
@@ -228,7 +361,7 @@ async function saveInDir(
     throwIfAborted(signal, 'The save');
 
     for (let attempt = 1; published === undefined; attempt++) {
-      const leaf = leafName(input.suggestedName);
+      const leaf = leafName(suggestedName);
       try {
         await ops.link(dir.at(temp), dir.at(leaf));
         published = leaf;
@@ -246,7 +379,7 @@ async function saveInDir(
         throw unsafe(`The published spill file is not reachable at ${locator}; the spill root was tampered with.`, error);
       }),
       ops.unlink(dir.at(temp)).then(async () => {
-        tempLinked = false;
+        state.tempLinked = false;
         if (ctx.durable) await ops.fsync(dir.fd);
       }),
     ]);
@@ -257,9 +390,103 @@ async function saveInDir(
     return { locator: spillLocator(locator), bytes, retrievalHint: LOCAL_RETRIEVAL_HINT };
   } catch (error) {
     if (published !== undefined) await ops.unlink(dir.at(published)).catch(() => undefined);
-    if (tempLinked) await ops.unlink(dir.at(temp)).catch(() => undefined);
     throw error;
-  } finally {
-    closing.push(ops.close(fd), ops.close(dir.fd));
   }
+}
+
+/**
+ * Opens a file sink: the same permits, session directory, exclusive no-follow 0600 temp
+ * file and check after the open as a save, with the descriptor open for reading too and
+ * handed to the caller. The permits are held until the handle is published or discarded.
+ */
+export async function openFileSink(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<SpillFileSinkHandle> {
+  const release = await acquireSaveFds(ctx, signal, true);
+  const { ops } = ctx;
+  let dir: OpenSessionDir | undefined;
+  let file: TempFile;
+  try {
+    throwIfAborted(signal, 'Opening the file sink');
+    dir = await openSaveDir(ctx, input);
+    file = await openCheckedTemp(ctx, dir);
+  } catch (error) {
+    if (dir !== undefined) await ops.close(dir.fd).catch(() => undefined);
+    release();
+    throw storageError(error, 'opening the spill file');
+  }
+  const openDir = dir;
+  const state = { tempLinked: true };
+  let published = false;
+  let closed: Promise<void> | undefined;
+  const live = (what: string, writing: boolean): void => {
+    if (closed !== undefined) throw spillError('SPILL_STORAGE_FAILED', `The file sink is closed; ${what} needs a new one.`);
+    if (writing && published) throw spillError('SPILL_STORAGE_FAILED', `The file sink was published, and a published artifact never changes; ${what} needs a new one.`);
+  };
+  return {
+    fd: file.fd,
+    async write(bytes: Uint8Array, position: number): Promise<void> {
+      live('writing', true);
+      let done = 0;
+      while (done < bytes.length) {
+        let n: number;
+        try {
+          n = await ops.write(file.fd, bytes, done, bytes.length - done, position + done);
+        } catch (error) {
+          throw storageError(error, 'writing the spill file');
+        }
+        if (!Number.isInteger(n) || n <= 0) {
+          throw storageError(Object.assign(new Error('write made no progress'), { code: 'EIO' }), 'writing the spill file');
+        }
+        done += n;
+      }
+    },
+    async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+      live('reading', false);
+      try {
+        return await ops.read(file.fd, buffer, offset, length, position);
+      } catch (error) {
+        throw storageError(error, 'reading the spill file back');
+      }
+    },
+    async size(): Promise<number> {
+      live('measuring', false);
+      try {
+        return (await ops.fstat(file.fd)).size;
+      } catch (error) {
+        throw storageError(error, 'measuring the spill file');
+      }
+    },
+    async truncate(length: number): Promise<void> {
+      live('truncating', true);
+      try {
+        await ops.ftruncate(file.fd, length);
+      } catch (error) {
+        throw storageError(error, 'truncating the spill file');
+      }
+    },
+    async freeBytes(): Promise<number | undefined> {
+      live('measuring free space', false);
+      return ops.freeBytes(openDir.path).catch(() => undefined);
+    },
+    async publish(options?: SpillCallOptions): Promise<SpillRef> {
+      live('publishing', true);
+      published = true;
+      try {
+        const size = (await ops.fstat(file.fd)).size;
+        return await publishTemp(ctx, openDir, file, input.suggestedName, size, options?.signal, state);
+      } catch (error) {
+        if (state.tempLinked) await ops.unlink(openDir.at(file.name)).catch(() => undefined);
+        state.tempLinked = false;
+        throw storageError(error, 'publishing the spill file');
+      }
+    },
+    close(): Promise<void> {
+      closed ??= (async () => {
+        if (state.tempLinked) await ops.unlink(openDir.at(file.name)).catch(() => undefined);
+        state.tempLinked = false;
+        await Promise.allSettled([ops.close(file.fd), ops.close(openDir.fd)]);
+        release();
+      })();
+      return closed;
+    },
+  };
 }

@@ -9,6 +9,8 @@ export { createSpillPolicy } from './policy.js';
 export { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS } from './options.js';
 export { LINE_WINDOW_BYTES, previewMarker } from './preview.js';
 export { lostNotice } from './stream.js';
+export { composeSpillPreview } from './compose.js';
+export type { SpillPreview, SpillPreviewInput } from './compose.js';
 export type {
   ContentBlock,
   PostToolDecision,

@@ -9,6 +9,8 @@ import { textOfSize } from '../text.js';
 import { privateDir, saveRequest } from './common.js';
 
 const RAW = "writeFile(path, text, { flag: 'wx', mode: 0o600 })";
+/** Saves in flight at once in the concurrent figure. */
+const CONCURRENT = 64;
 
 function specs(profile: Profile): FigureSpec[] {
   const { small, medium, large } = profile.localSizes;
@@ -16,6 +18,13 @@ function specs(profile: Profile): FigureSpec[] {
     { id: 'local.save.small', title: `local saveText ${formatBytes(small)}`, baseline: RAW, unit: 'ms', target: ratioAtMost(1.5) },
     { id: 'local.save.medium', title: `local saveText ${formatBytes(medium)}`, baseline: RAW, unit: 'ms', target: ratioAtMost(1.3) },
     { id: 'local.save.large', title: `local saveText ${formatBytes(large)}`, baseline: RAW, unit: 'ms', target: ratioAtMost(1.15) },
+    {
+      id: 'local.save.concurrent',
+      title: `local saveText ${formatBytes(small)}, ${String(CONCURRENT)} in flight`,
+      baseline: `${String(CONCURRENT)} concurrent ${RAW}`,
+      unit: 'ms',
+      target: ratioAtMost(1.5),
+    },
     {
       id: 'local.save.durable',
       title: `local saveText ${formatBytes(medium)}, durable`,
@@ -88,6 +97,36 @@ export const localSaveGroup: FigureGroup = {
       );
       ctx.record(c.id, samples);
     }
+
+    // Throughput under concurrency: one timed call is a batch of 64 saves started together,
+    // against 64 writeFiles started together (the time ratio is the inverse throughput ratio).
+    const smallText = textOfSize(small);
+    ctx.log(`local.save.concurrent: ${String(CONCURRENT)} × ${formatBytes(small)}`);
+    let batches = 0;
+    const batchTask = (one: () => Promise<string>): MicroTask => {
+      const created: string[] = [];
+      return {
+        run: async () => {
+          created.push(...(await Promise.all(Array.from({ length: CONCURRENT }, one))));
+        },
+        afterEach: async () => {
+          for (const file of created.splice(0)) await unlink(file);
+        },
+      };
+    };
+    const concurrent = await microPair(
+      ctx.profile.microRounds,
+      {
+        spillway: batchTask(async () => (await backend.saveText(saveRequest(smallText, 'bench.txt', ++batches))).locator),
+        baseline: batchTask(async () => {
+          const file = rawPath();
+          await writeFile(file, smallText, { flag: 'wx', mode: 0o600 });
+          return file;
+        }),
+      },
+      { timeMs: ctx.profile.microTimeMs },
+    );
+    ctx.record('local.save.concurrent', { ...concurrent, notes: [`each timed call starts ${String(CONCURRENT)} saves at once and waits for all`] });
 
     const content = textOfSize(medium);
     ctx.log(`local.save.durable: ${formatBytes(medium)}`);

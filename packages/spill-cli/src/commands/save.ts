@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { Command } from 'commander';
-import { callId } from '@spillway/core';
+import { callId, type SpillRef } from '@spillway/core';
 import { formatSpillNotice } from '@spillway/policy/notice';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { decodeUtf8 } from '../decode.js';
@@ -17,7 +17,8 @@ Examples:
   $ curl -s https://example.com/big.json | spillway save --name big.json
   $ LOCATOR=$(make test 2>&1 | spillway save --name make-test --json | jq -r .locator)
 
-Everything on stdin is stored, however large, and the notice a model would see is printed.
+Everything on stdin is stored byte for byte, however large, and the notice a model would
+see is printed.
 `;
 
 /** The suggested artifact name for `--name`: kept as given, `.txt` added when it has no extension. */
@@ -38,12 +39,30 @@ export function registerSave(program: Command, ctx: CliContext): void {
     const sessionId = ctx.session(options.session);
     const backend = ctx.backend(options);
     if (ctx.io.stdin.isTTY === true) await ctx.warn('reading stdin from the terminal; end it with Ctrl-D.');
-    const ref = await backend.saveTextStream({
+    const request = {
       owner: { sessionId },
       source: { toolName: options.name, callId: callId(randomUUID()), label: 'stdin of spillway save' },
       suggestedName: suggestedNameFor(options.name),
-      content: decodeUtf8(ctx.io.stdin),
-    });
+    };
+    let ref: SpillRef;
+    if (backend.fileSink === undefined) {
+      // A backend that stores text only: stdin is decoded as UTF-8 (U+FFFD for invalid bytes).
+      ref = await backend.saveTextStream({ ...request, content: decodeUtf8(ctx.io.stdin) });
+    } else {
+      // Byte for byte: stdin goes into the file sink as it is read.
+      const sink = await backend.fileSink.open(request);
+      try {
+        let position = 0;
+        for await (const chunk of ctx.io.stdin) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+          await sink.write(bytes, position);
+          position += bytes.length;
+        }
+        ref = await sink.publish();
+      } finally {
+        await sink.close();
+      }
+    }
     const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: ref.retrievalHint });
     await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice)) : `${notice}\n`);
   });

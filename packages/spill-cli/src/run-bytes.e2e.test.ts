@@ -1,0 +1,232 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ensureBuilt, spillway, type BinResult } from './test-bin.js';
+
+// End-to-end, on the BUILT binary: `run` stores the output byte for byte, bounds what it
+// stores, and never loses the output when the store fails (read-only root, full disk).
+
+const node = process.execPath;
+const isRoot = process.geteuid?.() === 0;
+let base: string;
+let root: string;
+let home: string;
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, SPILLWAY_ROOT: root, NO_COLOR: '1', ...extra };
+}
+
+function run(args: string[], extra: Record<string, string> = {}): Promise<BinResult> {
+  return spillway(args, { env: env(extra), timeoutMs: 60_000 });
+}
+
+function locatorIn(text: string): string {
+  const found = /Full formatted result stored at: (.*?)\. Use read/.exec(text)?.[1];
+  if (found === undefined) throw new Error(`no notice in: ${text.slice(-300)}`);
+  return found;
+}
+
+/** Every file in the root's session directories, by name. */
+async function storedNames(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const session of await readdir(dir)) {
+    for (const name of await readdir(join(dir, session))) names.push(name);
+  }
+  return names;
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  base = await mkdtemp(join(tmpdir(), 'spillway-cli-bytes-'));
+  root = join(base, 'root');
+  home = join(base, 'home');
+  await mkdir(root, { mode: 0o700 });
+  await chmod(root, 0o700);
+  await mkdir(home, { mode: 0o700 });
+});
+
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+describe('spillway run stores the output byte for byte', () => {
+  it('stores a binary file exactly (cmp against the source) and says it is not UTF-8', async () => {
+    const source = '/usr/bin/ls';
+    const r = await run(['run', '--max-inline-bytes', '4000', '--', 'cat', source]);
+    expect(r.code).toBe(0);
+    const locator = locatorIn(r.out);
+    expect(spawnSync('cmp', [source, locator]).status).toBe(0);
+    const size = (await stat(source)).size;
+    expect(r.out).toContain(`(The output is binary or not UTF-8: ${String(size)} bytes, stored exactly;`);
+    // The binary line comes right before the notice, which keeps its exact wording.
+    expect(r.out).toMatch(/invalid bytes\.\)\n\(Omitted \d+ bytes\. Full formatted result stored at: .*\. Use read with offset\/limit, or grep this path to search within it\.\)\n$/);
+    expect(Buffer.byteLength(r.out) - 1).toBeLessThanOrEqual(4000);
+  });
+
+  it('prints small invalid UTF-8 output exactly, and stores large invalid UTF-8 exactly', async () => {
+    const small = await run(['run', '--', 'printf', 'ok\\377\\376 \\303\\050 end\\n']);
+    expect(small.code).toBe(0);
+    expect(small.stdout).toEqual(Buffer.from([0x6f, 0x6b, 0xff, 0xfe, 0x20, 0xc3, 0x28, 0x20, 0x65, 0x6e, 0x64, 0x0a]));
+
+    const script = 'const b = Buffer.from([0x61, 0xff, 0x0a, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf0, 0x9f, 0x9a]); for (let i = 0; i < 20000; i++) process.stdout.write(b);';
+    const large = await run(['run', '--max-inline-bytes', '2000', '--', node, '-e', script]);
+    expect(large.code).toBe(0);
+    const stored = await readFile(locatorIn(large.out));
+    const one = Buffer.from([0x61, 0xff, 0x0a, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0xf0, 0x9f, 0x9a]);
+    expect(stored.length).toBe(one.length * 20000);
+    expect(stored.equals(Buffer.concat(Array.from({ length: 20000 }, () => one)))).toBe(true);
+    expect(large.out).toContain('(The output is binary or not UTF-8: 220000 bytes, stored exactly;');
+  });
+
+  it('merges stdout and stderr in the order written, as > file 2>&1', async () => {
+    const script = 'for i in $(seq 1 3000); do echo "out $i"; echo "err $i" >&2; done';
+    const r = await run(['run', '--max-inline-bytes', '1000', '--', 'sh', '-c', script]);
+    const expected = spawnSync('sh', ['-c', `(${script}) 2>&1`]).stdout;
+    expect((await readFile(locatorIn(r.out))).equals(expected)).toBe(true);
+  });
+
+  it('stores at most --max-stored-bytes of a runaway `yes`, stops it, and says what was dropped', async () => {
+    const r = await run(['run', '--max-inline-bytes', '2000', '--max-stored-bytes', '200000', '--', 'yes', 'spillway']);
+    expect(r.code).toBe(143); // stopped with SIGTERM
+    const stored = await readFile(locatorIn(r.out));
+    expect(stored.length).toBe(200000);
+    expect(stored.equals(Buffer.from('spillway\n'.repeat(30000)).subarray(0, 200000))).toBe(true);
+    expect(r.out).toMatch(/\(Only the first 200000 bytes were stored: \d+ more bytes past the 200000-byte limit were dropped and the command was stopped\.\)\n\(Omitted /);
+    expect(r.stderr).toMatch(/went past --max-stored-bytes 200000: its first 200000 bytes are stored, \d+ more were dropped, and yes was stopped\./);
+  });
+
+  it('takes the limit from SPILLWAY_MAX_STORED_BYTES, and refuses a malformed one', async () => {
+    const r = await run(['run', '--max-inline-bytes', '2000', '--', 'yes'], { SPILLWAY_MAX_STORED_BYTES: '50000' });
+    expect(r.code).toBe(143);
+    expect((await stat(locatorIn(r.out))).size).toBe(50000);
+    const bad = await run(['run', '--', 'true'], { SPILLWAY_MAX_STORED_BYTES: '12k' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/SPILLWAY_MAX_STORED_BYTES must be a whole number/);
+  });
+
+  it('save stores stdin byte for byte (cmp against the source)', async () => {
+    const source = '/usr/bin/ls';
+    const r = await spillway(['save', '--name', 'ls.bin', '--json'], { env: env(), input: await readFile(source) });
+    expect(r.code).toBe(0);
+    const saved = JSON.parse(r.out) as { locator: string; bytes: number };
+    expect(saved.bytes).toBe((await stat(source)).size);
+    expect(spawnSync('cmp', [source, saved.locator]).status).toBe(0);
+  });
+
+  it('leaves no artifact under a final name when spillway is killed with SIGKILL mid-run', async () => {
+    const killRoot = join(base, 'kill-root');
+    await mkdir(killRoot, { mode: 0o700 });
+    const pidFile = join(base, 'writer.pid');
+    const script = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); const line = 'x'.repeat(999) + '\\n'; setInterval(() => process.stdout.write(line), 1);`;
+    const wrapper = spawn(node, [BIN, 'run', '--', node, '-e', script], { env: env({ SPILLWAY_ROOT: killRoot }), stdio: 'ignore' });
+    let writerPid = 0;
+    for (let i = 0; i < 500 && writerPid === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const text = await readFile(pidFile, 'utf8').catch(() => '');
+      if (/^[1-9][0-9]*$/.test(text)) writerPid = Number(text);
+    }
+    expect(writerPid).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 200)); // let some output land in the temp file
+    const closed = new Promise((r) => wrapper.once('close', r));
+    wrapper.kill('SIGKILL');
+    await closed;
+    process.kill(writerPid, 'SIGKILL');
+    const names = await storedNames(killRoot);
+    expect(names.length).toBe(1);
+    expect(names[0]).toMatch(/^\.tmp-[0-9a-f]{32}$/); // a temp file only, swept later by `spillway gc`
+  });
+});
+
+/**
+ * Runs the binary and follows it: stdout is hashed and counted, never kept, and the
+ * spillway process's resident memory is sampled while it runs.
+ */
+function followed(args: string[], extra: Record<string, string>): Promise<{ code: number | null; bytes: number; sha256: string; stderr: string; maxRssBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node, [BIN, ...args], { env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+    const hash = createHash('sha256');
+    let bytes = 0;
+    let stderr = '';
+    let maxRss = 0;
+    child.stdout.on('data', (b: Buffer) => {
+      bytes += b.length;
+      hash.update(b);
+    });
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const sample = setInterval(() => {
+      try {
+        const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${String(child.pid)}/status`, 'utf8'))?.[1];
+        if (rss !== undefined) maxRss = Math.max(maxRss, Number(rss) * 1024);
+      } catch {
+        // it has exited
+      }
+    }, 25);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('spillway did not finish in time'));
+    }, 240_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearInterval(sample);
+      clearTimeout(timer);
+      resolve({ code, bytes, sha256: hash.digest('hex'), stderr, maxRssBytes: maxRss });
+    });
+  });
+}
+
+/** The command that prints `bytes` bytes of 100-byte lines and exits with `code`. */
+function generator(bytes: number, code: number): string[] {
+  return ['sh', '-c', `yes 'spillway failure test output line: the quick brown fox jumps over the lazy dog 01234567' | head -c ${String(bytes)}; exit ${String(code)}`];
+}
+
+function expectedSha(bytes: number): string {
+  const r = spawnSync('sh', ['-c', generator(bytes, 0)[2] ?? ''], { maxBuffer: bytes + 1024 });
+  return createHash('sha256').update(r.stdout).digest('hex');
+}
+
+function mount(args: string[]): boolean {
+  return spawnSync('mount', args, { stdio: 'ignore' }).status === 0;
+}
+
+describe('spillway run never loses the output to a failing store', () => {
+  it.skipIf(!isRoot)('prints 600 MB in full, in bounded memory, with the command\'s exit code, when the root is read-only (bind mount; needs root)', async (ctx) => {
+    const ro = join(base, 'ro-root');
+    await mkdir(ro, { mode: 0o700 });
+    // Mounting refused (a container without CAP_SYS_ADMIN): the injected variant in main.test.ts still runs.
+    if (!mount(['--bind', ro, ro])) ctx.skip('bind mounts are not permitted here');
+    try {
+      if (!mount(['-o', 'remount,ro,bind', ro])) throw new Error('could not remount read-only');
+      const bytes = 600_000_000;
+      const r = await followed(['run', '--', ...generator(bytes, 7)], { SPILLWAY_ROOT: ro });
+      expect(r.code).toBe(7);
+      expect(r.bytes).toBe(bytes);
+      expect(r.sha256).toBe(expectedSha(bytes));
+      expect(r.stderr).toMatch(/^spillway: warning: .*the output is printed in full, without spilling\.\n$/);
+      expect(r.maxRssBytes).toBeLessThan(128 * 1024 * 1024);
+    } finally {
+      spawnSync('umount', [ro]);
+    }
+  }, 300_000);
+
+  it.skipIf(!isRoot)('prints the whole output, with the command\'s exit code, when the disk fills midway (1 MiB tmpfs; needs root)', async (ctx) => {
+    const small = join(base, 'small-root');
+    await mkdir(small, { mode: 0o700 });
+    // Mounting refused (a container without CAP_SYS_ADMIN): the injected variant in main.test.ts still runs.
+    if (!mount(['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', small])) ctx.skip('tmpfs mounts are not permitted here');
+    try {
+      const bytes = 8_000_000;
+      const r = await followed(['run', '--', ...generator(bytes, 3)], { SPILLWAY_ROOT: small });
+      expect(r.code).toBe(3);
+      expect(r.bytes).toBe(bytes);
+      expect(r.sha256).toBe(expectedSha(bytes));
+      expect(r.stderr).toMatch(/SPILL_NO_SPACE.*so it is printed in full\./);
+      expect(await storedNames(small)).toEqual([]); // the partial temp file was removed
+    } finally {
+      spawnSync('umount', [small]);
+    }
+  }, 120_000);
+});
