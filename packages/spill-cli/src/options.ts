@@ -1,4 +1,5 @@
-import { join, isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { defaultLocalRoot } from '@spillway/local';
 import { InvalidArgumentError } from 'commander';
 import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
 import { CliError } from './cli-error.js';
@@ -62,9 +63,8 @@ export function resolveRoot(
   }
   const fromEnv = env[ROOT_ENV];
   if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(cwd, fromEnv), source: 'env' };
-  const state = env.XDG_STATE_HOME;
-  const base = state !== undefined && isAbsolute(state) ? state : join(home, '.local', 'state');
-  return { path: join(base, 'spillway'), source: 'default' };
+  // The library's own default, so a harness's artifacts and the CLI's share one root.
+  return { path: defaultLocalRoot(env, home), source: 'default' };
 }
 
 /** Picks the session id: `--session`, else `SPILLWAY_SESSION`, else {@link DEFAULT_SESSION_ID}. */

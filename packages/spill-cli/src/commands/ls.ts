@@ -1,21 +1,25 @@
 import { Command } from 'commander';
 import type { SpillEntry } from '@spillway/core';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
-import { lsHeader, lsRow, lsSummary } from '../format.js';
+import { byCreation, lsHeader, lsRow, lsSummary } from '../format.js';
 import { lsEntryJson } from '../json.js';
 
 interface LsOptions extends CommonOptions {
   readonly session?: string;
+  readonly long?: boolean;
 }
 
 const EXAMPLES = `
 Examples:
   $ spillway ls
+  $ spillway ls --long
   $ spillway ls --session "$SPILLWAY_SESSION"
   $ spillway ls --json | jq -r '.entries[].locator'
 
-Without --session every session's artifacts are listed. Sessions appear as the backend's
-opaque key (session-<hash>): the id itself is not stored.
+Without --session every session's artifacts are listed, oldest first. Rows fit 100
+columns: the session key is cut to its first 8 characters and the locator to its last part
+(the artifact); --long prints the whole session key (session-<hash>) and the whole locator.
+Sessions appear as the backend's opaque key: the id itself is not stored.
 
 Under --json stdout is one complete JSON document or nothing: a failure before the first
 entry prints nothing there; a failure part way closes the document with "complete": false
@@ -27,7 +31,8 @@ export function registerLs(program: Command, ctx: CliContext): void {
   const command = program
     .command('ls')
     .description('List spilled artifacts: when, how large, which session, and their locators.')
-    .option('--session <id>', 'only this session\'s artifacts (default: every session)');
+    .option('--session <id>', 'only this session\'s artifacts (default: every session)')
+    .option('-l, --long', 'print the whole session key and locator (rows get wider than 100 columns)');
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
   command.action(async (options: LsOptions) => {
@@ -35,38 +40,31 @@ export function registerLs(program: Command, ctx: CliContext): void {
     const backend = ctx.backend(options);
     // An unsafe or missing root fails here, before anything reaches stdout.
     if (typeof backend.root === 'function') await backend.root();
-    const listing = backend.catalog.list(sessionId === undefined ? {} : { sessionId })[Symbol.asyncIterator]();
-    // The first entry is pulled before printing, so a listing that fails at once leaves
-    // stdout empty rather than holding the start of a document or a table.
-    let next: IteratorResult<SpillEntry> = await listing.next();
-    let count = 0;
-    let totalBytes = 0;
+    const listing = backend.catalog.list(sessionId === undefined ? {} : { sessionId });
+    // Collected to be sorted by creation time (the catalog yields directory order). A
+    // failure part way still shows what was listed, then main() reports the error.
+    const entries: SpillEntry[] = [];
+    let failure: { error: unknown } | undefined;
+    try {
+      for await (const entry of listing) entries.push(entry);
+    } catch (error) {
+      // Nothing listed at all: stdout stays empty, as for any failing command.
+      if (entries.length === 0) throw error;
+      failure = { error };
+    }
+    entries.sort(byCreation);
+    const totalBytes = entries.reduce((sum, e) => sum + e.bytes, 0);
     if (options.json === true) {
-      // Streamed so a large catalog never sits in memory; the document is still one line.
-      const close = (complete: boolean): Promise<void> =>
-        ctx.print(`],"count":${String(count)},"totalBytes":${String(totalBytes)},"complete":${String(complete)}}\n`);
+      // Always the full detail; under a failure part way, closed and marked incomplete.
       await ctx.print('{"entries":[');
-      try {
-        for (; next.done !== true; next = await listing.next()) {
-          await ctx.print(`${count === 0 ? '' : ','}${JSON.stringify(lsEntryJson(next.value))}`);
-          count++;
-          totalBytes += next.value.bytes;
-        }
-      } catch (error) {
-        // Part of the listing is already out: close the document so stdout stays valid
-        // JSON, mark it incomplete, and let main() report the error on stderr.
-        await close(false);
-        throw error;
-      }
-      await close(true);
-      return;
+      for (const [i, entry] of entries.entries()) await ctx.print(`${i === 0 ? '' : ','}${JSON.stringify(lsEntryJson(entry))}`);
+      await ctx.print(`],"count":${String(entries.length)},"totalBytes":${String(totalBytes)},"complete":${String(failure === undefined)}}\n`);
+    } else {
+      const long = options.long === true;
+      if (entries.length > 0) await ctx.print(lsHeader(ctx.out, long));
+      for (const entry of entries) await ctx.print(lsRow(entry, long));
+      if (failure === undefined) await ctx.print(lsSummary(entries.length, totalBytes, long));
     }
-    for (; next.done !== true; next = await listing.next()) {
-      if (count === 0) await ctx.print(lsHeader(ctx.out));
-      await ctx.print(lsRow(next.value));
-      count++;
-      totalBytes += next.value.bytes;
-    }
-    await ctx.print(lsSummary(count, totalBytes));
+    if (failure !== undefined) throw failure.error;
   });
 }
