@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callId, sessionId, spillLocator, type SpillEntry } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
-import type { BackendFactory, CliBackend } from '../context.js';
+import { localBackendFactory, type BackendFactory, type CliBackend } from '../context.js';
 import { main } from '../main.js';
 import { testIO } from '../test-io.js';
 import { LS_WIDTH } from '../format.js';
@@ -113,5 +113,19 @@ describe('spillway ls', () => {
     const lines = r.stdout.trimEnd().split('\n');
     for (const line of lines) expect(Array.from(line).length, line).toBeLessThanOrEqual(LS_WIDTH);
     expect(lines.slice(1, -1).map((l) => l.replace(/^.*-/, ''))).toEqual(expect.arrayContaining(['first.txt', 'second.txt']));
+  });
+
+  it('lists what a harness saved through createLocalBackend() with no root: one default root for both', async () => {
+    const state = join(base, 'state');
+    vi.stubEnv('XDG_STATE_HOME', state);
+    try {
+      const ref = await createLocalBackend().saveText({ owner: { sessionId: sessionId('harness') }, source: { toolName: 'web_fetch', callId: callId('c1') }, suggestedName: 'page.html', content: 'x'.repeat(50) });
+      const { io, stdout } = testIO({ env: { XDG_STATE_HOME: state }, homedir: join(base, 'home') });
+      expect(await main(['ls', '--json'], io, { backend: localBackendFactory })).toBe(0);
+      const doc = JSON.parse(stdout.text()) as { entries: { locator: string }[] };
+      expect(doc.entries.map((e) => e.locator)).toEqual([ref.locator]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
