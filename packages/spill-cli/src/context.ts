@@ -3,7 +3,7 @@ import { sessionId, type SessionId, type SpillBackend, type SpillCatalog, type S
 import { createLocalBackend } from '@spillway/local';
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
-import { resolveRoot, resolveSession, type ResolvedRoot } from './options.js';
+import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
 
 /** A stream the CLI writes to: a Node writable that may be a TTY. */
 export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean };
@@ -54,7 +54,7 @@ export interface CommonOptions {
   readonly verbose?: boolean;
 }
 
-const ROOT_SOURCE_LABEL = { option: '--root', env: 'SPILLWAY_ROOT', default: 'the default' } as const;
+const ROOT_SOURCE_LABEL = { option: '--root', env: 'SPILLWAY_ROOT', default: 'the default', locator: 'the locator' } as const;
 
 /** The shared state of one CLI invocation, handed to every command's register function. */
 export class CliContext {
@@ -115,9 +115,14 @@ export class CliContext {
     return sessionId(resolveSession(option, this.io.env));
   }
 
-  /** The backend on the root these options choose (see {@link localBackendFactory}). */
-  backend(options: CommonOptions): CliBackend {
-    const root = this.root(options);
+  /**
+   * The backend on the root these options choose (see {@link localBackendFactory}); with
+   * a `locator`, on the root that locator names unless `--root` says otherwise (see
+   * {@link resolveRootFor}).
+   */
+  backend(options: CommonOptions, locator?: string): CliBackend {
+    const root =
+      locator === undefined ? this.root(options) : resolveRootFor(locator, options.root, this.io.env, this.io.cwd, this.io.homedir);
     void this.info(`root ${root.path} (from ${ROOT_SOURCE_LABEL[root.source]})`);
     return this.makeBackend(root);
   }

@@ -11,3 +11,4 @@ export { createLocalBackend, defaultLocalRoot, DEFAULT_MAX_OPEN_FILES, MIN_MAX_O
 export type { LocalBackend, LocalBackendOptions, LocalCatalog } from './backend.js';
 export { LOCAL_RETRIEVAL_HINT } from './save.js';
 export { sessionDirName } from './names.js';
+export { localRootOf } from './locator-root.js';
