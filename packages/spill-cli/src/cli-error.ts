@@ -56,7 +56,7 @@ const SPILL_ADVICE: Partial<Record<SpillErrorCode, string>> = {
 };
 
 /** Quotes `word` for a POSIX shell when it holds anything but plain path characters. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 

@@ -99,6 +99,11 @@ export class CliContext {
     await writeAll(this.io.stderr, `${this.err.yellow('spillway: warning:')} ${oneLine(message)}\n`);
   }
 
+  /** Writes one line to stderr, as it is. */
+  async note(line: string): Promise<void> {
+    await writeAll(this.io.stderr, `${oneLine(line)}\n`);
+  }
+
   /** Writes one `spillway: …` status line to stderr, only under `--verbose`. */
   async info(message: string): Promise<void> {
     if (this.options?.verbose !== true) return;

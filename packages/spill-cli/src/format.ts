@@ -1,5 +1,6 @@
 import type { GrepResult, ReadResult, SpillEntry } from '@spillway/core';
 import type { Style } from './color.js';
+import { shellWord } from './cli-error.js';
 
 /** Width of the line-number column in `read` output, as `cat -n` uses. */
 const LINE_NUMBER_WIDTH = 6;
@@ -132,4 +133,13 @@ export function byCreation(a: SpillEntry, b: SpillEntry): number {
 export function lsSummary(count: number, totalBytes: number, long = false): string {
   const more = count > 0 && !long ? ' (--long or --json prints whole locators)' : '';
   return `${count} ${count === 1 ? 'artifact' : 'artifacts'}, ${formatBytes(totalBytes)}${more}\n`;
+}
+
+/**
+ * The line `spillway run` prints on a terminal's stderr after a spill: the exact commands
+ * a person types to read or search the stored output (the model gets the notice instead).
+ */
+export function spillHintLine(locator: string): string {
+  const loc = shellWord(locator);
+  return `spillway: stored in full; see it with: spillway read ${loc} | search it with: spillway grep ${loc} PATTERN`;
 }
