@@ -26,6 +26,8 @@ function stable(text: string): string {
   return text.replace(/(\/session-[0-9a-f]{32}\/)[0-9a-f]{20}-/g, '$1<random>-');
 }
 
+const README_HOME = '/home/alice';
+const homes: string[] = [];
 let work: string;
 let run: { status: number | null; stdout: string; stderr: string };
 beforeAll(() => {
@@ -35,22 +37,26 @@ beforeAll(() => {
   const block = extractTsBlocks(README.slice(SECTION), 'README.md')[0];
   const js = ts.transpileModule(block?.code ?? '', { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
   fs.writeFileSync(path.join(work, 'harness.mjs'), js);
-  const home = path.join(work, 'home');
-  fs.mkdirSync(home, { mode: 0o700 });
+  // The preview's size depends on the locator's length, so HOME must be exactly as long
+  // as the README's /home/alice: a fresh /tmp/XXXXXX is.
+  const home = fs.mkdtempSync('/tmp/');
+  homes.push(home);
+  if (home.length !== README_HOME.length) throw new Error(`${home} is not ${String(README_HOME.length)} characters long`);
   // XDG_STATE_HOME unset, so the default root is under HOME, as the README says.
   const env = { PATH: process.env.PATH ?? '', HOME: home };
   run = spawnSync(process.execPath, [path.join(work, 'harness.mjs')], { cwd: work, env, encoding: 'utf8' });
-  run = { status: run.status, stdout: run.stdout.replaceAll(home, '/home/u'), stderr: run.stderr };
+  run = { status: run.status, stdout: run.stdout.replaceAll(home, README_HOME), stderr: run.stderr };
 });
 afterAll(() => {
   fs.rmSync(work, { recursive: true, force: true });
+  for (const home of homes) fs.rmSync(home, { recursive: true, force: true });
 });
 
 describe("the root README's harness program", () => {
   it('runs as written and spills into the per-user root', () => {
     expect(run.stderr).toBe('[spill] spilled web_fetch\n');
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(/Full formatted result stored at: \/home\/u\/\.local\/state\/spillway\/session-[0-9a-f]{32}\/[0-9a-f]{20}-web_fetch\.txt\./);
+    expect(run.stdout).toMatch(/Full formatted result stored at: \/home\/alice\/\.local\/state\/spillway\/session-[0-9a-f]{32}\/[0-9a-f]{20}-web_fetch\.txt\./);
   });
 
   it('prints exactly the output the README shows after it', () => {
