@@ -26,6 +26,9 @@ entry prints nothing there; a failure part way closes the document with "complet
 (the error goes to stderr and sets the exit code).
 `;
 
+/** Output is handed to stdout in pieces of about this many code units. */
+const PRINT_BATCH_UNITS = 64 * 1024;
+
 /** Registers `spillway ls`: the artifacts under the root, streamed. */
 export function registerLs(program: Command, ctx: CliContext): void {
   const command = program
@@ -54,17 +57,27 @@ export function registerLs(program: Command, ctx: CliContext): void {
     }
     entries.sort(byCreation);
     const totalBytes = entries.reduce((sum, e) => sum + e.bytes, 0);
+    // Written in batches: one write per entry costs more than formatting it.
+    let batch = '';
+    const add = async (text: string): Promise<void> => {
+      batch += text;
+      if (batch.length >= PRINT_BATCH_UNITS) {
+        await ctx.print(batch);
+        batch = '';
+      }
+    };
     if (options.json === true) {
       // Always the full detail; under a failure part way, closed and marked incomplete.
-      await ctx.print('{"entries":[');
-      for (const [i, entry] of entries.entries()) await ctx.print(`${i === 0 ? '' : ','}${JSON.stringify(lsEntryJson(entry))}`);
-      await ctx.print(`],"count":${String(entries.length)},"totalBytes":${String(totalBytes)},"complete":${String(failure === undefined)}}\n`);
+      await add('{"entries":[');
+      for (const [i, entry] of entries.entries()) await add(`${i === 0 ? '' : ','}${JSON.stringify(lsEntryJson(entry))}`);
+      await add(`],"count":${String(entries.length)},"totalBytes":${String(totalBytes)},"complete":${String(failure === undefined)}}\n`);
     } else {
       const long = options.long === true;
-      if (entries.length > 0) await ctx.print(lsHeader(ctx.out, long));
-      for (const entry of entries) await ctx.print(lsRow(entry, long));
-      if (failure === undefined) await ctx.print(lsSummary(entries.length, totalBytes, long));
+      if (entries.length > 0) await add(lsHeader(ctx.out, long));
+      for (const entry of entries) await add(lsRow(entry, long));
+      if (failure === undefined) await add(lsSummary(entries.length, totalBytes, long));
     }
+    await ctx.print(batch);
     if (failure !== undefined) throw failure.error;
   });
 }
