@@ -5,7 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { workspacePackages } from './readme-blocks.js';
+import ts from 'typescript';
+import { linkWorkspace, workspacePackages } from './readme-blocks.js';
 
 // What a user gets from the registry: the files `npm pack` puts in each publishable
 // package. Source maps must resolve inside it, no build or test leftovers go in, its
@@ -101,6 +102,51 @@ describe('the publishable packages, as packed', () => {
     for (const { name, dir, files } of packed) {
       const usesNode = files.filter((f) => f.endsWith('.d.ts')).some((f) => /from 'node:|NodeJS\./.test(fs.readFileSync(path.join(dir, f), 'utf8')));
       if (usesNode) expect(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'), name).toMatch(/@types\/node/);
+    }
+  });
+
+  it('need @types/node exactly where their READMEs say so: with the DOM lib alone a consumer compiles only when the README does not ask for it', () => {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), 'spillway-consumer-'));
+    try {
+      linkWorkspace(REPO, work);
+      fs.writeFileSync(path.join(work, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+      // Every package's types use AbortSignal, which the DOM lib or @types/node declares;
+      // the ones that also use Node's own modules need @types/node. One program per setting,
+      // each error charged to the package whose files it is in.
+      const files = packed.map(({ name }) => {
+        const file = path.join(work, `${name.replace(/\W+/g, '_')}.ts`);
+        fs.writeFileSync(file, `import * as pkg from '${name}';\nexport const loaded = Object.keys(pkg).length;\n`);
+        return file;
+      });
+      const errorsByPackage = (types: string[]): Map<string, string[]> => {
+        const program = ts.createProgram(files, {
+          module: ts.ModuleKind.NodeNext,
+          moduleResolution: ts.ModuleResolutionKind.NodeNext,
+          target: ts.ScriptTarget.ES2023,
+          lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types,
+        });
+        const out = new Map<string, string[]>(packed.map(({ name }) => [name, []]));
+        for (const d of ts.getPreEmitDiagnostics(program)) {
+          const where = d.file === undefined ? '' : fs.realpathSync(d.file.fileName);
+          const owner = packed.find(({ dir }) => where.startsWith(`${fs.realpathSync(dir)}${path.sep}`))?.name ?? '(elsewhere)';
+          out.set(owner, [...(out.get(owner) ?? []), ts.flattenDiagnosticMessageText(d.messageText, ' ')]);
+        }
+        return out;
+      };
+      const without = errorsByPackage([]);
+      expect(without.get('(elsewhere)') ?? []).toEqual([]);
+      for (const { name, dir } of packed) {
+        const says = /@types\/node/.test(fs.readFileSync(path.join(dir, 'README.md'), 'utf8'));
+        const errors = without.get(name) ?? [];
+        expect(errors.length > 0, `${name} without @types/node: ${errors.slice(0, 2).join(' | ')}`).toBe(says);
+      }
+      expect([...errorsByPackage(['node']).values()].flat()).toEqual([]);
+    } finally {
+      fs.rmSync(work, { recursive: true, force: true });
     }
   });
 });
