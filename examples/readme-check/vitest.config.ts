@@ -9,5 +9,7 @@ export default defineProject({
     name,
     include: ['src/**/*.test.ts'],
     testTimeout: 120_000,
+    // The setup hooks compile or run whole programs; a busy machine makes them slow.
+    hookTimeout: 120_000,
   },
 });
