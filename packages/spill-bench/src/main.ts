@@ -34,7 +34,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
  * The order the groups run in, which is not the table's: the scale figure measures save
  * latencies over minutes, and the gigabytes that the stream, CLI and retrieval figures
  * write and delete leave the disk busy for a while afterwards (writeback, and discards on
- * a file system mounted with `discard`, as here). Small saves measured right after them
+ * a file system mounted with `discard`). Small saves measured right after them
  * ran 2 to 4 times slower, so the latency figures run first (and the CPU-bound retention
  * sweep before the disk-heavy groups too).
  */
@@ -43,7 +43,7 @@ const RUN_ORDER: readonly string[] = ['policy', 'local', 'memory', 'scale', 'ret
 const HELP = `Usage: node dist/main.js [--quick | --full] [options]
 
   --quick            smaller sizes, under a minute (default)
-  --full             the sizes issues 6 and 7 specify, under five minutes
+  --full             the full sizes docs/benchmarks.md reports, under five minutes
   --only a,b         run only these groups: ${GROUPS.map((g) => g.name).join(', ')}
   --set key=value    override a profile value, e.g. --set stream.bytes=512MiB (repeatable)
   --out DIR          where to write the JSON report (default <repo>/bench-results)

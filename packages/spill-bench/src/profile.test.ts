@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FULL, QUICK, overrideProfile } from './profile.js';
 
 describe('profiles', () => {
-  it('use the sizes issue 6 names in the full run', () => {
+  it('use the sizes docs/benchmarks.md reports in the full run', () => {
     expect(FULL.stream.bytes).toBe(2 * 1024 ** 3);
     expect(FULL.stream.chunk).toBe(64 * 1024);
     expect(FULL.cli.bytes).toBe(1024 ** 3);

@@ -1,8 +1,8 @@
 import { parseSize } from './sizes.js';
 
 /**
- * Sizes, counts and round numbers for one benchmark run. `full` is what the issue
- * specifies; `quick` is the same table with smaller sizes, to finish in under a minute.
+ * Sizes, counts and round numbers for one benchmark run. `full` holds the sizes
+ * docs/benchmarks.md reports; `quick` is the same table with smaller sizes, to finish in under a minute.
  */
 export interface Profile {
   readonly name: 'quick' | 'full';
@@ -71,7 +71,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 const GiB = 1024 * MiB;
 
-/** The full run: every size as issue 6 specifies. */
+/** The full run: every size docs/benchmarks.md reports. */
 export const FULL: Profile = {
   name: 'full',
   microRounds: 7,

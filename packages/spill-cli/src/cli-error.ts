@@ -47,7 +47,7 @@ function defaultExitCode(code: CliErrorCode): number {
  */
 const SPILL_ADVICE: Partial<Record<SpillErrorCode, string>> = {
   SPILL_UNSAFE_ROOT: '(spillway: use --root or SPILLWAY_ROOT with a private directory of yours, e.g. one made with mkdir -m 700.)',
-  SPILL_INVALID_LOCATOR: '(spillway: pass the locator exactly as a spill notice or `spillway ls` printed it.)',
+  SPILL_INVALID_LOCATOR: '(spillway: pass the locator exactly as a spill notice or `spillway ls` printed it; `--root DIR` names the root it is under.)',
   SPILL_NOT_FOUND: '(spillway: `spillway ls` lists the artifacts that exist.)',
   SPILL_EXPIRED: '(spillway: it was removed by retention or eviction; run the command that produced it again.)',
   SPILL_INVALID_PATTERN: '(spillway: escape the special characters, or add -F to search for literal text.)',
@@ -56,7 +56,7 @@ const SPILL_ADVICE: Partial<Record<SpillErrorCode, string>> = {
 };
 
 /** Quotes `word` for a POSIX shell when it holds anything but plain path characters. */
-function shellWord(word: string): string {
+export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }
 

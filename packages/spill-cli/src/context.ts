@@ -3,7 +3,7 @@ import { sessionId, type SessionId, type SpillBackend, type SpillCatalog, type S
 import { createLocalBackend } from '@spillway/local';
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
-import { resolveRoot, resolveSession, type ResolvedRoot } from './options.js';
+import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
 import { openStore, resolveStore, type ResolvedStore } from './store.js';
 
 /** A stream the CLI writes to: a Node writable that may be a TTY. */
@@ -60,7 +60,7 @@ export interface CommonOptions {
   readonly verbose?: boolean;
 }
 
-const ROOT_SOURCE_LABEL = { option: '--root', env: 'SPILLWAY_ROOT', default: 'the default' } as const;
+const ROOT_SOURCE_LABEL = { option: '--root', env: 'SPILLWAY_ROOT', default: 'the default', locator: 'the locator' } as const;
 
 /** The shared state of one CLI invocation, handed to every command's register function. */
 export class CliContext {
@@ -122,6 +122,11 @@ export class CliContext {
     await writeAll(this.io.stderr, `${this.err.yellow('spillway: warning:')} ${oneLine(message)}\n`);
   }
 
+  /** Writes one line to stderr, as it is. */
+  async note(line: string): Promise<void> {
+    await writeAll(this.io.stderr, `${oneLine(line)}\n`);
+  }
+
   /** Writes one `spillway: …` status line to stderr, only under `--verbose`. */
   async info(message: string): Promise<void> {
     if (this.options?.verbose !== true) return;
@@ -140,16 +145,19 @@ export class CliContext {
 
   /**
    * The backend these options choose: the object store of `--store` or `SPILLWAY_STORE`
-   * when one is named (see {@link resolveStore}), else the local backend on the root
-   * (see {@link localBackendFactory}). Every command that touches storage opens it here.
+   * when one is named (see {@link resolveStore}), else the local backend on the root (see
+   * {@link localBackendFactory}); with a `locator`, on the root that locator names unless
+   * `--root` says otherwise (see {@link resolveRootFor}). Every command that touches
+   * storage opens it here.
    */
-  backend(options: CommonOptions): CliBackend {
+  backend(options: CommonOptions, locator?: string): CliBackend {
     const store = resolveStore(options.store, options.root, this.io.env);
     if (store !== undefined) {
       void this.info(`store ${store.url} (from ${store.source === 'option' ? '--store' : 'SPILLWAY_STORE'})`);
       return this.makeStore(store, this.io.env);
     }
-    const root = this.root(options);
+    const root =
+      locator === undefined ? this.root(options) : resolveRootFor(locator, options.root, this.io.env, this.io.cwd, this.io.homedir);
     void this.info(`root ${root.path} (from ${ROOT_SOURCE_LABEL[root.source]})`);
     return this.makeBackend(root);
   }

@@ -1,5 +1,6 @@
 import type { GrepResult, ReadResult, SpillEntry } from '@spillway/core';
 import type { Style } from './color.js';
+import { shellWord } from './cli-error.js';
 
 /** Width of the line-number column in `read` output, as `cat -n` uses. */
 const LINE_NUMBER_WIDTH = 6;
@@ -89,17 +90,56 @@ export function formatTimestamp(date: Date): string {
   return `${date.toISOString().slice(0, 19)}Z`;
 }
 
-/** The heading line of `ls` output. */
-export function lsHeader(style: Style): string {
-  return style.bold(`${'CREATED'.padEnd(20)}  ${'SIZE'.padStart(10)}  SESSION  LOCATOR`) + '\n';
+/** The widest a default `ls` row gets, in columns: it fits a 100-column terminal. */
+export const LS_WIDTH = 100;
+/** How many characters of the session key the default `ls` row shows. */
+const LS_SESSION_CHARS = 8;
+const LS_FIXED = 20 + 2 + 10 + 2 + LS_SESSION_CHARS + 2;
+
+/**
+ * The heading line of `ls` output: the compact columns by default, the full ones (the
+ * whole session key and locator) under `--long`.
+ */
+export function lsHeader(style: Style, long = false): string {
+  const last = long ? `SESSION${' '.repeat(34)}  LOCATOR` : `${'SESSION'.padEnd(LS_SESSION_CHARS)}  ARTIFACT`;
+  return style.bold(`${'CREATED'.padEnd(20)}  ${'SIZE'.padStart(10)}  ${last}`.trimEnd()) + '\n';
 }
 
-/** One `ls` row: created, size, session key, locator. */
-export function lsRow(entry: SpillEntry): string {
-  return `${formatTimestamp(entry.createdAt).padEnd(20)}  ${formatBytes(entry.bytes).padStart(10)}  ${entry.session}  ${entry.locator}\n`;
+/**
+ * One `ls` row. By default it fits {@link LS_WIDTH} columns: created, size, the first
+ * characters of the session key (without its `session-` prefix) and the artifact's last
+ * path segment, cut with `…` when too long. Under `long`: the whole session key and the
+ * whole locator.
+ */
+export function lsRow(entry: SpillEntry, long = false): string {
+  const head = `${formatTimestamp(entry.createdAt).padEnd(20)}  ${formatBytes(entry.bytes).padStart(10)}  `;
+  if (long) return `${head}${entry.session}  ${entry.locator}\n`;
+  const session = entry.session.replace(/^session-/, '').slice(0, LS_SESSION_CHARS).padEnd(LS_SESSION_CHARS);
+  const leaf = entry.locator.slice(entry.locator.lastIndexOf('/') + 1);
+  const chars = Array.from(leaf);
+  const room = LS_WIDTH - LS_FIXED;
+  const shown = chars.length > room ? `${chars.slice(0, room - 1).join('')}…` : leaf;
+  return `${head}${session}  ${shown}\n`;
+}
+
+/** Oldest first, then by locator, so the order is stable whatever the backend yields. */
+export function byCreation(a: SpillEntry, b: SpillEntry): number {
+  const t = a.createdAt.getTime() - b.createdAt.getTime();
+  if (t !== 0) return t;
+  return a.locator < b.locator ? -1 : a.locator > b.locator ? 1 : 0;
 }
 
 /** The closing line of `ls` output. */
-export function lsSummary(count: number, totalBytes: number): string {
-  return `${count} ${count === 1 ? 'artifact' : 'artifacts'}, ${formatBytes(totalBytes)}\n`;
+export function lsSummary(count: number, totalBytes: number, long = false): string {
+  const more = count > 0 && !long ? ' (--long or --json prints whole locators)' : '';
+  return `${count} ${count === 1 ? 'artifact' : 'artifacts'}, ${formatBytes(totalBytes)}${more}\n`;
+}
+
+/**
+ * The line `spillway run` prints on a terminal's stderr after a spill: the exact commands
+ * a person types to read or search the stored output (the model gets the notice instead).
+ */
+export function spillHintLine(locator: string): string {
+  const loc = shellWord(locator);
+  return `spillway: stored in full; see it with: spillway read ${loc} | search it with: spillway grep ${loc} PATTERN`;
 }

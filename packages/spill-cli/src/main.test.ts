@@ -171,8 +171,9 @@ describe('save, read, grep, ls and rm', () => {
 
     const lsText = await cli(['ls'], { backend: factory });
     expect(lsText.stdout).toContain('CREATED');
-    expect(lsText.stdout).toContain(ref.locator);
+    expect(lsText.stdout).toContain(ref.locator.slice(ref.locator.lastIndexOf('/') + 1));
     expect(lsText.stdout).toMatch(/1 artifact, /);
+    expect((await cli(['ls', '--long'], { backend: factory })).stdout).toContain(ref.locator);
 
     expect(await cli(['rm', ref.locator, '--json'], { backend: factory })).toMatchObject({ code: 0, stdout: `${JSON.stringify({ locator: ref.locator, removed: true })}\n` });
     const again = await cli(['rm', ref.locator], { backend: factory });

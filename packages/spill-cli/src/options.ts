@@ -1,4 +1,5 @@
-import { join, isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { defaultLocalRoot, localRootOf } from '@spillway/local';
 import { InvalidArgumentError } from 'commander';
 import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
 import { CliError } from './cli-error.js';
@@ -40,8 +41,11 @@ export function positiveInt(value: string): number {
   return parseInteger(value, 1, 'a whole number of 1 or more');
 }
 
-/** Where the root came from, for messages that say what to change. */
-export type RootSource = 'option' | 'env' | 'default';
+/**
+ * Where the root came from, for messages that say what to change: `locator` when
+ * `read`, `grep` or `rm` took it from the locator itself.
+ */
+export type RootSource = 'option' | 'env' | 'default' | 'locator';
 
 /** The root directory the CLI will use. */
 export interface ResolvedRoot {
@@ -68,9 +72,27 @@ export function resolveRoot(
   }
   const fromEnv = env[ROOT_ENV];
   if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(cwd, fromEnv), source: 'env' };
-  const state = env.XDG_STATE_HOME;
-  const base = state !== undefined && isAbsolute(state) ? state : join(home, '.local', 'state');
-  return { path: join(base, 'spillway'), source: 'default' };
+  // The library's own default, so a harness's artifacts and the CLI's share one root.
+  return { path: defaultLocalRoot(env, home), source: 'default' };
+}
+
+/**
+ * The root for a command given a locator (`read`, `grep`, `rm`): `--root` when given,
+ * else the root the locator itself names (`<root>/session-<h>/<leaf>`), else as
+ * {@link resolveRoot}. A root taken from a locator is checked like any other.
+ */
+export function resolveRootFor(
+  locator: string,
+  option: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string,
+  home: string,
+): ResolvedRoot {
+  const configured = resolveRoot(option, env, cwd, home);
+  if (configured.source === 'option') return configured;
+  const named = localRootOf(locator);
+  if (named === undefined || named === configured.path) return configured;
+  return { path: named, source: 'locator' };
 }
 
 /** Picks the session id: `--session`, else `SPILLWAY_SESSION`, else {@link DEFAULT_SESSION_ID}. */

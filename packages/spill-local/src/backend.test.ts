@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isSpillError, sessionId, spillLocator } from '@spillway/core';
 import type { SpillEntry } from '@spillway/core';
-import { LOCAL_RETRIEVAL_HINT, createLocalBackend, sessionDirName } from './index.js';
+import { LOCAL_RETRIEVAL_HINT, createLocalBackend, defaultLocalRoot, sessionDirName } from './index.js';
 import { makeRoot, request, streamRequest } from './test-helpers.js';
 
 let root: string;
@@ -32,6 +33,9 @@ describe('createLocalBackend options', () => {
     [{ root: '/tmp/a\0b' }],
     [{ durable: 'yes' }],
     [{ createRoot: 1 }],
+    [{ temporary: 'yes' }],
+    [{ temporary: true, root: '/x' }],
+    [{ temporary: true, createRoot: true }],
   ])('throws a TypeError at construction for %j', (opts) => {
     expect(() => createLocalBackend(opts as never)).toThrow(TypeError);
   });
@@ -43,12 +47,13 @@ describe('createLocalBackend options', () => {
     [{ durable: true, signal: null }, 'signal'],
   ])('rejects the unknown key in %j with a TypeError that names it and lists the known ones', (opts, key) => {
     expect(() => createLocalBackend(opts as never)).toThrow(
-      new TypeError(`createLocalBackend: unknown option "${key}"; the known options are root, createRoot, durable, maxOpenFiles.`),
+      new TypeError(`createLocalBackend: unknown option "${key}"; the known options are root, createRoot, temporary, durable, maxOpenFiles.`),
     );
   });
 
   it('accepts every documented key', () => {
     expect(() => createLocalBackend({ root, createRoot: false, durable: false, maxOpenFiles: 8 })).not.toThrow();
+    expect(() => createLocalBackend({ temporary: true, durable: false, maxOpenFiles: 8 })).not.toThrow();
   });
 
   it('resolves a relative root against the working directory at construction', async () => {
@@ -57,14 +62,49 @@ describe('createLocalBackend options', () => {
     expect(await backend.root()).toBe(fs.realpathSync(root));
   });
 
-  it('creates a private temp root lazily when none is configured', async () => {
-    const backend = createLocalBackend();
+  it('with no root, uses the per-user state root $XDG_STATE_HOME/spillway, created 0700 (what `spillway ls` and `gc` manage)', async () => {
+    vi.stubEnv('XDG_STATE_HOME', path.join(root, 'state'));
+    try {
+      expect(defaultLocalRoot()).toBe(path.join(root, 'state', 'spillway'));
+      for (const backend of [createLocalBackend(), createLocalBackend({})]) {
+        const ref = await backend.saveText(request('x'));
+        expect(await backend.root()).toBe(path.join(fs.realpathSync(root), 'state', 'spillway'));
+        expect(ref.locator.startsWith(`${fs.realpathSync(root)}/state/spillway/session-`)).toBe(true);
+      }
+      for (const p of [path.join(root, 'state'), path.join(root, 'state', 'spillway')]) expect(fs.statSync(p).mode & 0o777).toBe(0o700);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('the default state root is checked like any root: a group-readable one is refused, never chmod-ed', async () => {
+    fs.mkdirSync(path.join(root, 'state', 'spillway'), { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.join(root, 'state', 'spillway'), 0o750);
+    vi.stubEnv('XDG_STATE_HOME', path.join(root, 'state'));
+    try {
+      const err: unknown = await createLocalBackend().root().catch((e: unknown) => e);
+      expect(isSpillError(err, 'SPILL_UNSAFE_ROOT'), String(err)).toBe(true);
+      expect(fs.statSync(path.join(root, 'state', 'spillway')).mode & 0o777).toBe(0o750);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it('defaultLocalRoot ignores a relative XDG_STATE_HOME and falls back to ~/.local/state/spillway', () => {
+    expect(defaultLocalRoot({ XDG_STATE_HOME: 'rel/state' }, '/home/u')).toBe('/home/u/.local/state/spillway');
+    expect(defaultLocalRoot({}, '/home/u')).toBe('/home/u/.local/state/spillway');
+    expect(defaultLocalRoot({ XDG_STATE_HOME: '/s' }, '/home/u')).toBe('/s/spillway');
+  });
+
+  it('temporary: true makes a private throwaway root lazily under the temp directory', async () => {
+    const backend = createLocalBackend({ temporary: true });
     const r = await backend.root();
     try {
       const st = fs.lstatSync(r);
       expect(st.isDirectory()).toBe(true);
       expect(st.mode & 0o777).toBe(0o700);
       expect(path.basename(r)).toMatch(/^spillway-/);
+      expect(path.dirname(r)).toBe(fs.realpathSync(os.tmpdir()));
     } finally {
       fs.rmSync(r, { recursive: true, force: true });
     }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
@@ -34,14 +35,24 @@ export interface LocalBackendOptions {
    * The storage root: absolute, or resolved against the working directory when the
    * backend is created. It must be a real directory (not a symlink) owned by this user
    * with mode `& 0o077 == 0`, under directories that only root or this user can change.
-   * Omitted: a private directory is created lazily with `mkdtemp` under `os.tmpdir()`.
+   * Omitted: the per-user state root the `spillway` command uses,
+   * `$XDG_STATE_HOME/spillway` or `~/.local/state/spillway` (see {@link defaultLocalRoot}),
+   * created 0700 when missing and checked like any other root.
    */
   readonly root?: string;
   /**
    * When the configured root does not exist, create it (and missing parents), each
-   * exactly 0700. Default false: a missing root is refused with `SPILL_UNSAFE_ROOT`.
+   * exactly 0700. Default false: a missing root is refused with `SPILL_UNSAFE_ROOT`. The
+   * default root (no `root`) is always created when missing.
    */
   readonly createRoot?: boolean;
+  /**
+   * Use a private throwaway root instead: a fresh `mkdtemp` directory under `os.tmpdir()`,
+   * made 0700 on first use and never removed by the backend (`backend.root()` names it).
+   * `spillway ls` and `gc` do not see it. Cannot be combined with `root` or `createRoot`.
+   * Default false.
+   */
+  readonly temporary?: boolean;
   /** fsync each file before publishing it and its directory after. Default false. */
   readonly durable?: boolean;
   /**
@@ -106,13 +117,32 @@ export interface LocalBackendInternals {
   readonly ops?: FsOps;
   readonly procFd?: boolean;
   readonly now?: () => number;
+  /** Where a `temporary` root is made instead of `os.tmpdir()`. */
   readonly tmpDir?: string;
   readonly euid?: number;
   readonly writeBufferBytes?: number;
 }
 
 /** Every key {@link LocalBackendOptions} knows; anything else is a typo worth failing on. */
-const KNOWN_OPTIONS: readonly string[] = ['root', 'createRoot', 'durable', 'maxOpenFiles'] satisfies readonly (keyof LocalBackendOptions)[];
+const KNOWN_OPTIONS: readonly string[] = ['root', 'createRoot', 'temporary', 'durable', 'maxOpenFiles'] satisfies readonly (keyof LocalBackendOptions)[];
+
+/**
+ * The per-user state root that {@link createLocalBackend} uses when no `root` is given,
+ * and the `spillway` command too: `$XDG_STATE_HOME/spillway` when `XDG_STATE_HOME` is an
+ * absolute path (a relative one is ignored, as the XDG spec asks), else
+ * `~/.local/state/spillway`.
+ *
+ * @param env - the environment to read `XDG_STATE_HOME` from; defaults to `process.env`
+ * @param home - the home directory; defaults to `os.homedir()`
+ */
+export function defaultLocalRoot(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = os.homedir(),
+): string {
+  const state = env.XDG_STATE_HOME;
+  const base = state !== undefined && path.isAbsolute(state) ? state : path.join(home, '.local', 'state');
+  return path.join(base, 'spillway');
+}
 
 function checkOptions(options: unknown): {
   root: string | undefined;
@@ -120,7 +150,7 @@ function checkOptions(options: unknown): {
   durable: boolean;
   maxOpenFiles: number;
 } {
-  if (options === undefined) return { root: undefined, createRoot: false, durable: false, maxOpenFiles: DEFAULT_MAX_OPEN_FILES };
+  if (options === undefined) return { root: defaultLocalRoot(), createRoot: true, durable: false, maxOpenFiles: DEFAULT_MAX_OPEN_FILES };
   if (typeof options !== 'object' || options === null) throw new TypeError('createLocalBackend options must be an object.');
   // A misspelt key (`rooot`) would otherwise silently fall back to a default, such as a
   // temporary root that vanishes with the machine.
@@ -129,7 +159,11 @@ function checkOptions(options: unknown): {
       throw new TypeError(`createLocalBackend: unknown option ${JSON.stringify(key)}; the known options are ${KNOWN_OPTIONS.join(', ')}.`);
     }
   }
-  const { root, createRoot, durable, maxOpenFiles } = options as Record<string, unknown>;
+  const { root, createRoot, temporary, durable, maxOpenFiles } = options as Record<string, unknown>;
+  if (temporary !== undefined && typeof temporary !== 'boolean') throw new TypeError('options.temporary must be a boolean.');
+  if (temporary === true && (root !== undefined || createRoot !== undefined)) {
+    throw new TypeError('options.temporary makes its own throwaway root: pass either temporary or root/createRoot, not both.');
+  }
   if (root !== undefined) {
     if (typeof root !== 'string' || root.length === 0) throw new TypeError('options.root must be a non-empty path string.');
     if (root.includes('\0')) throw new TypeError('options.root must not contain a NUL character.');
@@ -142,9 +176,12 @@ function checkOptions(options: unknown): {
   ) {
     throw new TypeError(`options.maxOpenFiles must be a whole number of at least ${MIN_MAX_OPEN_FILES}; got ${typeof maxOpenFiles === 'number' ? maxOpenFiles : typeof maxOpenFiles}.`);
   }
+  // undefined root below means the throwaway mkdtemp root; no root and no `temporary`
+  // means the per-user state root, which is created when missing like the CLI's.
+  const defaulted = root === undefined && temporary !== true;
   return {
-    root: typeof root === 'string' ? path.resolve(root) : undefined,
-    createRoot: createRoot === true,
+    root: typeof root === 'string' ? path.resolve(root) : defaulted ? defaultLocalRoot() : undefined,
+    createRoot: createRoot === true || defaulted,
     durable: durable === true,
     maxOpenFiles: typeof maxOpenFiles === 'number' ? maxOpenFiles : DEFAULT_MAX_OPEN_FILES,
   };
@@ -264,6 +301,10 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
 /**
  * Creates the hardened private-file backend. Files land at
  * `<root>/session-<h>/<random>-<safe-name>`; the locator is that absolute path.
+ *
+ * With no options the root is the per-user state root ({@link defaultLocalRoot}), shared
+ * with the `spillway` command so that `spillway ls` and `gc` manage what a harness saved;
+ * `{ temporary: true }` asks for a private throwaway root instead.
  *
  * @example
  * const backend = createLocalBackend({ root: '/home/me/.local/state/spillway', createRoot: true });

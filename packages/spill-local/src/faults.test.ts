@@ -17,7 +17,7 @@ function probe(cmd: string, args: string[]): boolean {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 }
 
-/** Whether this machine lets us mount a tmpfs (root, CAP_SYS_ADMIN, no seccomp block). */
+/** Whether the host lets us mount a tmpfs (root, CAP_SYS_ADMIN, no seccomp block). */
 const canMount = ((): boolean => {
   const dir = fs.mkdtempSync('/tmp/spill-probe-mount-');
   try {

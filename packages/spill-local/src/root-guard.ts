@@ -380,6 +380,15 @@ export class RootGuard {
         throw unsafe(`The spill root ${real} is not a directory. Pass a directory of mode 0700 as the root, or a path that does not exist yet with createRoot: true.`, error);
       }
       if (errno === 'ENOENT') throw unsafe(`The spill root ${real} disappeared while it was being checked.`, error);
+      if (errno === 'EACCES' && created && configured === undefined) {
+        // A umask without the owner's read bit made the temporary root unopenable; it is
+        // never chmod-ed through a path, so remove it and say what to change.
+        await this.#ops.rmdir(real).catch(() => undefined);
+        throw unsafe(
+          `Cannot open the temporary spill root ${real} just created: the process umask removed the owner's permissions. Use a umask such as 077 or 022.`,
+          error,
+        );
+      }
       throw storageError(error, `opening the spill root ${real}`);
     }
     try {

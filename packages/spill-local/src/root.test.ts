@@ -199,35 +199,50 @@ describe('directories above the root (OpenSSH-style)', () => {
   it('the lazily created root is refused under an unsafe temp directory', async () => {
     const unsafeTmp = privateDir(path.join(base, 'tmp'));
     fs.chmodSync(unsafeTmp, 0o777);
-    const backend = createLocalBackendWith(undefined, { tmpDir: unsafeTmp });
+    const backend = createLocalBackendWith({ temporary: true }, { tmpDir: unsafeTmp });
     await expectUnsafe(backend.saveText(request('x')));
     expect(fs.readdirSync(unsafeTmp)).toEqual([]);
   });
 });
 
 describe('modes whatever the umask', () => {
+  // With umask 0777 a new directory has mode 000. Root can still open it (and fix its mode
+  // through the descriptor); any other user cannot, and the backend never chmods through a
+  // path, so for them the save is refused and the directory is removed again.
   for (const mask of [0o277, 0o777, 0o000]) {
-    it(`umask ${mask.toString(8).padStart(4, '0')}: created root, parents and session dirs are exactly 0700, files 0600`, async () => {
+    const refused = mask === 0o777 && !isRoot;
+    it(`umask ${mask.toString(8).padStart(4, '0')}: created root, parents and session dirs are exactly 0700, files 0600${refused ? ' (refused: not root)' : ''}`, async () => {
       const root = path.join(base, 'p', 'root');
-      const ref = await withUmask(mask, async () => {
+      const save = withUmask(mask, async () => {
         const backend = createLocalBackend({ root, createRoot: true });
         const first = await backend.saveText(request('x'));
         await backend.saveTextStream({ ...request(''), content: ['a', 'b'] });
         return first;
       });
+      if (refused) {
+        await expectUnsafe(save);
+        expect(fs.existsSync(path.join(base, 'p'))).toBe(false);
+        return;
+      }
+      const ref = await save;
       for (const p of [path.join(base, 'p'), root, path.dirname(ref.locator)]) expect(fs.statSync(p).mode & 0o7777).toBe(0o700);
       for (const f of filesUnder(root)) expect(fs.statSync(f).mode & 0o7777).toBe(0o600);
       expect(filesUnder(root)).toHaveLength(2);
     });
   }
 
-  it(`umask 0777: the lazily created temp root is exactly 0700`, async () => {
-    const r = await withUmask(0o777, async () => {
-      const backend = createLocalBackendWith(undefined, { tmpDir: base });
+  it(`umask 0777: the lazily created temp root is exactly 0700${isRoot ? '' : ' (refused and removed: not root)'}`, async () => {
+    const made = withUmask(0o777, async () => {
+      const backend = createLocalBackendWith({ temporary: true }, { tmpDir: base });
       await backend.saveText(request('x'));
       return backend.root();
     });
-    expect(fs.statSync(r).mode & 0o7777).toBe(0o700);
+    if (!isRoot) {
+      await expectUnsafe(made);
+      expect(fs.readdirSync(base)).toEqual([]);
+      return;
+    }
+    expect(fs.statSync(await made).mode & 0o7777).toBe(0o700);
   });
 
   it.skipIf(!isRoot)('as an unprivileged user (nobody) with umask 0277, everything is still 0700/0600', async () => {

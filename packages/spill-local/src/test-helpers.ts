@@ -158,7 +158,7 @@ export function runChild(
   });
 }
 
-/** Whether a shell command succeeds (used to probe what this machine allows). */
+/** Whether a shell command succeeds (used to probe what the host allows). */
 export function commandWorks(cmd: string, args: readonly string[]): boolean {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
 }

@@ -117,6 +117,42 @@ describe('stream(exec)', () => {
     );
   });
 
+  it('equals applyToResult at every cap boundary (cap = size − 1, size, size + 1), for any chunking', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.tuple(logArb, textArb).map(([log, tail]) => log + tail).filter((t) => utf8ByteLength(t) >= 300),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.constantFrom(-1, 0, 1),
+        async (text, cuts, delta) => {
+          const cap = utf8ByteLength(text) + delta;
+          const options = (backend: SpillBackend): SpillPolicyOptions => ({ backend, maxInlineBytes: cap, saveTimeoutMs: 1000 });
+          const ref = { kind: 'ok', locator: '/spill/s/out.txt', hint: 'Read it back.' } as const;
+          const viaStream = fakeBackend(ref, { reader: true });
+          const viaApply = fakeBackend(ref, { reader: true });
+          const s = await streamed(options(viaStream), exec, chunk(text, cuts));
+          const a = await applied(options(viaApply), exec, text);
+          expect(s.result).toEqual(a.result);
+          expect(withoutMs(s.events)).toEqual(withoutMs(a.events));
+          // Spilled only above the cap, by both.
+          expect(viaStream.calls).toHaveLength(delta < 0 ? 1 : 0);
+          expect(viaApply.calls).toHaveLength(delta < 0 ? 1 : 0);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('passes a 400-byte output through at a 400-byte cap and spills it at 399, however it is chunked', async () => {
+    const text = `${'x'.repeat(199)}\n${'y'.repeat(199)}\n`;
+    for (const cuts of [[], [1], [200], [399], [100, 200, 300]]) {
+      const at = await streamed({ backend: fakeBackend({ kind: 'ok', locator: '/l', hint: 'h' }), maxInlineBytes: 400 }, exec, chunk(text, cuts));
+      expect(onlyText(at.result)).toBe(text);
+      expect(at.events).toEqual([]);
+      const below = await streamed({ backend: fakeBackend({ kind: 'ok', locator: '/l', hint: 'h' }), maxInlineBytes: 399 }, exec, chunk(text, cuts));
+      expect(below.events.map((e) => e.type)).toEqual(['spilled']);
+    }
+  });
+
   it('never answers over the cap unless apply would keep the original too, whatever the backend and however small the cap', async () => {
     await fc.assert(
       fc.asyncProperty(

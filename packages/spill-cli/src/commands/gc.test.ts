@@ -11,7 +11,7 @@ import { localBackendFactory, type BackendFactory, type CliBackend } from '../co
 import { main } from '../main.js';
 import { BIN, ensureBuilt, spillway } from '../test-bin.js';
 import { capture, testIO } from '../test-io.js';
-import { formatGcSummary, gcJson, ProgressBar, renderProgress } from './gc.js';
+import { echoLimit, formatGcSummary, gcJson, ProgressBar, renderProgress } from './gc.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -136,7 +136,7 @@ describe('spillway gc (in process, real root)', () => {
     // out-6 is too old; then the two oldest of the rest go to get down to 300 bytes.
     expect(await remaining(root)).toEqual(locators.slice(0, 3).sort());
     expect(result.stdout).toContain('Deleted 3 artifacts (300 B): 1 older than 5d 12h, 2 over --max-bytes.');
-    expect(result.stdout).toContain('Left 3 artifacts (300 B); --max-bytes 300 B is met.');
+    expect(result.stdout).toContain('Left 3 artifacts (300 B); --max-bytes 300 bytes is met.');
   });
 
   it('keeps artifacts referenced by a transcript file given with --keep-referenced', async () => {
@@ -328,6 +328,18 @@ describe('the summary', () => {
     expect(text).toBe(
       'Deleted nothing.\nLeft 0 artifacts (0 B).\nNo limit given (--older-than, --max-bytes, --max-session-bytes): only leftover temp files were cleaned.\nDone in 2s (1 pass over the catalog).\n',
     );
+  });
+
+  it('echoes a size limit in the units typed, with its exact bytes: 100MB stays 100MB, 100MiB stays 100MiB', async () => {
+    const { root } = await rootWithArtifacts(2);
+    for (const [typed, bytes] of [['100MB', '100,000,000'], ['100MiB', '104,857,600'], ['1.5G', '1,610,612,736'], ['64k', '65,536']] as const) {
+      const r = await cli(['gc', '--max-bytes', typed, '--max-session-bytes', typed, '--dry-run'], factoryFor(root));
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(`--max-bytes ${typed} (${bytes} bytes) is met.`);
+      expect(r.stdout).not.toMatch(/95\.4 MiB/);
+    }
+    expect(echoLimit(4096, ' 4096 ')).toBe('4096 bytes');
+    expect(echoLimit(2048, undefined)).toBe('2.0 KiB');
   });
 
   it('names the first error, temp files and an early stop', () => {

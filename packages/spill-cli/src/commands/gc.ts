@@ -27,6 +27,10 @@ interface GcOptions extends CommonOptions {
   readonly olderThan?: number;
   readonly maxBytes?: number;
   readonly maxSessionBytes?: number;
+  /** `--max-bytes` exactly as typed, so the summary echoes the user's own units. */
+  readonly maxBytesText?: string;
+  /** `--max-session-bytes` exactly as typed. */
+  readonly maxSessionBytesText?: string;
   readonly grace: number;
   readonly session?: string;
   readonly keepReferenced?: string[];
@@ -45,7 +49,8 @@ Examples:
   $ spillway gc --older-than 7d --json | jq .deleted
 
 Durations: ms, s, m, h, d, w, or sums such as 1h30m. Sizes: a number of bytes, or
-KB/MB/GB/TB (powers of 1000), KiB/MiB/GiB/TiB or K/M/G/T (powers of 1024).
+KB/MB/GB/TB (powers of 1000), KiB/MiB/GiB/TiB or K/M/G/T (powers of 1024). The summary
+repeats a limit as typed (with its exact bytes); measured sizes are shown in KiB/MiB/GiB.
 A bare 0 is accepted for a duration or a size. Oldest artifacts go first; nothing younger
 than --grace (default 5m; with --grace 0 still nothing under 1s old) is deleted, and
 artifacts referenced by a spill notice in a --keep-referenced file are kept.
@@ -139,6 +144,16 @@ export function renderProgress(p: SweepProgress, dryRun: boolean): string {
   return `${head} ${bar} ${String(Math.round(ratio * 100)).padStart(3)}% ${p.seen.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}${tail}`;
 }
 
+/**
+ * A size limit as the user typed it, and its exact bytes when the unit alone does not say
+ * (`100MB (100,000,000 bytes)`); {@link formatBytes} when it was not typed.
+ */
+export function echoLimit(bytes: number, typed: string | undefined): string {
+  if (typed === undefined) return formatBytes(bytes);
+  const shown = typed.trim();
+  return /^\d+$/.test(shown) ? `${shown} bytes` : `${shown} (${bytes.toLocaleString('en-US')} bytes)`;
+}
+
 function count(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
@@ -192,11 +207,11 @@ export function formatGcSummary(report: RetentionReport, options: GcOptions): st
   lines.push(
     total === undefined
       ? `${left}.`
-      : `${left}; --max-bytes ${formatBytes(total.limit)} ${total.met ? 'is met' : `is NOT met (${total.reason === 'protected' ? 'kept and fresh artifacts alone exceed it' : 'some deletions failed'})`}.`,
+      : `${left}; --max-bytes ${echoLimit(total.limit, options.maxBytesText)} ${total.met ? 'is met' : `is NOT met (${total.reason === 'protected' ? 'kept and fresh artifacts alone exceed it' : 'some deletions failed'})`}.`,
   );
   const session = report.limits.session;
   if (session !== undefined && session.overCount > 0) {
-    lines.push(`${count(session.overCount, 'session stays', 'sessions stay')} over --max-session-bytes ${formatBytes(session.limit)} (kept, fresh or undeletable artifacts).`);
+    lines.push(`${count(session.overCount, 'session stays', 'sessions stay')} over --max-session-bytes ${echoLimit(session.limit, options.maxSessionBytesText)} (kept, fresh or undeletable artifacts).`);
   }
   if (report.temp !== null && report.temp.removed > 0) {
     lines.push(`Removed ${sized({ count: report.temp.removed, bytes: report.temp.bytes }, 'leftover temp file')}.`);
@@ -255,12 +270,19 @@ export function gcJson(report: RetentionReport): Record<string, unknown> {
 
 /** Registers `spillway gc`: applies age and size limits to the artifacts under the root. */
 export function registerGc(program: Command, ctx: CliContext): void {
+  // The size limits as typed, for the summary (commander keeps only the parsed value).
+  const typed: { maxBytesText?: string; maxSessionBytesText?: string } = {};
+  const size = (key: keyof typeof typed) => (text: string): number => {
+    const bytes = parseByteSize(text);
+    typed[key] = text;
+    return bytes;
+  };
   const command = program
     .command('gc')
     .description('Delete old artifacts, oldest first, to stay within age and size limits.')
     .option('--older-than <duration>', 'delete artifacts older than this (e.g. 7d, 12h)', argument(parseDurationOption))
-    .option('--max-bytes <size>', 'keep the total at or under this size (e.g. 2GB, 500MiB)', argument(parseByteSize))
-    .option('--max-session-bytes <size>', 'keep each session at or under this size', argument(parseByteSize))
+    .option('--max-bytes <size>', 'keep the total at or under this size (e.g. 2GB, 500MiB)', argument(size('maxBytesText')))
+    .option('--max-session-bytes <size>', 'keep each session at or under this size', argument(size('maxSessionBytesText')))
     .addOption(
       new Option('--grace <duration>', 'never delete anything younger than this (0: only the last second)')
         .argParser(argument(parseDurationOption))
@@ -302,7 +324,7 @@ export function registerGc(program: Command, ctx: CliContext): void {
     } finally {
       bar?.done();
     }
-    await ctx.print(options.json === true ? jsonLine(gcJson(report)) : formatGcSummary(report, options));
+    await ctx.print(options.json === true ? jsonLine(gcJson(report)) : formatGcSummary(report, { ...options, ...typed }));
     if (options.json !== true) {
       for (const part of report.skipped) {
         const message = isSpillErrorCode(part.code) ? cliMessage(part.code, part.message) : part.message;

@@ -39,7 +39,7 @@ export function registerGrep(program: Command, ctx: CliContext): void {
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
   command.action(async (locator: string, pattern: string, options: GrepOptions) => {
-    const backend = ctx.backend(options);
+    const backend = ctx.backend(options, locator);
     const result = await backend.reader.grep(locatorArgument(locator), pattern, {
       maxMatches: options.max,
       ignoreCase: options.ignoreCase === true,

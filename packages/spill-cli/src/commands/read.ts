@@ -33,7 +33,7 @@ export function registerRead(program: Command, ctx: CliContext): void {
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
   command.action(async (locator: string, options: ReadOptions) => {
-    const backend = ctx.backend(options);
+    const backend = ctx.backend(options, locator);
     const result = await backend.reader.read(locatorArgument(locator), {
       offset: options.offset,
       limit: options.limit,

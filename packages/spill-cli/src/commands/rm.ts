@@ -24,7 +24,7 @@ export function registerRm(program: Command, ctx: CliContext): void {
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
   command.action(async (locator: string, options: RmOptions) => {
-    const backend = ctx.backend(options);
+    const backend = ctx.backend(options, locator);
     const removed = await backend.catalog.delete(locatorArgument(locator));
     if (!removed && options.force !== true) {
       throw new SpillError('SPILL_NOT_FOUND', `Nothing to remove at ${locator}: it is already gone. Use --force to ignore this.`);

@@ -6,6 +6,7 @@ import { composeSpillPreview, createSpillPolicy, type SpillEvent, type SpillSpil
 import { exitCodeOf, runChild, type ChildOutcome } from '../child.js';
 import { cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
+import { spillHintLine } from '../format.js';
 import { jsonLine, type RunJson } from '../json.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, resolveMaxStoredBytes } from '../options.js';
 import { copyOut, looksUtf8, readRange, runIntoSink } from '../sink-run.js';
@@ -137,6 +138,8 @@ export function registerRun(program: Command, ctx: CliContext): void {
       // A notice ends without a newline; add one so the shell prompt starts on its own line.
       await ctx.print(spilled !== undefined && !text.endsWith('\n') ? `${text}\n` : text);
     }
+    // The notice speaks to a model; a person at a terminal also gets the commands to type.
+    if (spilled !== undefined && ctx.io.stderr.isTTY === true) await ctx.note(spillHintLine(spilled.locator));
     await finish(ctx, file, outcome);
   });
 }

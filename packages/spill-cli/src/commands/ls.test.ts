@@ -1,0 +1,131 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { callId, sessionId, spillLocator, type SpillEntry } from '@spillway/core';
+import { createLocalBackend } from '@spillway/local';
+import { localBackendFactory, type BackendFactory, type CliBackend } from '../context.js';
+import { main } from '../main.js';
+import { testIO } from '../test-io.js';
+import { LS_WIDTH } from '../format.js';
+
+let base: string;
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'spillway-cli-ls-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+const ROOT = '/home/somebody/.local/state/spillway';
+const KEY = 'session-4fbb9b354a21ad5e1f6b903a2a472654';
+
+function entry(minute: number, leaf: string, bytes = 100): SpillEntry {
+  return {
+    locator: spillLocator(`${ROOT}/${KEY}/${leaf}`),
+    bytes,
+    createdAt: new Date(Date.UTC(2026, 0, 2, 3, minute)),
+    session: KEY,
+  };
+}
+
+/** Entries in the order a directory walk might give them: not by time. */
+const SHUFFLED = [
+  entry(30, '0632920c78fc50452dc5-seq.txt'),
+  entry(10, 'a1b2c3d4e5f60718293a-web_fetch.txt', 4_817_233),
+  entry(50, `ffeeddccbbaa99887766-${'very_long_tool_name_'.repeat(5)}.txt`),
+  entry(20, '1234567890abcdef1234-notes.md'),
+];
+
+function listing(entries: readonly SpillEntry[]): BackendFactory {
+  const fail = (): Promise<never> => Promise.reject(new Error('not used'));
+  const backend: CliBackend = {
+    name: 'listing',
+    saveText: fail,
+    saveTextStream: fail,
+    reader: { read: fail, grep: fail },
+    catalog: {
+      delete: fail,
+      // eslint-disable-next-line @typescript-eslint/require-await
+      list: async function* () {
+        yield* entries;
+      },
+    },
+  };
+  return () => backend;
+}
+
+async function ls(args: string[], backend: BackendFactory) {
+  const { io, stdout, stderr } = testIO({ env: { SPILLWAY_ROOT: join(base, 'never-used') }, homedir: join(base, 'home') });
+  const code = await main(['ls', ...args], io, { backend });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+describe('spillway ls', () => {
+  it('lists oldest first, whatever order the catalog yields', async () => {
+    const r = await ls([], listing(SHUFFLED));
+    expect(r.code).toBe(0);
+    const times = r.stdout.split('\n').filter((l) => l.startsWith('2026')).map((l) => l.slice(0, 20));
+    expect(times).toEqual(['2026-01-02T03:10:00Z', '2026-01-02T03:20:00Z', '2026-01-02T03:30:00Z', '2026-01-02T03:50:00Z']);
+  });
+
+  it(`fits ${String(LS_WIDTH)} columns by default, without repeating the session key in each row`, async () => {
+    const r = await ls([], listing(SHUFFLED));
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(Array.from(line).length, line).toBeLessThanOrEqual(LS_WIDTH);
+    expect(lines[0]).toBe('CREATED                     SIZE  SESSION   ARTIFACT');
+    expect(lines[1]).toBe('2026-01-02T03:10:00Z     4.6 MiB  4fbb9b35  a1b2c3d4e5f60718293a-web_fetch.txt');
+    expect(lines[4]).toMatch(/^2026-01-02T03:50:00Z {7}100 B {2}4fbb9b35 {2}ffeeddccbbaa99887766-very_long_tool_name_.*…$/);
+    expect(r.stdout).not.toContain(KEY);
+    expect(lines.at(-1)).toBe('4 artifacts, 4.6 MiB (--long or --json prints whole locators)');
+  });
+
+  it('--long (and -l) prints the whole session key and locator of each row, sorted too', async () => {
+    for (const flag of ['--long', '-l']) {
+      const r = await ls([flag], listing(SHUFFLED));
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines[0]).toBe(`CREATED                     SIZE  SESSION${' '.repeat(34)}  LOCATOR`);
+      expect(lines.slice(1, -1)).toEqual(
+        [...SHUFFLED]
+          .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+          .map((e): unknown => expect.stringMatching(new RegExp(`  ${KEY}  ${e.locator.replace(/[.]/g, '\\.')}$`))),
+      );
+      expect(lines.at(-1)).toBe('4 artifacts, 4.6 MiB');
+    }
+  });
+
+  it('--json holds the full detail, oldest first', async () => {
+    const r = await ls(['--json'], listing(SHUFFLED));
+    const doc = JSON.parse(r.stdout) as { entries: { locator: string; session: string; createdAt: string; bytes: number }[]; count: number; complete: boolean };
+    expect(doc.entries.map((e) => e.createdAt)).toEqual(['2026-01-02T03:10:00.000Z', '2026-01-02T03:20:00.000Z', '2026-01-02T03:30:00.000Z', '2026-01-02T03:50:00.000Z']);
+    expect(doc.entries[0]).toEqual({ locator: `${ROOT}/${KEY}/a1b2c3d4e5f60718293a-web_fetch.txt`, bytes: 4_817_233, createdAt: '2026-01-02T03:10:00.000Z', session: KEY });
+    expect(doc).toMatchObject({ count: 4, complete: true });
+  });
+
+  it('on a real local root, rows stay within the width and name each artifact', async () => {
+    const root = join(base, 'real');
+    const backend = createLocalBackend({ root, createRoot: true });
+    for (const name of ['first.txt', 'second.txt']) {
+      await backend.saveText({ owner: { sessionId: sessionId('ls-real') }, source: { toolName: 't', callId: callId(name) }, suggestedName: name, content: name });
+    }
+    const r = await ls(['--root', root], () => backend);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    for (const line of lines) expect(Array.from(line).length, line).toBeLessThanOrEqual(LS_WIDTH);
+    expect(lines.slice(1, -1).map((l) => l.replace(/^.*-/, ''))).toEqual(expect.arrayContaining(['first.txt', 'second.txt']));
+  });
+
+  it('lists what a harness saved through createLocalBackend() with no root: one default root for both', async () => {
+    const state = join(base, 'state');
+    vi.stubEnv('XDG_STATE_HOME', state);
+    try {
+      const ref = await createLocalBackend().saveText({ owner: { sessionId: sessionId('harness') }, source: { toolName: 'web_fetch', callId: callId('c1') }, suggestedName: 'page.html', content: 'x'.repeat(50) });
+      const { io, stdout } = testIO({ env: { XDG_STATE_HOME: state }, homedir: join(base, 'home') });
+      expect(await main(['ls', '--json'], io, { backend: localBackendFactory })).toBe(0);
+      const doc = JSON.parse(stdout.text()) as { entries: { locator: string }[] };
+      expect(doc.entries.map((e) => e.locator)).toEqual([ref.locator]);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
