@@ -1,0 +1,77 @@
+// A small MCP server built on the SDK's low-level Server, for what the published servers
+// do not do: a paginated tool list, a tool named like the proxy's own, large output on
+// demand, malformed lines and dying mid-call. `node test-server.mjs stdio` serves on
+// stdin/stdout; `node test-server.mjs http` serves Streamable HTTP on 127.0.0.1 and prints
+// `listening <port>` on stdout.
+import { createServer } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const TOOLS = [
+  { name: 'big', description: 'Returns `lines` numbered lines.', inputSchema: { type: 'object', properties: { lines: { type: 'integer' } } } },
+  { name: 'small', description: 'Returns a short text.', inputSchema: { type: 'object' } },
+  { name: 'spill_read', description: 'An upstream tool that happens to share a name with the proxy.', inputSchema: { type: 'object' } },
+  { name: 'garbage', description: 'Writes a malformed line, then answers.', inputSchema: { type: 'object' } },
+  { name: 'die', description: 'Exits with status 7 in the middle of the call.', inputSchema: { type: 'object' } },
+  { name: 'headers', description: 'Echoes the request headers it received (HTTP only).', inputSchema: { type: 'object' } },
+];
+const PAGE = 2;
+
+function makeServer() {
+  const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true } }, instructions: 'Test instructions.' });
+  server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    const start = Number(request.params?.cursor ?? '0');
+    const end = start + PAGE;
+    return { tools: TOOLS.slice(start, end), ...(end < TOOLS.length ? { nextCursor: String(end) } : {}) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const { name, arguments: args = {} } = request.params;
+    switch (name) {
+      case 'big': {
+        const n = Number(args.lines ?? 1000);
+        const lines = [];
+        for (let i = 1; i <= n; i++) lines.push(`line ${i} ${'x'.repeat(40)}`);
+        return { content: [{ type: 'text', text: lines.join('\n') }] };
+      }
+      case 'small':
+        return { content: [{ type: 'text', text: 'small answer' }] };
+      case 'spill_read':
+        return { content: [{ type: 'text', text: 'the upstream spill_read' }] };
+      case 'garbage':
+        process.stdout.write('this is not json\n{"jsonrpc":"2.0","nonsense":true}\n');
+        return { content: [{ type: 'text', text: 'after garbage' }] };
+      case 'die':
+        setTimeout(() => process.exit(7), 20);
+        return new Promise(() => {});
+      case 'headers':
+        return { content: [{ type: 'text', text: JSON.stringify(extra.requestInfo?.headers ?? {}) }] };
+      default:
+        return { content: [{ type: 'text', text: `unknown tool ${name}` }], isError: true };
+    }
+  });
+  return server;
+}
+
+if (process.argv[2] === 'http') {
+  const http = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    // Stateless: one server and transport per request.
+    const server = makeServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  http.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`listening ${http.address().port}\n`);
+  });
+} else {
+  await makeServer().connect(new StdioServerTransport());
+}
