@@ -15,9 +15,12 @@ const TOOLS = [
   { name: 'spill_read', description: 'An upstream tool that happens to share a name with the proxy.', inputSchema: { type: 'object' } },
   { name: 'garbage', description: 'Writes a malformed line, then answers.', inputSchema: { type: 'object' } },
   { name: 'die', description: 'Exits with status 7 in the middle of the call.', inputSchema: { type: 'object' } },
+  { name: 'wait', description: 'Waits until cancelled.', inputSchema: { type: 'object' } },
+  { name: 'cancelled', description: 'Says how many wait calls were cancelled.', inputSchema: { type: 'object' } },
   { name: 'headers', description: 'Echoes the request headers it received (HTTP only).', inputSchema: { type: 'object' } },
 ];
 const PAGE = 2;
+let cancelledWaits = 0;
 
 function makeServer() {
   const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true } }, instructions: 'Test instructions.' });
@@ -45,6 +48,15 @@ function makeServer() {
       case 'die':
         setTimeout(() => process.exit(7), 20);
         return new Promise(() => {});
+      case 'wait':
+        return new Promise((resolve) => {
+          extra.signal.addEventListener('abort', () => {
+            cancelledWaits += 1;
+            resolve({ content: [{ type: 'text', text: 'cancelled' }] });
+          });
+        });
+      case 'cancelled':
+        return { content: [{ type: 'text', text: String(cancelledWaits) }] };
       case 'headers':
         return { content: [{ type: 'text', text: JSON.stringify(extra.requestInfo?.headers ?? {}) }] };
       default:
