@@ -24,4 +24,4 @@ export {
 } from './proxy.js';
 export { downstreamToolName, upstreamToolName, UPSTREAM_ESCAPE_PREFIX } from './names.js';
 export { isSpillProxyError, SpillProxyError, SPILL_PROXY_ERROR_CODES, UPSTREAM_ERROR_RPC_CODE, type SpillProxyErrorCode } from './errors.js';
-export type { UpstreamExit } from './stdio-upstream.js';
+export { UpstreamStdioTransport, type UpstreamExit, type UpstreamStdioOptions } from './stdio-upstream.js';
