@@ -32,7 +32,7 @@ function start(args: readonly string[], env: NodeJS.ProcessEnv): Session {
     const message = JSON.parse(line) as Record<string, unknown>;
     if (typeof message.id === 'number') waiting.get(message.id)?.(message);
   });
-  const exited = once(child, 'exit') as Promise<[number | null]>;
+  const exited = once(child, 'close') as Promise<[number | null]>;
   return {
     request: (id, method, params) =>
       new Promise((resolve) => {

@@ -142,7 +142,8 @@ export interface SpillProxyOptions {
   readonly maxMessageBytes?: number | undefined;
   /**
    * How long a forwarded request may wait for its answer; progress from the upstream server
-   * restarts the clock. Default {@link DEFAULT_REQUEST_TIMEOUT_MS}.
+   * restarts the clock. Default {@link DEFAULT_REQUEST_TIMEOUT_MS}, which is also the least
+   * time the upstream server is given to initialize.
    */
   readonly requestTimeoutMs?: number | undefined;
   /** Byte cap on one `spill_read` answer. Default `DEFAULT_READ_MAX_BYTES` of `@spillway/core`. */
@@ -371,7 +372,9 @@ class ProxyRuntime implements SpillProxy {
       if (this.upstreamGone === undefined) this.report({ type: 'warning', message: `upstream: ${error.message}` });
     };
     try {
-      await client.connect(transport, { timeout: this.requestTimeoutMs });
+      // A server started through `npx -y` may download itself first: give initialize at
+      // least the default timeout, however short the per-request one is.
+      await client.connect(transport, { timeout: Math.max(this.requestTimeoutMs, DEFAULT_REQUEST_TIMEOUT_MS) });
     } catch (error) {
       const failure = this.startFailure(error);
       await transport.close().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { CallToolResultSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListToolsResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectProxy, PROXY_MAIN, privateDir, TEST_SERVER, textOf, type Host } from './test-helpers.js';
 
@@ -31,7 +31,7 @@ describe('an SDK-built server through the proxy', () => {
     } while (cursor !== undefined);
     expect(pages[0]).toEqual(['spill_read', 'spill_grep', 'big', 'small']);
     expect(pages[1]).toEqual(['upstream_spill_read', 'garbage']);
-    expect(pages.length).toBe(4);
+    expect(pages.length).toBe(6);
     expect(pages.flat().length).toBe(new Set(pages.flat()).size);
   });
 
@@ -64,9 +64,24 @@ describe('an SDK-built server through the proxy', () => {
     expect(count).toBe('1');
   });
 
+  it('passes list_changed and log notifications from upstream to the host', async () => {
+    const seen: string[] = [];
+    host.client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      seen.push('tools/list_changed');
+    });
+    host.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      seen.push(`log:${String(n.params.data)}`);
+    });
+    expect(textOf(await host.client.callTool({ name: 'notify', arguments: {} }))).toBe('notified');
+    for (let i = 0; i < 50 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(seen).toEqual(expect.arrayContaining(['tools/list_changed', 'log:a log line from upstream']));
+  });
+
   it('reports a malformed upstream line on stderr and keeps serving', async () => {
     const result = await host.client.callTool({ name: 'garbage', arguments: {} });
     expect(textOf(result)).toBe('after garbage');
+    // stderr and stdout are separate pipes: the report may arrive after the answer.
+    for (let i = 0; i < 100 && !host.stderr().includes('this is not json'); i++) await new Promise((r) => setTimeout(r, 50));
     expect(host.stderr()).toContain('SPILLWAY_UPSTREAM_MALFORMED');
     expect(host.stderr()).toContain('this is not json');
   });
@@ -75,6 +90,45 @@ describe('an SDK-built server through the proxy', () => {
     const result = await host.client.callTool({ name: 'big', arguments: { lines: 5000 } });
     expect(Buffer.byteLength(textOf(result))).toBeLessThanOrEqual(2048);
     expect(textOf(result)).toContain('Full formatted result stored at:');
+  });
+});
+
+describe('timeouts and the proxy without a backend', () => {
+  let host: Host;
+
+  beforeAll(async () => {
+    host = await connectProxy({ upstream: testServer, root: null, requestTimeoutMs: 500 });
+  });
+
+  afterAll(async () => {
+    await host.close();
+  });
+
+  it('a forwarded request times out, but progress restarts the clock', async () => {
+    const withProgress = await host.client.request(
+      { method: 'tools/call', params: { name: 'slow', arguments: { ms: 1500 } } },
+      CallToolResultSchema,
+      { onprogress: () => undefined },
+    );
+    expect(textOf(withProgress)).toBe('done after 1500 ms');
+    const silent = host.client.request({ method: 'tools/call', params: { name: 'slow', arguments: { ms: 1500 } } }, CallToolResultSchema);
+    await expect(silent).rejects.toMatchObject({ code: -32001 });
+  });
+
+  it('without a backend: no added tools, outputSchema and structured content kept', async () => {
+    const tools = [];
+    let cursor: string | undefined;
+    do {
+      const page = await host.client.listTools(cursor === undefined ? {} : { cursor });
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    expect(tools.map((t) => t.name)).not.toContain('spill_grep');
+    expect(tools.find((t) => t.name === 'structured')?.outputSchema).toBeDefined();
+    const result = await host.client.callTool({ name: 'structured', arguments: {} });
+    expect(result.structuredContent).toEqual({ n: 1 });
+    const big = await host.client.callTool({ name: 'big', arguments: { lines: 5000 } });
+    expect(textOf(big).length).toBeGreaterThan(100_000);
   });
 });
 
@@ -103,7 +157,7 @@ describe('upstream failures', () => {
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.resume();
     child.stdin.write(`${JSON.stringify(INITIALIZE)}\n`);
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(1);
     const answer = JSON.parse(Buffer.concat(out).toString().trim()) as { error: { message: string; data: { code: string; exitCode: number } } };
     expect(answer.error.message).toMatch(/exited with status 3/);
@@ -117,7 +171,7 @@ describe('upstream failures', () => {
     const out: Buffer[] = [];
     child.stdout?.on('data', (c: Buffer) => out.push(c));
     child.stdin?.write(`${JSON.stringify(INITIALIZE)}\n`);
-    const [code] = (await once(child, 'exit')) as [number | null];
+    const [code] = (await once(child, 'close')) as [number | null];
     expect(code).toBe(1);
     const answer = JSON.parse(Buffer.concat(out).toString().trim()) as { id: number; error: { code: number; message: string; data: { code: string } } };
     expect(answer.id).toBe(1);

@@ -17,19 +17,22 @@ const TOOLS = [
   { name: 'die', description: 'Exits with status 7 in the middle of the call.', inputSchema: { type: 'object' } },
   { name: 'wait', description: 'Waits until cancelled.', inputSchema: { type: 'object' } },
   { name: 'cancelled', description: 'Says how many wait calls were cancelled.', inputSchema: { type: 'object' } },
+  { name: 'notify', description: 'Sends a tool-list change and a log message, then answers.', inputSchema: { type: 'object' } },
+  { name: 'slow', description: 'Answers after `ms`, sending progress every 100 ms when asked to.', inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } } },
+  { name: 'structured', description: 'Answers with structured content.', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
   { name: 'headers', description: 'Echoes the request headers it received (HTTP only).', inputSchema: { type: 'object' } },
 ];
 const PAGE = 2;
 let cancelledWaits = 0;
 
 function makeServer() {
-  const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true } }, instructions: 'Test instructions.' });
+  const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: 'Test instructions.' });
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const start = Number(request.params?.cursor ?? '0');
     const end = start + PAGE;
     return { tools: TOOLS.slice(start, end), ...(end < TOOLS.length ? { nextCursor: String(end) } : {}) };
   });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     switch (name) {
       case 'big': {
@@ -57,6 +60,21 @@ function makeServer() {
         });
       case 'cancelled':
         return { content: [{ type: 'text', text: String(cancelledWaits) }] };
+      case 'notify':
+        await server.sendToolListChanged();
+        await server.sendLoggingMessage({ level: 'warning', data: 'a log line from upstream' });
+        return { content: [{ type: 'text', text: 'notified' }] };
+      case 'slow': {
+        const ms = Number(args.ms ?? 1000);
+        const token = request.params._meta?.progressToken;
+        for (let t = 100; t <= ms; t += 100) {
+          await new Promise((r) => setTimeout(r, 100));
+          if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: t, total: ms } });
+        }
+        return { content: [{ type: 'text', text: `done after ${ms} ms` }] };
+      }
+      case 'structured':
+        return { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } };
       case 'headers':
         return { content: [{ type: 'text', text: JSON.stringify(extra.requestInfo?.headers ?? {}) }] };
       default:
