@@ -82,7 +82,8 @@ describe('spillway mcp', () => {
   });
 
   it('answers initialize with an error naming a command that does not exist, and exits 127', async () => {
-    const session = start(['--', 'no-such-mcp-server-xyz'], env);
+    // A PATH of readable directories only: an unreadable entry turns ENOENT into EACCES.
+    const session = start(['--', 'no-such-mcp-server-xyz'], { ...env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` });
     const init = await session.request(1, 'initialize', INITIALIZE.params);
     expect((init.error as { message: string }).message).toContain('no-such-mcp-server-xyz');
     const { code, stderr } = await session.end();
