@@ -146,14 +146,36 @@ export class UpstreamStdioTransport implements Transport {
     let text = buffer.toString('utf8');
     if (text.endsWith('\r')) text = text.slice(0, -1);
     if (text.trim() === '') return;
-    let message: JSONRPCMessage;
+    let value: unknown;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      value = JSON.parse(text);
     } catch (error) {
       this.options.onMalformed(error instanceof Error ? error : new Error(String(error)), text);
       return;
     }
-    this.onmessage?.(message);
+    // Requests and notifications are small: validate them fully. A response is checked for
+    // its envelope only (the SDK validates its result against the request's own schema), so
+    // a 100 MB result is not walked twice.
+    const envelope = value as { jsonrpc?: unknown; id?: unknown; method?: unknown; result?: unknown; error?: unknown } | null;
+    const isResponse =
+      typeof envelope === 'object' &&
+      envelope !== null &&
+      envelope.jsonrpc === '2.0' &&
+      envelope.method === undefined &&
+      (typeof envelope.id === 'string' || typeof envelope.id === 'number') &&
+      typeof envelope.result === 'object' &&
+      envelope.result !== null &&
+      !Array.isArray(envelope.result);
+    if (isResponse) {
+      this.onmessage?.(value as JSONRPCMessage);
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.options.onMalformed(new Error(`not a JSON-RPC message: ${parsed.error.message.split('\n')[0] ?? ''}`), text);
+      return;
+    }
+    this.onmessage?.(parsed.data);
   }
 
   private finish(): void {
