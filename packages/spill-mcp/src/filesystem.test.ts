@@ -65,6 +65,11 @@ describe('server-filesystem through the proxy', () => {
     expect(textOf(read).startsWith('NEEDLE-4242 the one line to find\n')).toBe(true);
   });
 
+  it('passes the server\'s stderr through to its own', async () => {
+    for (let i = 0; i < 100 && !host.stderr().includes('Secure MCP Filesystem Server'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(host.stderr()).toContain('Secure MCP Filesystem Server');
+  });
+
   it('answers a bad locator with a tool error, not a failure', async () => {
     const result = await host.client.callTool({ name: 'spill_read', arguments: { locator: '/etc/passwd' } });
     expect(result.isError).toBe(true);

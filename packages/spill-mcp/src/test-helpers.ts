@@ -68,6 +68,7 @@ export interface ProxyConfig {
   readonly maxInlineBytes?: number;
   readonly sessionId?: string;
   readonly requestTimeoutMs?: number;
+  readonly maxMessageBytes?: number;
 }
 
 /** Connects an SDK client over stdio to the proxy wrapping `config.upstream`. */

@@ -132,6 +132,21 @@ describe('timeouts and the proxy without a backend', () => {
   });
 });
 
+describe('a message over maxMessageBytes', () => {
+  it('is dropped and reported, the call times out, and the proxy keeps serving', async () => {
+    const host = await connectProxy({ upstream: testServer, root: null, maxMessageBytes: 64 * 1024, requestTimeoutMs: 1000 });
+    try {
+      const call = host.client.request({ method: 'tools/call', params: { name: 'big', arguments: { lines: 5000 } } }, CallToolResultSchema);
+      await expect(call).rejects.toMatchObject({ code: -32001 });
+      for (let i = 0; i < 100 && !host.stderr().includes('exceeds'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(host.stderr()).toMatch(/exceeds 65536 bytes.*SPILLWAY_UPSTREAM_MALFORMED/);
+      expect(textOf(await host.client.callTool({ name: 'small', arguments: {} }))).toBe('small answer');
+    } finally {
+      await host.close();
+    }
+  });
+});
+
 describe('upstream failures', () => {
   it('an upstream that dies mid-call: the caller gets an error naming the command and status, and the proxy exits non-zero', async () => {
     const root = await privateDir('spill-mcp-root-');

@@ -10,6 +10,7 @@ const proxy = createSpillProxy({
   maxInlineBytes: config.maxInlineBytes,
   sessionId: config.sessionId,
   requestTimeoutMs: config.requestTimeoutMs,
+  maxMessageBytes: config.maxMessageBytes,
 });
 try {
   await proxy.start();
