@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,17 @@ describe('server-filesystem through the proxy', () => {
     for (const tool of tools.slice(0, 2)) expect(tool._meta?.['anthropic/maxResultSizeChars']).toBeGreaterThan(1000);
     // Any result may be spilled, and a spilled one has no structuredContent.
     expect(tools.every((t) => t.outputSchema === undefined)).toBe(true);
+  });
+
+  it('the same read kills a bare SDK stdio connection (10 MiB message limit)', async () => {
+    expect((await stat(bigFile)).size).toBeGreaterThan(12_000_000);
+    const direct = await connectHost(process.execPath, [serverScript('server-filesystem'), data.path], {}, 10 * 1024 * 1024); // the SDK's default
+    try {
+      const call = direct.client.request({ method: 'tools/call', params: { name: 'read_text_file', arguments: { path: bigFile } } }, CallToolResultSchema);
+      await expect(call).rejects.toThrow(/Connection closed/);
+    } finally {
+      await direct.close();
+    }
   });
 
   it('spills a 12 MB read_text_file into a preview and notice within the cap, and spill_grep finds the unique line', async () => {

@@ -38,13 +38,18 @@ export interface Host {
 }
 
 /** Connects an SDK client over stdio to `command args…` (the proxy or a server directly). */
-export async function connectHost(command: string, args: readonly string[], env: Record<string, string> = {}): Promise<Host> {
+export async function connectHost(
+  command: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  maxBufferSize = 1024 * 1024 * 1024,
+): Promise<Host> {
   const transport = new StdioClientTransport({
     command,
     args: [...args],
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
-    maxBufferSize: 1024 * 1024 * 1024,
+    maxBufferSize,
   });
   let err = '';
   transport.stderr?.on('data', (chunk: Buffer) => {

@@ -31,7 +31,7 @@ describe('an SDK-built server through the proxy', () => {
     } while (cursor !== undefined);
     expect(pages[0]).toEqual(['spill_read', 'spill_grep', 'big', 'small']);
     expect(pages[1]).toEqual(['upstream_spill_read', 'garbage']);
-    expect(pages.length).toBe(6);
+    expect(pages.length).toBe(6); // 12 upstream tools, 2 a page
     expect(pages.flat().length).toBe(new Set(pages.flat()).size);
   });
 
@@ -84,6 +84,13 @@ describe('an SDK-built server through the proxy', () => {
     for (let i = 0; i < 100 && !host.stderr().includes('this is not json'); i++) await new Promise((r) => setTimeout(r, 50));
     expect(host.stderr()).toContain('SPILLWAY_UPSTREAM_MALFORMED');
     expect(host.stderr()).toContain('this is not json');
+  });
+
+  it('spills a large error result and it stays an error', async () => {
+    const result = await host.client.callTool({ name: 'bigerror', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(Buffer.byteLength(textOf(result))).toBeLessThanOrEqual(2048);
+    expect(textOf(result)).toContain('Full formatted result stored at:');
   });
 
   it('spills a large result (the cap holds)', async () => {

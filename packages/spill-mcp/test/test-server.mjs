@@ -20,6 +20,7 @@ const TOOLS = [
   { name: 'notify', description: 'Sends a tool-list change and a log message, then answers.', inputSchema: { type: 'object' } },
   { name: 'slow', description: 'Answers after `ms`, sending progress every 100 ms when asked to.', inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } } },
   { name: 'structured', description: 'Answers with structured content.', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
+  { name: 'bigerror', description: 'Fails with a long error text.', inputSchema: { type: 'object' } },
   { name: 'headers', description: 'Echoes the request headers it received (HTTP only).', inputSchema: { type: 'object' } },
 ];
 const PAGE = 2;
@@ -75,6 +76,8 @@ function makeServer() {
       }
       case 'structured':
         return { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } };
+      case 'bigerror':
+        return { content: [{ type: 'text', text: `error detail\n`.repeat(5000) }], isError: true };
       case 'headers':
         return { content: [{ type: 'text', text: JSON.stringify(extra.requestInfo?.headers ?? {}) }] };
       default:
