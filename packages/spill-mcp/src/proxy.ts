@@ -300,7 +300,6 @@ class ProxyRuntime implements SpillProxy {
   private client: Client | undefined;
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server forwards requests as they are; McpServer cannot.
   private server: Server | undefined;
-  private downstream: Transport | undefined;
   private upstreamGone: SpillProxyError | undefined;
   private ending: SpillProxyExit['reason'] | undefined;
   private readonly taskTools = new Map<string, string>();
@@ -391,7 +390,6 @@ class ProxyRuntime implements SpillProxy {
     const server = this.makeServer(client);
     this.server = server;
     const downstream = this.options.downstream ?? this.stdioDownstream();
-    this.downstream = downstream;
     server.onclose = () => {
       void this.shutdown('downstream-closed');
     };
@@ -465,7 +463,6 @@ class ProxyRuntime implements SpillProxy {
   /** Answers the host's requests with `failure` until it has answered one (or 5 s pass). */
   private async refuseDownstream(failure: SpillProxyError): Promise<void> {
     const downstream = this.options.downstream ?? new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: this.maxMessageBytes });
-    this.downstream = downstream;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 5_000);
       timer.unref();
