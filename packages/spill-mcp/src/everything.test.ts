@@ -1,4 +1,10 @@
-import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateTaskResultSchema,
+  GetTaskResultSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHost, connectProxy, privateDir, serverScript, textOf, type Host } from './test-helpers.js';
 
@@ -114,5 +120,45 @@ describe('server-everything through the proxy', () => {
   it('passes an image result through untouched (non-text blocks are never spilled)', async () => {
     const result = await host.client.callTool({ name: 'get-tiny-image', arguments: {} });
     expect((result.content as { type: string }[]).some((b) => b.type === 'image')).toBe(true);
+  });
+});
+
+describe('requests from server-everything to the host, through the proxy', () => {
+  let root: { path: string; remove: () => Promise<void> };
+  let host: Host;
+  const asked: string[] = [];
+
+  beforeAll(async () => {
+    root = await privateDir('spill-mcp-root-');
+    host = await connectProxy({ upstream: everything, root: root.path }, {}, {
+      capabilities: { sampling: {}, roots: { listChanged: true } },
+      prepare: (client) => {
+        client.setRequestHandler(ListRootsRequestSchema, () => {
+          asked.push('roots/list');
+          return { roots: [{ uri: 'file:///srv/host-root', name: 'host root' }] };
+        });
+        client.setRequestHandler(CreateMessageRequestSchema, () => {
+          asked.push('sampling/createMessage');
+          return { model: 'host-model', role: 'assistant', content: { type: 'text', text: 'an answer from the host' } };
+        });
+      },
+    });
+  });
+
+  afterAll(async () => {
+    await host.close();
+    await root.remove();
+  });
+
+  it('tells the server the host supports roots, and answers its roots/list from the host', async () => {
+    const result = await host.client.callTool({ name: 'get-roots-list', arguments: {} });
+    expect(textOf(result)).toContain('file:///srv/host-root');
+    expect(asked).toContain('roots/list');
+  });
+
+  it('forwards sampling/createMessage to the host and its answer back', async () => {
+    const result = await host.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello' } });
+    expect(textOf(result)).toContain('an answer from the host');
+    expect(asked).toContain('sampling/createMessage');
   });
 });

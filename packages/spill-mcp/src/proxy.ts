@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
@@ -13,7 +13,11 @@ import {
   CancelTaskResultSchema,
   CompleteRequestSchema,
   CompleteResultSchema,
+  CreateMessageRequestSchema,
+  CreateMessageResultSchema,
   CreateTaskResultSchema,
+  ElicitRequestSchema,
+  ElicitResultSchema,
   EmptyResultSchema,
   GetPromptRequestSchema,
   GetPromptResultSchema,
@@ -22,6 +26,8 @@ import {
   GetTaskRequestSchema,
   GetTaskResultSchema,
   ListPromptsRequestSchema,
+  ListRootsRequestSchema,
+  ListRootsResultSchema,
   ListPromptsResultSchema,
   ListResourcesRequestSchema,
   ListResourcesResultSchema,
@@ -34,11 +40,15 @@ import {
   PingRequestSchema,
   ReadResourceRequestSchema,
   ReadResourceResultSchema,
+  RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
   type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type Notification,
   type ServerCapabilities,
   type Tool,
@@ -176,10 +186,12 @@ export interface SpillProxy {
   /** The session the proxy's spills belong to. */
   readonly sessionId: string;
   /**
-   * Connects to the upstream server, then serves the host. Rejects with a
-   * `SPILLWAY_UPSTREAM_START_FAILED` {@link SpillProxyError} when the upstream cannot be
-   * started; before rejecting, it answers the host's first request (normally `initialize`)
-   * with a JSON-RPC error that says so, waiting up to 5 s for it.
+   * Waits for the host's `initialize`, connects to the upstream server with the host's name
+   * and capabilities, then serves the host (answering its `initialize` with the upstream
+   * server's). Resolves once serving. Rejects with a `SPILLWAY_UPSTREAM_START_FAILED`
+   * {@link SpillProxyError} when the upstream cannot be started, after answering the
+   * host's `initialize` with a JSON-RPC error that says so. Resolves without serving when
+   * the host goes away before it initializes.
    */
   start(): Promise<void>;
   /** Closes both sides. Calling it again does nothing. */
@@ -239,7 +251,8 @@ type AnyResult = Record<string, unknown>;
  * (stdio by default) and an MCP client toward the real server (a command over stdio, or a
  * Streamable HTTP URL). Everything is forwarded as it is (initialize, tools, prompts,
  * resources, completions, logging, tasks, list-changed notifications, progress,
- * cancellation, ping) except:
+ * cancellation, ping, and the server's sampling, elicitation and roots requests to the
+ * host) except:
  *
  * - a `tools/call` result whose text is over `maxInlineBytes` goes through
  *   `@spillway/policy`: the host gets a preview and a notice, its `structuredContent` is
@@ -363,7 +376,21 @@ class ProxyRuntime implements SpillProxy {
 
   async start(): Promise<void> {
     if (this.client !== undefined) throw new Error('The proxy is already started.');
-    const client = new Client({ name: 'spillway-mcp', version: version() }, { capabilities: {} });
+    // The host's initialize comes first: the upstream server is then told the host's own
+    // name and capabilities (sampling, elicitation, roots), and the host gets the upstream
+    // server's in return.
+    const downstream = new HeldTransport(this.options.downstream ?? this.stdioDownstream());
+    const initialize = await downstream.firstRequest();
+    if (initialize === undefined) {
+      await this.shutdown('downstream-closed');
+      return;
+    }
+    const params = (initialize.params ?? {}) as { clientInfo?: Implementation; capabilities?: ClientCapabilities };
+    const hostCaps = params.capabilities ?? {};
+    // Tasks the host runs for the server are not forwarded; everything else is offered as the host offers it.
+    const { tasks: _tasks, ...forwardedCaps } = hostCaps;
+    const clientInfo = params.clientInfo ?? { name: 'spillway-mcp', version: version() };
+    const client = new Client(clientInfo, { capabilities: forwardedCaps });
     this.client = client;
     const transport = this.makeUpstreamTransport();
     this.upstreamTransport = transport;
@@ -378,7 +405,7 @@ class ProxyRuntime implements SpillProxy {
       const failure = this.startFailure(error);
       await transport.close().catch(() => undefined);
       this.report({ type: 'upstream-closed', code: failure.code, message: failure.message, exit: this.exit });
-      await this.refuseDownstream(failure);
+      await this.refuseDownstream(downstream, initialize, failure);
       this.resolveClosed({ reason: 'upstream-closed', error: failure, upstreamExit: this.exit });
       throw failure;
     }
@@ -389,12 +416,41 @@ class ProxyRuntime implements SpillProxy {
 
     const server = this.makeServer(client);
     this.server = server;
-    const downstream = this.options.downstream ?? this.stdioDownstream();
+    this.forwardHostRequests(client, server, forwardedCaps);
     server.onclose = () => {
       void this.shutdown('downstream-closed');
     };
     await server.connect(downstream);
     if (this.upstreamGone !== undefined) void this.shutdown('upstream-closed');
+  }
+
+  /** Requests the upstream server sends to the host (sampling, elicitation, roots), for what the host supports. */
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server forwards requests as they are; McpServer cannot.
+  private forwardHostRequests(client: Client, server: Server, caps: ClientCapabilities): void {
+    const options = (signal: AbortSignal): RequestOptions => ({ signal, timeout: this.requestTimeoutMs, resetTimeoutOnProgress: true });
+    type HostRequest = Parameters<typeof server.request>;
+    const toHost = async (request: HostRequest[0], schema: HostRequest[1], signal: AbortSignal): Promise<AnyResult> => {
+      try {
+        const result: unknown = await server.request(request, schema, options(signal));
+        return result as AnyResult;
+      } catch (error) {
+        throw upstreamRpcError(error);
+      }
+    };
+    if (caps.sampling !== undefined) {
+      client.setRequestHandler(CreateMessageRequestSchema, (r, e) => toHost(r, CreateMessageResultSchema, e.signal) as never);
+    }
+    if (caps.elicitation !== undefined) {
+      client.setRequestHandler(ElicitRequestSchema, (r, e) => toHost(r, ElicitResultSchema, e.signal) as never);
+    }
+    if (caps.roots !== undefined) {
+      client.setRequestHandler(ListRootsRequestSchema, (r, e) => toHost(r, ListRootsResultSchema, e.signal) as never);
+      server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+        await client.sendRootsListChanged().catch((error: unknown) => {
+          this.report({ type: 'warning', message: `could not pass on notifications/roots/list_changed: ${error instanceof Error ? error.message : String(error)}` });
+        });
+      });
+    }
   }
 
   private get exit(): UpstreamExit | undefined {
@@ -460,24 +516,10 @@ class ProxyRuntime implements SpillProxy {
     return new SpillProxyError('SPILLWAY_UPSTREAM_START_FAILED', message, { cause: error });
   }
 
-  /** Answers the host's requests with `failure` until it has answered one (or 5 s pass). */
-  private async refuseDownstream(failure: SpillProxyError): Promise<void> {
-    const downstream = this.options.downstream ?? new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: this.maxMessageBytes });
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 5_000);
-      timer.unref();
-      const done = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      downstream.onclose = done;
-      downstream.onmessage = (message: JSONRPCMessage) => {
-        if (!('id' in message) || !('method' in message)) return;
-        const error = { code: UPSTREAM_ERROR_RPC_CODE, message: failure.message, data: this.errorData(failure) };
-        void downstream.send({ jsonrpc: '2.0', id: message.id, error }).finally(done);
-      };
-      void downstream.start().catch(done);
-    });
+  /** Answers the host's initialize with `failure`, then closes the host side. */
+  private async refuseDownstream(downstream: HeldTransport, initialize: JSONRPCRequest, failure: SpillProxyError): Promise<void> {
+    const error = { code: UPSTREAM_ERROR_RPC_CODE, message: failure.message, data: this.errorData(failure) };
+    await downstream.send({ jsonrpc: '2.0', id: initialize.id, error }).catch(() => undefined);
     await downstream.close().catch(() => undefined);
     if (this.options.downstream === undefined) process.stdin.pause();
   }
@@ -692,5 +734,72 @@ class ProxyRuntime implements SpillProxy {
     if (out === input) return result;
     const { structuredContent: _dropped, ...rest } = result;
     return { ...rest, content: out.content as CallToolResult['content'] };
+  }
+}
+
+/**
+ * Wraps the host-side transport so that its first request (initialize) can be read before
+ * the proxy's `Server` exists, then handed to that server as if it had just arrived.
+ */
+class HeldTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly inner: Transport;
+  private held: JSONRPCMessage[] = [];
+  private connected = false;
+
+  constructor(inner: Transport) {
+    this.inner = inner;
+  }
+
+  /** Starts the host side and resolves with its first request, or `undefined` when it closes first. */
+  firstRequest(): Promise<JSONRPCRequest | undefined> {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (request: JSONRPCRequest | undefined): void => {
+        if (done) return;
+        done = true;
+        resolve(request);
+      };
+      this.inner.onmessage = (message) => {
+        if (this.connected) {
+          this.onmessage?.(message);
+          return;
+        }
+        this.held.push(message);
+        if ('method' in message && 'id' in message) finish(message);
+      };
+      this.inner.onclose = () => {
+        if (this.connected) this.onclose?.();
+        finish(undefined);
+      };
+      this.inner.onerror = (error) => {
+        this.onerror?.(error);
+      };
+      this.inner.start().catch(() => {
+        finish(undefined);
+      });
+    });
+  }
+
+  /** Called by the SDK on connect: the host side is already started; replay what was held. */
+  start(): Promise<void> {
+    this.connected = true;
+    const held = this.held;
+    this.held = [];
+    setImmediate(() => {
+      for (const message of held) this.onmessage?.(message);
+    });
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
   }
 }

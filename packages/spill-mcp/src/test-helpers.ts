@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { SpillProxyUpstream } from './proxy.js';
 
 const require = createRequire(import.meta.url);
@@ -37,12 +38,19 @@ export interface Host {
   close(): Promise<void>;
 }
 
+/** What the host offers the server, and the handlers it installs before connecting. */
+export interface HostSetup {
+  readonly capabilities?: ClientCapabilities;
+  readonly prepare?: (client: Client) => void;
+}
+
 /** Connects an SDK client over stdio to `command args…` (the proxy or a server directly). */
 export async function connectHost(
   command: string,
   args: readonly string[],
   env: Record<string, string> = {},
   maxBufferSize = 1024 * 1024 * 1024,
+  host: HostSetup = {},
 ): Promise<Host> {
   const transport = new StdioClientTransport({
     command,
@@ -55,7 +63,8 @@ export async function connectHost(
   transport.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString('utf8');
   });
-  const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: {} });
+  const client = new Client({ name: 'test-host', version: '1.0.0' }, { capabilities: host.capabilities ?? {} });
+  host.prepare?.(client);
   await client.connect(transport);
   return {
     client,
@@ -77,8 +86,8 @@ export interface ProxyConfig {
 }
 
 /** Connects an SDK client over stdio to the proxy wrapping `config.upstream`. */
-export function connectProxy(config: ProxyConfig, env: Record<string, string> = {}): Promise<Host> {
-  return connectHost(process.execPath, [PROXY_MAIN, JSON.stringify(config)], env);
+export function connectProxy(config: ProxyConfig, env: Record<string, string> = {}, host: HostSetup = {}): Promise<Host> {
+  return connectHost(process.execPath, [PROXY_MAIN, JSON.stringify(config)], env, undefined, host);
 }
 
 /** The one text block of a result. */
