@@ -68,7 +68,7 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 500 * 1024 * 1024;
 /** How long a forwarded request may go without an answer or progress: 5 minutes. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
 /** The most matches one `spill_grep` call returns, whatever the model asks for. */
-export const DEFAULT_MAX_GREP_MATCHES = 1_000;
+export const DEFAULT_MAX_GREP_MATCHES = 200;
 /** The `_meta` key that tells Claude Code how large a tool's answers may be before it spills them itself. */
 export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars';
 

@@ -86,6 +86,18 @@ describe('an SDK-built server through the proxy', () => {
     expect(host.stderr()).toContain('this is not json');
   });
 
+  it('caps spill_grep at maxGrepMatches, whatever the model asks for, within its size hint', async () => {
+    const big = await host.client.callTool({ name: 'big', arguments: { lines: 5000 } });
+    const locator = /stored at: (\S+?)\. /.exec(textOf(big))?.[1] ?? '';
+    const grep = await host.client.callTool({ name: 'spill_grep', arguments: { locator, pattern: '^line ', maxMatches: 5000 } });
+    const rows = textOf(grep).split('\n').filter((line) => /^\d+: /.test(line));
+    expect(rows.length).toBe(200);
+    expect(textOf(grep)).toContain('more exist');
+    const { tools } = await host.client.listTools();
+    const hint = tools.find((t) => t.name === 'spill_grep')?._meta?.['anthropic/maxResultSizeChars'];
+    expect(textOf(grep).length).toBeLessThanOrEqual(hint as number);
+  });
+
   it('spills a large error result and it stays an error', async () => {
     const result = await host.client.callTool({ name: 'bigerror', arguments: {} });
     expect(result.isError).toBe(true);
