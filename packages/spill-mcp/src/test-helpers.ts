@@ -77,7 +77,7 @@ export async function connectHost(
 /** Options for the proxy under test. */
 export interface ProxyConfig {
   readonly upstream: SpillProxyUpstream;
-  /** The spill root; `null` runs without a backend. */
+  /** The spill root of a local backend; `'memory'` for a memory backend; `null` for none. */
   readonly root: string | null;
   readonly maxInlineBytes?: number;
   readonly sessionId?: string;

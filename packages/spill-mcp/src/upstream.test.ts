@@ -151,6 +151,21 @@ describe('timeouts and the proxy without a backend', () => {
   });
 });
 
+describe('any backend: the memory backend', () => {
+  it('spills into memory and reads back through spill_read', async () => {
+    const host = await connectProxy({ upstream: testServer, root: 'memory', maxInlineBytes: 2048 });
+    try {
+      const big = await host.client.callTool({ name: 'big', arguments: { lines: 4000 } });
+      const locator = /stored at: (\S+?)\. /.exec(textOf(big))?.[1] ?? '';
+      expect(locator.startsWith('spill+memory:')).toBe(true);
+      const read = await host.client.callTool({ name: 'spill_read', arguments: { locator, offset: 3999, limit: 1 } });
+      expect(textOf(read).startsWith(`line 3999 ${'x'.repeat(40)}\n`)).toBe(true);
+    } finally {
+      await host.close();
+    }
+  });
+});
+
 describe('a message over maxMessageBytes', () => {
   it('is dropped and reported, the call times out, and the proxy keeps serving', async () => {
     const host = await connectProxy({ upstream: testServer, root: null, maxMessageBytes: 64 * 1024, requestTimeoutMs: 1000 });
