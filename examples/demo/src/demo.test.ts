@@ -53,6 +53,13 @@ describe('pnpm demo', () => {
     expect(output).toContain('77777:line 77777');
   });
 
+  it('ends with one MCP round trip through spillway mcp', () => {
+    expect(summary.mcp?.tools.slice(0, 2)).toEqual(['spill_read', 'spill_grep']);
+    expect(summary.mcp?.spilled).toBe(true);
+    expect(summary.mcp?.replacementBytes).toBeLessThanOrEqual(DEMO_CAP);
+    expect(summary.mcp?.needleFound).toBe(true);
+  });
+
   it('removes its temporary directory', () => {
     expect(existsSync(summary.tempDir)).toBe(false);
   });

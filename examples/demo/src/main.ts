@@ -18,7 +18,8 @@ const summary = await runDemo({
     tempDir = dir;
   },
 });
-const ok = summary.passes.every((p) => p.smallPassedThrough && p.bigSpilled && p.readLeftAlone && p.failureKeptInline && p.needleFoundAtLine !== undefined);
+const mcpOk = summary.mcp === undefined || (summary.mcp.spilled && summary.mcp.needleFound);
+const ok = mcpOk && summary.passes.every((p) => p.smallPassedThrough && p.bigSpilled && p.readLeftAlone && p.failureKeptInline && p.needleFoundAtLine !== undefined);
 if (!ok) {
   process.stderr.write('spillway demo: a step did not behave as described above.\n');
   process.exitCode = 1;

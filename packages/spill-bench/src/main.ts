@@ -24,6 +24,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
   { name: 'memory', load: async () => (await import('./figures/memory-save.js')).memorySaveGroup },
   { name: 'stream', load: async () => (await import('./figures/stream.js')).streamGroup },
   { name: 'cli', load: async () => (await import('./figures/cli.js')).cliGroup },
+  { name: 'mcp', load: async () => (await import('./figures/mcp.js')).mcpGroup },
   { name: 'scale', load: async () => (await import('./figures/scale.js')).scaleGroup },
   { name: 'retrieval', load: async () => (await import('./figures/retrieval.js')).retrievalGroup },
   { name: 'retention', load: async () => (await import('./figures/retention.js')).retentionGroup },
@@ -38,7 +39,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
  * ran 2 to 4 times slower, so the latency figures run first (and the CPU-bound retention
  * sweep before the disk-heavy groups too).
  */
-const RUN_ORDER: readonly string[] = ['policy', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'retrieval', 's3'];
+const RUN_ORDER: readonly string[] = ['policy', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'mcp', 'retrieval', 's3'];
 
 const HELP = `Usage: node dist/main.js [--quick | --full] [options]
 

@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerGc } from './commands/gc.js';
 import { registerGrep } from './commands/grep.js';
 import { registerLs } from './commands/ls.js';
+import { registerMcp } from './commands/mcp.js';
 import { registerRead } from './commands/read.js';
 import { registerRm } from './commands/rm.js';
 import { registerRun } from './commands/run.js';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerLs,
   registerRm,
   registerGc,
+  registerMcp,
 ];
 
 const EXAMPLES = `

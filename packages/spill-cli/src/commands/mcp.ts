@@ -1,0 +1,136 @@
+import { Command } from 'commander';
+import { isSpillError } from '@spillway/core';
+import { createSpillProxy, isSpillProxyError, type SpillProxyUpstream } from '@spillway/mcp';
+import { CliError, cliMessage } from '../cli-error.js';
+import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
+import { EXIT_CODES } from '../exit-codes.js';
+import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, SESSION_ENV } from '../options.js';
+
+interface McpOptions extends CommonOptions {
+  readonly maxInlineBytes: number;
+  readonly session?: string;
+  readonly url?: string;
+  readonly header?: string[];
+  readonly timeout?: number;
+  readonly maxMessageBytes?: number;
+}
+
+const EXAMPLES = `
+Examples:
+  $ spillway mcp -- npx -y @modelcontextprotocol/server-filesystem /srv/data
+  $ spillway mcp --max-inline-bytes 16384 -- uvx mcp-server-fetch
+  $ spillway mcp --url https://mcp.example.com/mcp --header "Authorization: Bearer $TOKEN"
+  $ claude mcp add files -- spillway mcp -- npx -y @modelcontextprotocol/server-filesystem ~/src
+
+An MCP server on stdin/stdout that forwards everything to the server it wraps, except
+that a tool result over --max-inline-bytes is stored and replaced by a preview plus a
+notice, and two tools are added to get it back: spill_read and spill_grep (an upstream
+tool with either name is offered as upstream_<name>). Spills of one proxy process share
+one session unless --session or SPILLWAY_SESSION names one; \`spillway ls\` and
+\`spillway gc\` see them like any other. Diagnostics go to stderr, never stdout.
+`;
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** Parses `--header 'Name: value'` options into a header record. */
+export function parseHeaders(values: readonly string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(':');
+    const name = colon === -1 ? '' : value.slice(0, colon).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new CliError('USAGE', `--header expects 'Name: value', got '${value}'.`);
+    }
+    headers[name] = value.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** Registers `spillway mcp`: an MCP proxy that spills oversized tool results. */
+export function registerMcp(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('mcp')
+    .description('Wrap an MCP server so that oversized tool results are spilled (for any MCP host).')
+    .argument('[command]', 'the MCP server to run (looked up on PATH, no shell); or use --url')
+    .argument('[args...]', 'its arguments')
+    .option('--url <url>', 'wrap a Streamable HTTP MCP server instead of a command')
+    .option('--header <header>', "an HTTP header for --url, as 'Name: value' (repeatable)", collect)
+    .option('--max-inline-bytes <bytes>', 'largest tool result text, in UTF-8 bytes, passed on in full', nonNegativeInt, DEFAULT_MAX_INLINE_BYTES)
+    .option('--session <id>', 'the owning session (default: $SPILLWAY_SESSION, else a new one per proxy process)')
+    .option('--timeout <ms>', 'how long a forwarded request may go without an answer or progress (default 300000)', positiveInt)
+    .option('--max-message-bytes <bytes>', 'largest single message accepted from either side (default 500 MiB)', positiveInt)
+    .passThroughOptions();
+  addCommonOptions(command, { json: false });
+  command.addHelpText('after', EXAMPLES);
+  command.action(async (file: string | undefined, args: string[], options: McpOptions) => {
+    const upstream = upstreamFrom(file, args, options, ctx.io.env);
+    const fromEnv = ctx.io.env[SESSION_ENV];
+    const sessionId = options.session !== undefined || (fromEnv !== undefined && fromEnv !== '') ? ctx.session(options.session) : undefined;
+    const backend = ctx.backend(options);
+    try {
+      await backend.root?.();
+    } catch (error) {
+      // The proxy still serves; every spill keeps its result, as the policy does.
+      const why = isSpillError(error) ? `${cliMessage(error.code, error.message)} [${error.code}]` : String(error);
+      await ctx.warn(`${why}: results are passed on in full, without spilling.`);
+    }
+    const proxy = createSpillProxy({
+      upstream,
+      backend,
+      maxInlineBytes: options.maxInlineBytes,
+      sessionId,
+      stderr: ctx.io.stderr,
+      requestTimeoutMs: options.timeout,
+      maxMessageBytes: options.maxMessageBytes,
+    });
+    await ctx.info(`session ${proxy.sessionId}`);
+    const stop = (): void => {
+      void proxy.close();
+    };
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    for (const signal of signals) process.once(signal, stop);
+    try {
+      try {
+        await proxy.start();
+      } catch (error) {
+        // start() has answered the host and printed the reason.
+        const code = (error as { cause?: { code?: unknown } }).cause?.code;
+        ctx.exitCode = code === 'ENOENT' ? EXIT_CODES.COMMAND_NOT_FOUND : code === 'EACCES' ? EXIT_CODES.COMMAND_NOT_EXECUTABLE : EXIT_CODES.FAILURE;
+        if (!isSpillProxyError(error)) throw error;
+        return;
+      }
+      const exit = await proxy.closed;
+      ctx.exitCode = exit.reason === 'upstream-closed' ? EXIT_CODES.FAILURE : EXIT_CODES.OK;
+    } finally {
+      for (const signal of signals) process.off(signal, stop);
+    }
+  });
+}
+
+function upstreamFrom(
+  file: string | undefined,
+  args: readonly string[],
+  options: McpOptions,
+  env: Readonly<Record<string, string | undefined>>,
+): SpillProxyUpstream {
+  if (options.url !== undefined) {
+    if (file !== undefined) throw new CliError('USAGE', 'Give either --url or a command after --, not both.');
+    let url: URL;
+    try {
+      url = new URL(options.url);
+    } catch {
+      throw new CliError('USAGE', `--url expects an http:// or https:// URL, got '${options.url}'.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new CliError('USAGE', `--url expects an http:// or https:// URL, got '${options.url}'.`);
+    }
+    return { url, headers: parseHeaders(options.header ?? []) };
+  }
+  if (options.header !== undefined) throw new CliError('USAGE', '--header only applies to --url.');
+  if (file === undefined || file === '') {
+    throw new CliError('USAGE', 'Name the MCP server to wrap: spillway mcp -- <command> [args…], or spillway mcp --url <url>.');
+  }
+  return { command: file, args: [...args], env };
+}

@@ -1,0 +1,47 @@
+/**
+ * The proxy's own failures. Storage failures never surface here: a result that cannot be
+ * stored is passed on as it was.
+ *
+ * - `SPILLWAY_UPSTREAM_START_FAILED`: the upstream server could not be started or
+ *   connected to (command not found, not executable, URL unreachable, initialize refused).
+ * - `SPILLWAY_UPSTREAM_EXITED`: the upstream server's process ended, or its HTTP
+ *   connection closed, while the proxy was serving.
+ * - `SPILLWAY_UPSTREAM_MALFORMED`: the upstream server wrote a line that is not a JSON-RPC
+ *   message, or one over `maxMessageBytes` (reported and skipped, never fatal).
+ */
+export type SpillProxyErrorCode = 'SPILLWAY_UPSTREAM_START_FAILED' | 'SPILLWAY_UPSTREAM_EXITED' | 'SPILLWAY_UPSTREAM_MALFORMED';
+
+/** Every {@link SpillProxyErrorCode}, for iteration and documentation checks. */
+export const SPILL_PROXY_ERROR_CODES: readonly SpillProxyErrorCode[] = [
+  'SPILLWAY_UPSTREAM_START_FAILED',
+  'SPILLWAY_UPSTREAM_EXITED',
+  'SPILLWAY_UPSTREAM_MALFORMED',
+];
+
+/**
+ * The JSON-RPC error code the host receives for {@link SpillProxyErrorCode} failures: the
+ * SDK's "connection closed" code, so hosts that special-case it treat it as a dead server.
+ */
+export const UPSTREAM_ERROR_RPC_CODE = -32000;
+
+/** A failure of the proxy itself, with a stable {@link SpillProxyErrorCode}. */
+export class SpillProxyError extends Error {
+  /** The stable code. */
+  readonly code: SpillProxyErrorCode;
+
+  /**
+   * @param code - the stable code
+   * @param message - what happened and what to do
+   * @param options - the underlying error, if any
+   */
+  constructor(code: SpillProxyErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SpillProxyError';
+    this.code = code;
+  }
+}
+
+/** Whether `value` is a {@link SpillProxyError}, optionally with the given code. */
+export function isSpillProxyError(value: unknown, code?: SpillProxyErrorCode): value is SpillProxyError {
+  return value instanceof SpillProxyError && (code === undefined || value.code === code);
+}
