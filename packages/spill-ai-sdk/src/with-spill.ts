@@ -1,0 +1,199 @@
+import { createSpillPolicy, DEFAULT_SKIP_TOOLS } from '@spillway/policy';
+import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
+import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
+import type { SpillBackend } from '@spillway/core';
+import type { ToolSet } from 'ai';
+import { defaultModelOutput, fromPolicyResult, toPolicyResult, type ToolResultOutput } from './model-output.js';
+import { RememberedSpills } from './remembered.js';
+
+/** The tool call a `sessionId` function is asked about. */
+export interface SpillCallInfo {
+  /** The key of the tool in the tool set. */
+  readonly toolName: string;
+  /** The AI SDK's id of the call. */
+  readonly toolCallId: string;
+  /** The call's input, as the model gave it. */
+  readonly input: unknown;
+}
+
+/** Options that belong to the adapter, whichever way the policy is given. */
+export interface WithSpillAdapterOptions {
+  /**
+   * The conversation the artifacts belong to: a string, or a function of the call. Omitted:
+   * one random session per `withSpill` call. A function that throws or answers anything but
+   * a non-empty string leaves that output as it was.
+   */
+  readonly sessionId?: string | ((call: SpillCallInfo) => string | undefined) | undefined;
+  /**
+   * How many spilled calls to remember, so that the AI SDK calling `toModelOutput` again
+   * for the same call answers the same preview and locator and stores nothing new.
+   * Default {@link DEFAULT_REMEMBERED_CALLS}. 0 remembers none (every call spills again).
+   */
+  readonly rememberCalls?: number | undefined;
+}
+
+/**
+ * Options of {@link withSpill}: a ready policy (`{ policy }`), or the policy's own options
+ * (`backend`, `maxInlineBytes`, `skipTools`, …), plus the adapter's options.
+ *
+ * With the policy's options, `skipTools` defaults to `read`, `spill_read` and `spill_grep`,
+ * and each artifact's suggested name carries the tool call's id.
+ */
+export type WithSpillOptions = WithSpillAdapterOptions &
+  ({ readonly policy: SpillPolicy } | (SpillPolicyOptions & { readonly policy?: undefined }));
+
+/** How many spilled calls {@link withSpill} remembers by default. */
+export const DEFAULT_REMEMBERED_CALLS = 1000;
+
+// One memory per policy or backend object, so that two `withSpill` calls over the same
+// backend (a server that wraps its tools per request) share what was already spilled.
+const memories = new WeakMap<object, RememberedSpills<ToolResultOutput>>();
+
+/**
+ * Wraps every tool of an AI SDK tool set so that its `toModelOutput` runs the spill policy
+ * on what the model would see. The full output stays in `steps[].toolResults` (and in UI
+ * messages); the model sees a preview plus a notice naming the stored artifact.
+ *
+ * - An existing `toModelOutput` (such as `@ai-sdk/mcp`'s) runs first; the policy runs on its answer.
+ * - An output that is not a string is measured and stored as the JSON text the AI SDK
+ *   sends; under the cap it is sent as JSON, unchanged.
+ * - Idempotent per `toolCallId`: later calls for the same call answer the same locator and
+ *   store nothing new (see {@link WithSpillAdapterOptions.rememberCalls}).
+ * - Never throws because of spilling: a failed save leaves the output as it was.
+ * - Provider-executed tools (`type: 'provider'`) are passed through unwrapped.
+ *
+ * @throws TypeError for a bad configuration (the policy's checks, a bad `rememberCalls`).
+ *
+ * @example
+ * const tools = withSpill({ fetchPage }, { backend: createMemoryBackend(), maxInlineBytes: 16_000 });
+ */
+export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions): TOOLS {
+  if (typeof options !== 'object' || (options as unknown) === null) {
+    throw new TypeError('withSpill needs options, such as { backend, maxInlineBytes: 16_000 } or { policy }.');
+  }
+  const { sessionId, rememberCalls, policy: givenPolicy, ...policyOptions } = options as WithSpillAdapterOptions &
+    SpillPolicyOptions & { readonly policy?: SpillPolicy };
+  if (sessionId !== undefined && typeof sessionId !== 'function' && (typeof sessionId !== 'string' || sessionId === '')) {
+    throw new TypeError('sessionId must be a non-empty string, a function of the call, or omitted.');
+  }
+  const remember = rememberCalls ?? DEFAULT_REMEMBERED_CALLS;
+  if (!Number.isSafeInteger(remember) || remember < 0) {
+    throw new TypeError(`rememberCalls must be a non-negative whole number; got ${String(remember)}.`);
+  }
+  let policy: SpillPolicy;
+  let owner: object;
+  if (givenPolicy !== undefined) {
+    if (Object.keys(policyOptions).length > 0) {
+      throw new TypeError(`Give either { policy } or the policy's options, not both (also got ${Object.keys(policyOptions).join(', ')}).`);
+    }
+    policy = givenPolicy;
+    owner = givenPolicy;
+  } else {
+    policy = createSpillPolicy({
+      ...policyOptions,
+      backend: namedByCall(policyOptions.backend),
+      skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES],
+    });
+    owner = policyOptions.backend ?? {};
+  }
+  let memory = memories.get(owner);
+  if (memory === undefined || remember !== DEFAULT_REMEMBERED_CALLS) {
+    memory = new RememberedSpills<ToolResultOutput>(remember);
+    if (remember === DEFAULT_REMEMBERED_CALLS) memories.set(owner, memory);
+  }
+  const session = sessionResolver(sessionId);
+  const wrapped: Record<string, unknown> = {};
+  for (const [toolName, tool] of Object.entries(tools)) {
+    wrapped[toolName] = tool.type === 'provider' ? tool : wrapTool(toolName, tool, policy, memory, session);
+  }
+  return wrapped as TOOLS;
+}
+
+type AnyTool = ToolSet[string];
+type ToModelOutput = NonNullable<AnyTool['toModelOutput']>;
+
+function wrapTool(
+  toolName: string,
+  tool: AnyTool,
+  policy: SpillPolicy,
+  memory: RememberedSpills<ToolResultOutput>,
+  session: (call: SpillCallInfo) => string | undefined,
+): AnyTool {
+  const original = tool.toModelOutput as ToModelOutput | undefined;
+  const toModelOutput = async (call: { toolCallId: string; input: unknown; output: unknown }): Promise<ToolResultOutput> => {
+    const base = original === undefined ? defaultModelOutput(call.output) : await original(call as never);
+    return spill(policy, memory, { toolName, toolCallId: call.toolCallId, input: call.input }, base, session);
+  };
+  return { ...tool, toModelOutput } as AnyTool;
+}
+
+async function spill(
+  policy: SpillPolicy,
+  memory: RememberedSpills<ToolResultOutput>,
+  call: SpillCallInfo,
+  base: ToolResultOutput,
+  session: (call: SpillCallInfo) => string | undefined,
+): Promise<ToolResultOutput> {
+  try {
+    if (!policy.enabled) return base;
+    const result = toPolicyResult(base);
+    if (result === undefined) return base;
+    const sessionId = session(call);
+    if (typeof sessionId !== 'string' || sessionId === '') return base;
+    const key = JSON.stringify([sessionId, call.toolName, call.toolCallId]);
+    const size = sizeOf(result);
+    const remembered = memory.get(key, size);
+    if (remembered !== undefined) return await remembered;
+    const answer = policy
+      .applyToResult({ toolName: call.toolName, callId: call.toolCallId, sessionId }, result)
+      .then((shown) => (shown === result ? base : fromPolicyResult(base, shown)));
+    memory.set(key, size, answer);
+    const shown = await answer;
+    // Only spills are remembered: nothing was stored for an output that was kept.
+    if (shown === base) memory.forget(key, answer);
+    return shown;
+  } catch {
+    return base;
+  }
+}
+
+/** Enough to tell a repeat of the same output from a different output under a reused call id. */
+function sizeOf(result: ToolResult): string {
+  let chars = 0;
+  for (const block of result.content) chars += typeof block.text === 'string' ? block.text.length : 0;
+  return `${String(result.content.length)}:${String(chars)}`;
+}
+
+function sessionResolver(sessionId: WithSpillAdapterOptions['sessionId']): (call: SpillCallInfo) => string | undefined {
+  if (typeof sessionId === 'function') {
+    return (call) => {
+      try {
+        return sessionId(call);
+      } catch {
+        return undefined;
+      }
+    };
+  }
+  const fixed = sessionId ?? `ai-sdk-${globalThis.crypto.randomUUID()}`;
+  return () => fixed;
+}
+
+/**
+ * The backend, with each artifact's suggested name derived from the tool call's id
+ * (`<tool>-<call id>.txt`), so that a person can find a call's artifact in a listing.
+ * Anything that is not a usable backend is handed on as it is, for the policy to refuse.
+ */
+function namedByCall(backend: SpillBackend | undefined): SpillBackend | undefined {
+  if (typeof backend !== 'object' || (backend as unknown) === null || typeof backend.saveText !== 'function') return backend;
+  const rename = <T extends { readonly source: { readonly toolName: string; readonly callId: string } }>(input: T): T => ({
+    ...input,
+    suggestedName: `${input.source.toolName}-${input.source.callId}.txt`,
+  });
+  return {
+    name: backend.name,
+    saveText: (input, callOptions) => backend.saveText(rename(input), callOptions),
+    saveTextStream: (input, callOptions) => backend.saveTextStream(rename(input), callOptions),
+    ...(backend.reader === undefined ? {} : { reader: backend.reader }),
+    ...(backend.catalog === undefined ? {} : { catalog: backend.catalog }),
+  };
+}
