@@ -7,9 +7,7 @@ import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, ty
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { spillTools, withSpill } from './index.js';
-
-type Prompt = Parameters<MockLanguageModelV3['doGenerate']>[0]['prompt'];
-type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
+import { say, toolCall, toolResultTexts, type Prompt } from './test-loop.js';
 
 const NEEDLE = 'FATAL disk quota exceeded on shard 17';
 const CAP = 4096;
@@ -19,38 +17,6 @@ function bigLog(): string {
   const lines: string[] = [];
   for (let i = 1; i <= 4000; i++) lines.push(i === 2345 ? NEEDLE : `line ${String(i).padStart(5, '0')} ok ${'.'.repeat(36)}`);
   return lines.join('\n');
-}
-
-const usage = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 1, text: 1, reasoning: undefined },
-};
-
-function toolCall(toolCallId: string, toolName: string, input: unknown): GenerateResult {
-  return {
-    content: [{ type: 'tool-call', toolCallId, toolName, input: JSON.stringify(input) }],
-    finishReason: { unified: 'tool-calls', raw: undefined },
-    usage,
-    warnings: [],
-  };
-}
-
-function say(text: string): GenerateResult {
-  return { content: [{ type: 'text', text }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] };
-}
-
-/** The text of every tool result in a prompt, in order. */
-function toolResultTexts(prompt: Prompt): string[] {
-  const texts: string[] = [];
-  for (const message of prompt) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) {
-      if (part.type !== 'tool-result') continue;
-      const output = part.output;
-      texts.push(output.type === 'text' || output.type === 'error-text' ? output.value : JSON.stringify(output));
-    }
-  }
-  return texts;
 }
 
 async function countArtifacts(backend: ReturnType<typeof createMemoryBackend>, session: string): Promise<number> {
@@ -67,15 +33,15 @@ describe('withSpill and spillTools in a generateText loop', () => {
     const prompts: Prompt[] = [];
     let locator = '';
     const model = new MockLanguageModelV3({
-      doGenerate: async ({ prompt }) => {
+      doGenerate: ({ prompt }) => {
         prompts.push(prompt);
-        if (prompts.length === 1) return toolCall('call-1', 'fetchLogs', { service: 'api' });
+        if (prompts.length === 1) return Promise.resolve(toolCall('call-1', 'fetchLogs', { service: 'api' }));
         if (prompts.length === 2) {
           const notice = parseSpillNotice(toolResultTexts(prompt)[0] ?? '');
           locator = notice?.locator ?? '';
-          return toolCall('call-2', 'spill_grep', { locator, pattern: 'FATAL' });
+          return Promise.resolve(toolCall('call-2', 'spill_grep', { locator, pattern: 'FATAL' }));
         }
-        return say('Shard 17 ran out of disk quota.');
+        return Promise.resolve(say('Shard 17 ran out of disk quota.'));
       },
     });
     const fetchLogs = tool({

@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResult } from '@spillway/policy';
+import type { ToolResult } from '@spillway/policy';
 import type { ToolResultPart } from 'ai';
 
 /** What a tool's `toModelOutput` answers (the AI SDK names this type but does not export it). */
@@ -29,7 +29,7 @@ export function toPolicyResult(output: ToolResultOutput): ToolResult | undefined
       return text === undefined ? undefined : { content: [{ type: 'text', text }] };
     }
     case 'content':
-      return { content: output.value as readonly ContentBlock[] };
+      return { content: output.value };
     default:
       return undefined;
   }

@@ -26,12 +26,13 @@ export interface SpillToolsOptions {
  * {@link SpillToolAnswer} (for the UI); the model sees its `text`, as an error when
  * `isError` is set.
  */
-export interface SpillTools {
+// A type literal, not an interface, so that it is assignable to the AI SDK's `ToolSet`.
+export type SpillTools = {
   /** Reads lines of a spilled result back. */
   readonly spill_read: Tool<SpillReadArgs, SpillToolAnswer>;
   /** Searches a spilled result. */
   readonly spill_grep: Tool<SpillGrepArgs, SpillToolAnswer>;
-}
+};
 
 /**
  * `spill_read` and `spill_grep` as AI SDK tools, with JSON Schema inputs, answered through
@@ -74,7 +75,7 @@ function described(definition: SpillToolDefinition): { readonly description: str
 }
 
 // The output may come back from UI messages (JSON), so read it defensively.
-function modelOutput(output: SpillToolAnswer): { type: 'text' | 'error-text'; value: string } {
+function modelOutput(output: unknown): { type: 'text' | 'error-text'; value: string } {
   const answer = output as Partial<SpillToolAnswer> | null | undefined;
   const text = typeof answer?.text === 'string' ? answer.text : JSON.stringify(output ?? null);
   return { type: answer?.isError === true ? 'error-text' : 'text', value: text };

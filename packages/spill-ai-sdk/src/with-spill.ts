@@ -110,7 +110,6 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
 }
 
 type AnyTool = ToolSet[string];
-type ToModelOutput = NonNullable<AnyTool['toModelOutput']>;
 
 function wrapTool(
   toolName: string,
@@ -119,12 +118,12 @@ function wrapTool(
   memory: RememberedSpills<ToolResultOutput>,
   session: (call: SpillCallInfo) => string | undefined,
 ): AnyTool {
-  const original = tool.toModelOutput as ToModelOutput | undefined;
+  const original = tool.toModelOutput;
   const toModelOutput = async (call: { toolCallId: string; input: unknown; output: unknown }): Promise<ToolResultOutput> => {
-    const base = original === undefined ? defaultModelOutput(call.output) : await original(call as never);
+    const base = original === undefined ? defaultModelOutput(call.output) : await original(call);
     return spill(policy, memory, { toolName, toolCallId: call.toolCallId, input: call.input }, base, session);
   };
-  return { ...tool, toModelOutput } as AnyTool;
+  return { ...tool, toModelOutput };
 }
 
 async function spill(
