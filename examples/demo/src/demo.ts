@@ -17,6 +17,7 @@ import { createLocalBackend } from '@spillway/local';
 import { createMemoryBackend } from '@spillway/memory';
 import { createSpillPolicy, parseSpillNotice, type SpillEvent, type ToolExecution, type ToolResult } from '@spillway/policy';
 import { NEEDLE, fetchedPage, searchResults, sourceFile } from './data.js';
+import { aiSdkPart, type AiSdkSummary } from './ai-sdk-part.js';
 
 /**
  * The cap in the demo. The CLI's default is 32 KiB; the demo uses 2 KiB so that the whole
@@ -44,6 +45,8 @@ export interface DemoSummary {
   readonly tempDir: string;
   /** The `spillway run` exit code in the shell part, when it ran. */
   readonly shellExitCode?: number;
+  /** What the Vercel AI SDK part observed. */
+  readonly aiSdk: AiSdkSummary;
 }
 
 /** One pass of the agent loop over one backend. */
@@ -296,12 +299,14 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       );
     }
 
+    const aiSdk = await aiSdkPart(out, DEMO_CAP);
+
     let shellExitCode: number | undefined;
     if (options.skipShell !== true) shellExitCode = await shellPart(out, root);
 
     out.line();
     out.line(out.style.bold(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; removing ${tempDir}`));
-    return shellExitCode === undefined ? { passes, tempDir } : { passes, tempDir, shellExitCode };
+    return shellExitCode === undefined ? { passes, tempDir, aiSdk } : { passes, tempDir, aiSdk, shellExitCode };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
