@@ -95,6 +95,18 @@ describe('withSpill', () => {
     expect(await artifacts(backend)).toHaveLength(2);
   });
 
+  it('shares what was spilled between wrappings over one backend only when they spill alike', async () => {
+    const backend = createMemoryBackend();
+    const wrapped = (maxInlineBytes: number) => modelOutputOf(withSpill({ echo }, { backend, maxInlineBytes, sessionId: 's' }), 'echo');
+    const text = big();
+    const a = await wrapped(CAP)({ toolCallId: 'same', input: {}, output: text });
+    expect(await wrapped(CAP)({ toolCallId: 'same', input: {}, output: text })).toEqual(a);
+    expect(await artifacts(backend)).toHaveLength(1);
+    const b = await wrapped(CAP * 2)({ toolCallId: 'same', input: {}, output: text });
+    expect(new TextEncoder().encode((b as { value: string }).value).length).toBeGreaterThan(CAP);
+    expect(await artifacts(backend)).toHaveLength(2);
+  });
+
   it('stores again for each call when rememberCalls is 0 (what the memory prevents)', async () => {
     const backend = createMemoryBackend();
     const out = modelOutputOf(withSpill({ echo }, { backend, maxInlineBytes: CAP, sessionId: 's', rememberCalls: 0 }), 'echo');

@@ -96,6 +96,8 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
     });
     owner = policyOptions.backend ?? {};
   }
+  // Two wrappings over one backend share the memory only where they would spill alike.
+  const shape = givenPolicy === undefined ? JSON.stringify([policyOptions.maxInlineBytes, policyOptions.previewBytes]) : '';
   let memory = memories.get(owner);
   if (memory === undefined || remember !== DEFAULT_REMEMBERED_CALLS) {
     memory = new RememberedSpills<ToolResultOutput>(remember);
@@ -104,7 +106,7 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
   const session = sessionResolver(sessionId);
   const wrapped: Record<string, unknown> = {};
   for (const [toolName, tool] of Object.entries(tools)) {
-    wrapped[toolName] = tool.type === 'provider' ? tool : wrapTool(toolName, tool, policy, memory, session);
+    wrapped[toolName] = tool.type === 'provider' ? tool : wrapTool(toolName, tool, policy, memory, session, shape);
   }
   return wrapped as TOOLS;
 }
@@ -117,11 +119,12 @@ function wrapTool(
   policy: SpillPolicy,
   memory: RememberedSpills<ToolResultOutput>,
   session: (call: SpillCallInfo) => string | undefined,
+  shape: string,
 ): AnyTool {
   const original = tool.toModelOutput;
   const toModelOutput = async (call: { toolCallId: string; input: unknown; output: unknown }): Promise<ToolResultOutput> => {
     const base = original === undefined ? defaultModelOutput(call.output) : await original(call);
-    return spill(policy, memory, { toolName, toolCallId: call.toolCallId, input: call.input }, base, session);
+    return spill(policy, memory, { toolName, toolCallId: call.toolCallId, input: call.input }, base, session, shape);
   };
   return { ...tool, toModelOutput };
 }
@@ -132,6 +135,7 @@ async function spill(
   call: SpillCallInfo,
   base: ToolResultOutput,
   session: (call: SpillCallInfo) => string | undefined,
+  shape: string,
 ): Promise<ToolResultOutput> {
   try {
     if (!policy.enabled) return base;
@@ -139,7 +143,7 @@ async function spill(
     if (result === undefined) return base;
     const sessionId = session(call);
     if (typeof sessionId !== 'string' || sessionId === '') return base;
-    const key = JSON.stringify([sessionId, call.toolName, call.toolCallId]);
+    const key = JSON.stringify([shape, sessionId, call.toolName, call.toolCallId]);
     const size = sizeOf(result);
     const remembered = memory.get(key, size);
     if (remembered !== undefined) return await remembered;
