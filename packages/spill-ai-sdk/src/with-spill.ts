@@ -45,9 +45,10 @@ export type WithSpillOptions = WithSpillAdapterOptions &
 /** How many spilled calls {@link withSpill} remembers by default. */
 export const DEFAULT_REMEMBERED_CALLS = 1000;
 
-// One memory per policy or backend object, so that two `withSpill` calls over the same
-// backend (a server that wraps its tools per request) share what was already spilled.
-const memories = new WeakMap<object, RememberedSpills<ToolResultOutput>>();
+// One memory per policy or backend object and per spill shape (cap and preview bound), so
+// that two `withSpill` calls over the same backend (a server that wraps its tools per
+// request) share what was already spilled, and only when they would spill alike.
+const memories = new WeakMap<object, Map<string, RememberedSpills<ToolResultOutput>>>();
 
 /**
  * Wraps every tool of an AI SDK tool set so that its `toModelOutput` runs the spill policy
@@ -96,75 +97,94 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
     });
     owner = policyOptions.backend ?? {};
   }
-  // Two wrappings over one backend share the memory only where they would spill alike.
   const shape = givenPolicy === undefined ? JSON.stringify([policyOptions.maxInlineBytes, policyOptions.previewBytes]) : '';
-  let memory = memories.get(owner);
-  if (memory === undefined || remember !== DEFAULT_REMEMBERED_CALLS) {
+  let memory: RememberedSpills<ToolResultOutput>;
+  if (remember === DEFAULT_REMEMBERED_CALLS) {
+    let shapes = memories.get(owner);
+    if (shapes === undefined) memories.set(owner, (shapes = new Map<string, RememberedSpills<ToolResultOutput>>()));
+    memory = shapes.get(shape) ?? new RememberedSpills<ToolResultOutput>(remember);
+    shapes.set(shape, memory);
+  } else {
     memory = new RememberedSpills<ToolResultOutput>(remember);
-    if (remember === DEFAULT_REMEMBERED_CALLS) memories.set(owner, memory);
   }
-  const session = sessionResolver(sessionId);
+  const spiller: Spiller = {
+    policy,
+    memory,
+    session: sessionResolver(sessionId),
+    cap: givenPolicy === undefined ? policyOptions.maxInlineBytes : undefined,
+  };
   const wrapped: Record<string, unknown> = {};
   for (const [toolName, tool] of Object.entries(tools)) {
-    wrapped[toolName] = tool.type === 'provider' ? tool : wrapTool(toolName, tool, policy, memory, session, shape);
+    wrapped[toolName] = tool.type === 'provider' ? tool : wrapTool(toolName, tool, spiller);
   }
   return wrapped as TOOLS;
 }
 
 type AnyTool = ToolSet[string];
 
-function wrapTool(
-  toolName: string,
-  tool: AnyTool,
-  policy: SpillPolicy,
-  memory: RememberedSpills<ToolResultOutput>,
-  session: (call: SpillCallInfo) => string | undefined,
-  shape: string,
-): AnyTool {
+/** Everything one `withSpill` call's wrapped tools share. */
+interface Spiller {
+  readonly policy: SpillPolicy;
+  readonly memory: RememberedSpills<ToolResultOutput>;
+  readonly session: (call: SpillCallInfo) => string | undefined;
+  /** `maxInlineBytes` when known (the policy's options were given), for the fast path. */
+  readonly cap: number | undefined;
+}
+
+function wrapTool(toolName: string, tool: AnyTool, spiller: Spiller): AnyTool {
   const original = tool.toModelOutput;
-  const toModelOutput = async (call: { toolCallId: string; input: unknown; output: unknown }): Promise<ToolResultOutput> => {
-    const base = original === undefined ? defaultModelOutput(call.output) : await original(call);
-    return spill(policy, memory, { toolName, toolCallId: call.toolCallId, input: call.input }, base, session, shape);
+  // Answers synchronously when it can (the SDK awaits whatever comes back): a result that
+  // is surely under the cap, or a call already spilled, costs no promise.
+  const toModelOutput = (call: { toolCallId: string; input: unknown; output: unknown }): ToolResultOutput | Promise<ToolResultOutput> => {
+    const info: SpillCallInfo = { toolName, toolCallId: call.toolCallId, input: call.input };
+    if (original === undefined) return spill(spiller, info, defaultModelOutput(call.output));
+    const answered = original(call);
+    return isThenable(answered) ? Promise.resolve(answered).then((base) => spill(spiller, info, base)) : spill(spiller, info, answered);
   };
   return { ...tool, toModelOutput };
 }
 
-async function spill(
-  policy: SpillPolicy,
-  memory: RememberedSpills<ToolResultOutput>,
-  call: SpillCallInfo,
-  base: ToolResultOutput,
-  session: (call: SpillCallInfo) => string | undefined,
-  shape: string,
-): Promise<ToolResultOutput> {
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** The model output after the policy: `base` itself, or the preview plus notice. Never throws or rejects. */
+function spill(spiller: Spiller, call: SpillCallInfo, base: ToolResultOutput): ToolResultOutput | Promise<ToolResultOutput> {
   try {
+    const { policy, memory, cap } = spiller;
     if (!policy.enabled) return base;
     const result = toPolicyResult(base);
     if (result === undefined) return base;
-    const sessionId = session(call);
+    const chars = charsOf(result);
+    // At most 3 UTF-8 bytes per UTF-16 unit (and per block separator): surely under the cap.
+    if (cap !== undefined && 3 * (chars + result.content.length) <= cap) return base;
+    const sessionId = spiller.session(call);
     if (typeof sessionId !== 'string' || sessionId === '') return base;
-    const key = JSON.stringify([shape, sessionId, call.toolName, call.toolCallId]);
-    const size = sizeOf(result);
-    const remembered = memory.get(key, size);
-    if (remembered !== undefined) return await remembered;
+    const { toolCallId, toolName } = call;
+    const size = `${String(result.content.length)}:${String(chars)}`;
+    const remembered = memory.get(toolCallId, sessionId, toolName, size);
+    if (remembered !== undefined) return remembered.value ?? remembered.answer;
     const answer = policy
-      .applyToResult({ toolName: call.toolName, callId: call.toolCallId, sessionId }, result)
-      .then((shown) => (shown === result ? base : fromPolicyResult(base, shown)));
-    memory.set(key, size, answer);
-    const shown = await answer;
-    // Only spills are remembered: nothing was stored for an output that was kept.
-    if (shown === base) memory.forget(key, answer);
-    return shown;
+      .applyToResult({ toolName, callId: toolCallId, sessionId }, result)
+      .then((shown) => (shown === result ? base : fromPolicyResult(base, shown)))
+      .catch(() => base);
+    memory.set(toolCallId, { sessionId, toolName, size, answer });
+    return answer.then((shown) => {
+      // Only spills are remembered: nothing was stored for an output that was kept.
+      if (shown === base) memory.forget(toolCallId, answer);
+      else memory.settle(toolCallId, answer, shown);
+      return shown;
+    });
   } catch {
     return base;
   }
 }
 
-/** Enough to tell a repeat of the same output from a different output under a reused call id. */
-function sizeOf(result: ToolResult): string {
+/** The total length of the result's text blocks, in UTF-16 units. */
+function charsOf(result: ToolResult): number {
   let chars = 0;
   for (const block of result.content) chars += typeof block.text === 'string' ? block.text.length : 0;
-  return `${String(result.content.length)}:${String(chars)}`;
+  return chars;
 }
 
 function sessionResolver(sessionId: WithSpillAdapterOptions['sessionId']): (call: SpillCallInfo) => string | undefined {

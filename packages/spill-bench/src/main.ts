@@ -27,6 +27,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
   { name: 'scale', load: async () => (await import('./figures/scale.js')).scaleGroup },
   { name: 'retrieval', load: async () => (await import('./figures/retrieval.js')).retrievalGroup },
   { name: 'retention', load: async () => (await import('./figures/retention.js')).retentionGroup },
+  { name: 'adapters', load: async () => (await import('./figures/adapters.js')).adaptersGroup },
 ];
 
 /**
@@ -37,7 +38,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
  * ran 2 to 4 times slower, so the latency figures run first (and the CPU-bound retention
  * sweep before the disk-heavy groups too).
  */
-const RUN_ORDER: readonly string[] = ['policy', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'retrieval'];
+const RUN_ORDER: readonly string[] = ['policy', 'adapters', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'retrieval'];
 
 const HELP = `Usage: node dist/main.js [--quick | --full] [options]
 

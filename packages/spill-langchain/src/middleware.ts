@@ -96,6 +96,7 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
   const readerBackend = retrieval === undefined ? (policyOptions.backend?.reader === undefined ? undefined : policyOptions.backend) : retrieval;
   const tools = readerBackend === false || readerBackend === undefined ? [] : createSpillTools({ backend: readerBackend, maxReadBytes });
   const fallbackSession = `langchain-${globalThis.crypto.randomUUID()}`;
+  const cap = givenPolicy === undefined ? policyOptions.maxInlineBytes : undefined;
 
   return createMiddleware({
     name: SPILL_MIDDLEWARE_NAME,
@@ -103,6 +104,8 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
     wrapToolCall: async (request, handler) => {
       const answer = await handler(request);
       if (!ToolMessage.isInstance(answer)) return answer; // a Command, or anything else: not ours to change
+      // At most 3 UTF-8 bytes per UTF-16 unit: a string this short is surely under the cap.
+      if (cap !== undefined && typeof answer.content === 'string' && 3 * answer.content.length <= cap) return answer;
       try {
         const configurable = request.runtime.configurable;
         const call: SpillCallInfo = {
