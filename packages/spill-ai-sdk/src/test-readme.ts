@@ -1,7 +1,7 @@
 // Test helpers: the README's ```ts blocks, type-checked as standalone ES modules, and the
 // package packed and installed alone in a temporary project.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -92,6 +92,19 @@ export function offlineInstallBlocker(): string | undefined {
 }
 
 /**
+ * `pnpm install --offline` found no cached metadata or tarball for a package. A workspace
+ * installed from its lockfile alone (`--frozen-lockfile`, as CI does) has the tarballs in
+ * the store but not the registry metadata that resolving a new project needs; any
+ * `pnpm add` or non-frozen `pnpm install` on the machine caches it.
+ */
+export class OfflineCacheMissing extends Error {
+  constructor(detail: string) {
+    super(`pnpm cannot resolve the frameworks offline here (${detail.trim()}); a non-frozen pnpm install caches what it needs`);
+    this.name = 'OfflineCacheMissing';
+  }
+}
+
+/**
  * Packs the given workspace packages (name → folder under `packages/`) with `pnpm pack`
  * into a new temporary project that depends on those tarballs (and pins every spillway
  * dependency to them) and on `extra` registry packages at exact versions, and installs it
@@ -104,31 +117,44 @@ export function installPacked(
   extra: Readonly<Record<string, string>>,
 ): string {
   const dir = mkdtempSync(join(tmpdir(), 'spillway-pack-'));
-  const tarballs: Record<string, string> = {};
-  for (const [name, folder] of Object.entries(spillwayPackages)) {
-    const pkgDir = join(workspaceRoot, 'packages', folder);
-    if (!existsSync(join(pkgDir, 'dist', 'index.js'))) throw new Error(`${name} is not built: run pnpm build first.`);
-    const before = new Set(readdirSync(dir));
-    execFileSync('pnpm', ['pack', '--pack-destination', dir], { cwd: pkgDir, stdio: 'pipe' });
-    const made = readdirSync(dir).find((f) => f.endsWith('.tgz') && !before.has(f));
-    if (made === undefined) throw new Error(`pnpm pack made no tarball for ${name}`);
-    tarballs[name] = `file:${join(dir, made)}`;
+  try {
+    const tarballs: Record<string, string> = {};
+    for (const [name, folder] of Object.entries(spillwayPackages)) {
+      const pkgDir = join(workspaceRoot, 'packages', folder);
+      if (!existsSync(join(pkgDir, 'dist', 'index.js'))) throw new Error(`${name} is not built: run pnpm build first.`);
+      const before = new Set(readdirSync(dir));
+      execFileSync('pnpm', ['pack', '--pack-destination', dir], { cwd: pkgDir, stdio: 'pipe' });
+      const made = readdirSync(dir).find((f) => f.endsWith('.tgz') && !before.has(f));
+      if (made === undefined) throw new Error(`pnpm pack made no tarball for ${name}`);
+      tarballs[name] = `file:${join(dir, made)}`;
+    }
+    // The workspace's pnpm, so that corepack does not go looking for another one.
+    const { packageManager } = JSON.parse(readFileSync(join(workspaceRoot, 'package.json'), 'utf8')) as { packageManager?: string };
+    const manifest = {
+      name: 'spillway-pack-check',
+      private: true,
+      type: 'module',
+      packageManager,
+      dependencies: { ...tarballs, ...extra },
+      pnpm: { overrides: tarballs },
+    };
+    writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    try {
+      execFileSync('pnpm', ['install', '--offline', '--ignore-workspace', '--config.confirmModulesPurge=false'], {
+        cwd: dir,
+        stdio: 'pipe',
+        env: { ...process.env, npm_config_ignore_workspace_root_check: 'true' },
+      });
+    } catch (error) {
+      const output = `${String((error as { stdout?: unknown }).stdout)}${String((error as { stderr?: unknown }).stderr)}`;
+      const missing = /ERR_PNPM_NO_OFFLINE_(META|TARBALL)[^\n]*/.exec(output);
+      if (missing !== null) throw new OfflineCacheMissing(missing[0]);
+      throw error;
+    }
+  } catch (error) {
+    // Nothing is left behind when packing or installing fails.
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   }
-  // The workspace's pnpm, so that corepack does not go looking for another one.
-  const { packageManager } = JSON.parse(readFileSync(join(workspaceRoot, 'package.json'), 'utf8')) as { packageManager?: string };
-  const manifest = {
-    name: 'spillway-pack-check',
-    private: true,
-    type: 'module',
-    packageManager,
-    dependencies: { ...tarballs, ...extra },
-    pnpm: { overrides: tarballs },
-  };
-  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  execFileSync('pnpm', ['install', '--offline', '--ignore-workspace', '--config.confirmModulesPurge=false'], {
-    cwd: dir,
-    stdio: 'pipe',
-    env: { ...process.env, npm_config_ignore_workspace_root_check: 'true' },
-  });
   return dir;
 }
