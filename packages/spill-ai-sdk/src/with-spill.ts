@@ -45,7 +45,7 @@ export type WithSpillOptions = WithSpillAdapterOptions &
 /** How many spilled calls {@link withSpill} remembers by default. */
 export const DEFAULT_REMEMBERED_CALLS = 1000;
 
-// One memory per policy or backend object and per spill shape (cap and preview bound), so
+// One memory per policy or backend object and per spill shape (cap, preview bound, skipped tools), so
 // that two `withSpill` calls over the same backend (a server that wraps its tools per
 // request) share what was already spilled, and only when they would spill alike.
 const memories = new WeakMap<object, Map<string, RememberedSpills<ToolResultOutput>>>();
@@ -97,7 +97,7 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
     });
     owner = policyOptions.backend ?? {};
   }
-  const shape = givenPolicy === undefined ? JSON.stringify([policyOptions.maxInlineBytes, policyOptions.previewBytes]) : '';
+  const shape = givenPolicy === undefined ? JSON.stringify([policyOptions.maxInlineBytes, policyOptions.previewBytes, policyOptions.skipTools]) : '';
   let memory: RememberedSpills<ToolResultOutput>;
   if (remember === DEFAULT_REMEMBERED_CALLS) {
     let shapes = memories.get(owner);
