@@ -13,9 +13,10 @@ const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
 const shownOutput = /```text\n(--- the model saw[^]*?)```/.exec(readme)?.[1] ?? '';
 
 describe('README', () => {
-  it('has ts blocks, and every one type-checks as a standalone module', () => {
+  it('has ts blocks, and every one type-checks as a standalone module (with the type-level test)', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
-    expect(typecheckBlocks(packageDir, '@spillway/ai-sdk', blocks)).toEqual([]);
+    // types.test.ts holds expectTypeOf and @ts-expect-error checks, which only a compiler enforces.
+    expect(typecheckBlocks(packageDir, '@spillway/ai-sdk', blocks, [join(packageDir, 'src', 'types.test.ts')])).toEqual([]);
   });
 
   // Skipped, with the reason in its name, where this user has no pnpm store to install from.

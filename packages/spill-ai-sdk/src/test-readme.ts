@@ -29,9 +29,15 @@ export function readmeBlocks(readmePath: string): ReadmeBlock[] {
 
 /**
  * Type-checks each block as its own ES module placed in the package's `src` (never written
- * to disk), with the package's own name mapped to its source. Answers the diagnostics.
+ * to disk), with the package's own name mapped to its source, together with `alsoCheck`
+ * (files of the package, such as a type-level test). Answers the diagnostics.
  */
-export function typecheckBlocks(packageDir: string, packageName: string, blocks: readonly ReadmeBlock[]): string[] {
+export function typecheckBlocks(
+  packageDir: string,
+  packageName: string,
+  blocks: readonly ReadmeBlock[],
+  alsoCheck: readonly string[] = [],
+): string[] {
   const files = new Map(blocks.map((b) => [join(packageDir, 'src', `readme-block-${String(b.line)}.ts`), b.code]));
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2023,
@@ -56,14 +62,15 @@ export function typecheckBlocks(packageDir: string, packageName: string, blocks:
       return code === undefined ? disk.getSourceFile(f, language, ...rest) : ts.createSourceFile(f, code, language);
     },
   };
-  const program = ts.createProgram([...files.keys()], options, host);
+  const program = ts.createProgram([...files.keys(), ...alsoCheck], options, host);
   return ts
     .getPreEmitDiagnostics(program)
-    .filter((d) => d.file === undefined || files.has(d.file.fileName))
+    .filter((d) => d.file === undefined || files.has(d.file.fileName) || alsoCheck.includes(d.file.fileName))
     .map((d) => {
       const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
-      const block = d.file ? d.file.fileName.replace(/.*readme-block-/, 'README block at line ') : 'README';
-      return `${block}${where ? ` +${String(where.line)}` : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      // A block's file is named after the README line the block starts on.
+      const file = d.file ? d.file.fileName.replace(/.*readme-block-(\d+)\.ts$/, 'README block at line $1') : 'README';
+      return `${file}${where ? `, line ${String(where.line + 1)} of it` : ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
     });
 }
 
