@@ -18,6 +18,7 @@ import { createMemoryBackend } from '@spillway/memory';
 import { createSpillPolicy, parseSpillNotice, type SpillEvent, type ToolExecution, type ToolResult } from '@spillway/policy';
 import { NEEDLE, fetchedPage, searchResults, sourceFile } from './data.js';
 import { mcpPart, type McpPartSummary } from './mcp-part.js';
+import { aiSdkPart, type AiSdkSummary } from './ai-sdk-part.js';
 
 /**
  * The cap in the demo. The CLI's default is 32 KiB; the demo uses 2 KiB so that the whole
@@ -47,6 +48,8 @@ export interface DemoSummary {
   readonly shellExitCode?: number;
   /** The MCP round trip through `spillway mcp`, when the shell part ran. */
   readonly mcp?: McpPartSummary;
+  /** What the Vercel AI SDK part observed. */
+  readonly aiSdk: AiSdkSummary;
 }
 
 /** One pass of the agent loop over one backend. */
@@ -299,13 +302,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       );
     }
 
+    const aiSdk = await aiSdkPart(out, DEMO_CAP);
+
     let shellExitCode: number | undefined;
     if (options.skipShell !== true) shellExitCode = await shellPart(out, root);
     const mcp = options.skipShell === true ? undefined : await mcpPart(out, tempDir, root, DEMO_CAP);
 
     out.line();
     out.line(out.style.bold(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; removing ${tempDir}`));
-    return { passes, tempDir, ...(shellExitCode === undefined ? {} : { shellExitCode }), ...(mcp === undefined ? {} : { mcp }) };
+    return { passes, tempDir, aiSdk, ...(shellExitCode === undefined ? {} : { shellExitCode }), ...(mcp === undefined ? {} : { mcp }) };
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }

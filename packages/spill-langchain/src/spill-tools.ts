@@ -1,0 +1,65 @@
+import type { SpillBackend } from '@spillway/core';
+import {
+  runSpillTool,
+  spillGrepTool,
+  spillReadTool,
+  type SpillToolDefinition,
+  type SpillToolOptions,
+} from '@spillway/policy/tools';
+import { ToolMessage } from '@langchain/core/messages';
+import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
+
+/** Options of {@link createSpillTools}. */
+export interface SpillToolsOptions {
+  /** The backend the spills went to. It must have a `reader`. */
+  readonly backend: SpillBackend;
+  /** Byte cap on one `spill_read` answer. Default: the reader's default (32 KiB). */
+  readonly maxReadBytes?: number | undefined;
+  /** `maxMatches` when the model gives none. Default: the reader's default (100). */
+  readonly defaultMaxMatches?: number | undefined;
+}
+
+/**
+ * `spill_read` and `spill_grep` as LangChain tools, with JSON Schema inputs, answered
+ * through the backend's reader. Each answers a `ToolMessage` whose content is the text for
+ * the model and whose `artifact` is the reader's answer; a bad argument, a forged or
+ * expired locator, or a bad pattern answers `status: "error"` with text the model can act
+ * on. Nothing throws, so no agent run ends because of a retrieval.
+ *
+ * `createSpillMiddleware` adds these to the agent for you; use this for an agent built
+ * without the middleware.
+ *
+ * @throws TypeError when `backend` has no `reader`.
+ */
+export function createSpillTools(options: SpillToolsOptions): DynamicStructuredTool[] {
+  const reader = (options as Partial<SpillToolsOptions> | undefined)?.backend?.reader;
+  if (reader === undefined) {
+    throw new TypeError('The spill tools need a backend with a reader (createMemoryBackend() and createLocalBackend() have one).');
+  }
+  const limits: SpillToolOptions = {
+    ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }),
+    ...(options.defaultMaxMatches === undefined ? {} : { defaultMaxMatches: options.defaultMaxMatches }),
+  };
+  const make = (definition: SpillToolDefinition): DynamicStructuredTool =>
+    tool(
+      async (input: unknown, runtime: { readonly toolCall?: { readonly id?: string | undefined } | undefined; readonly signal?: AbortSignal | undefined }) => {
+        const answer = await runSpillTool(reader, definition.name, input, {
+          ...limits,
+          ...(runtime.signal === undefined ? {} : { signal: runtime.signal }),
+        });
+        return new ToolMessage({
+          content: answer.text,
+          tool_call_id: runtime.toolCall?.id ?? '',
+          name: definition.name,
+          status: answer.isError ? 'error' : 'success',
+          artifact: answer.isError ? { code: answer.code } : answer.data,
+        });
+      },
+      {
+        name: definition.name,
+        description: definition.description,
+        schema: structuredClone(definition.inputSchema) as unknown as Record<string, unknown>,
+      },
+    );
+  return [make(spillReadTool), make(spillGrepTool)];
+}
