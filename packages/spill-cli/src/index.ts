@@ -17,7 +17,7 @@ export {
   type OutputStream,
   type StoreFactory,
 } from './context.js';
-export { STORE_ENV, openStore, resolveStore, type ResolvedStore } from './store.js';
+export { STORE_ENV, loadStoreSupport, openStore, resolveStore, type ResolvedStore } from './store.js';
 export { CliError, describeError, oneLine, type CliErrorCode, type DescribedError } from './cli-error.js';
 export { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
 export {

@@ -2,6 +2,7 @@ import { homedir } from 'node:os';
 import { inspect } from 'node:util';
 import { CommanderError } from 'commander';
 import { describeError } from './cli-error.js';
+import { loadStoreSupport } from './store.js';
 import { CliContext, type BackendFactory, type CliIO, type StoreFactory } from './context.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { jsonLine, type ErrorJson } from './json.js';
@@ -57,6 +58,7 @@ export async function main(
   const json = wantsJson(args);
   const ctx = new CliContext(io, json, options.backend, options.store);
   try {
+    await loadStoreSupport(args, io.env);
     const program = buildProgram(ctx, options.commands ?? COMMANDS);
     await program.parseAsync([...args], { from: 'user' });
     return ctx.exitCode;

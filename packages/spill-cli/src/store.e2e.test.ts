@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveStore } from './store.js';
+import { loadStoreSupport, resolveStore } from './store.js';
 import { ensureBuilt, spillway, type BinResult } from './test-bin.js';
 
 const BUCKET = 'cli-spill';
@@ -15,6 +15,7 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   ensureBuilt();
+  await loadStoreSupport([], {}, true);
   dir = await mkdtemp(join(tmpdir(), 'spill-cli-s3-'));
   server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), configureBuckets: [{ name: BUCKET }] });
   const { port } = (await server.run()) as { port: number };
@@ -93,6 +94,17 @@ describe('spillway --store s3://bucket/prefix', () => {
     expect((await run(['ls', '--store', 's3://Bad_Bucket'])).code).toBe(2);
     expect((await run(['ls', '--store', `s3://${BUCKET}`, '--root', dir])).code).toBe(2);
   });
+});
+
+describe('loadStoreSupport', () => {
+  it('loads the S3 support only when a store is named', async () => {
+    // Already loaded above (force); naming nothing neither fails nor unloads it.
+    await loadStoreSupport(['ls'], {});
+    await loadStoreSupport(['--store=s3://a-b/c'], {});
+    await loadStoreSupport([], { SPILLWAY_STORE: 's3://a-b/c' });
+    expect(resolveStore(undefined, undefined, { SPILLWAY_STORE: 's3://a-b/c' })).toMatchObject({ bucket: 'a-b' });
+  });
+
 });
 
 describe('resolveStore', () => {

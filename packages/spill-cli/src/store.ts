@@ -1,8 +1,32 @@
-import { createS3Backend, parseS3StoreUrl, type S3Backend } from '@spillway/s3';
+import type { S3Backend } from '@spillway/s3';
 import { CliError } from './cli-error.js';
 
 /** Environment variable naming an object store (`--store` wins over it). */
 export const STORE_ENV = 'SPILLWAY_STORE';
+
+// @spillway/s3 brings the AWS SDK, which costs more to load than the rest of the CLI
+// together; it is loaded only when a store is named (see loadStoreSupport).
+let s3: typeof import('@spillway/s3') | undefined;
+
+/**
+ * Loads the object-store support when `args` or the environment name a store, so that
+ * commands on a local root never pay for loading the AWS SDK. {@link main} calls it before
+ * parsing; an embedder that calls {@link resolveStore} or {@link openStore} directly calls
+ * it first with `force: true`.
+ */
+export async function loadStoreSupport(
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  force = false,
+): Promise<void> {
+  const named = force || args.some((a) => a === '--store' || a.startsWith('--store=')) || (env[STORE_ENV] ?? '') !== '';
+  if (named && s3 === undefined) s3 = await import('@spillway/s3');
+}
+
+function s3Module(): typeof import('@spillway/s3') {
+  if (s3 === undefined) throw new Error('Object-store support is not loaded: call loadStoreSupport() first.');
+  return s3;
+}
 
 /** An object store the CLI will use instead of a local root. */
 export interface ResolvedStore {
@@ -35,7 +59,7 @@ export function resolveStore(
     throw new CliError('USAGE', '--store and --root name different places; pass one of them.');
   }
   if (option === undefined && rootOption !== undefined) return undefined; // --root wins over the environment
-  const parsed = parseS3StoreUrl(url);
+  const parsed = s3Module().parseS3StoreUrl(url);
   if (parsed === undefined) {
     throw new CliError('USAGE', `${where} must be an s3://bucket/prefix URL, got '${url}'; for a directory use --root.`);
   }
@@ -56,7 +80,7 @@ export function openStore(store: ResolvedStore, env: Readonly<Record<string, str
   const pathStyle = env.SPILLWAY_S3_PATH_STYLE;
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   try {
-    return createS3Backend({
+    return s3Module().createS3Backend({
       bucket: store.bucket,
       prefix: store.prefix,
       ...(custom ? { endpoint } : {}),

@@ -400,7 +400,9 @@ async function publishTemp(
  * handed to the caller. The permits are held until the handle is published or discarded.
  */
 export async function openFileSink(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<SpillFileSinkHandle> {
-  const release = await acquireSaveFds(ctx, signal, true);
+  // A sink's holder writes to its descriptor, not through this backend, so it takes no
+  // stream slot: the slots exist for producers that may wait on the backend itself.
+  const release = await acquireSaveFds(ctx, signal, false);
   const { ops } = ctx;
   let dir: OpenSessionDir | undefined;
   let file: TempFile;

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { isSpillError } from '@spillway/core';
-import { createSpillProxy, isSpillProxyError, type SpillProxyUpstream } from '@spillway/mcp';
+import type { SpillProxyUpstream } from '@spillway/mcp';
 import { CliError, cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
@@ -76,6 +76,8 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       const why = isSpillError(error) ? `${cliMessage(error.code, error.message)} [${error.code}]` : String(error);
       await ctx.warn(`${why}: results are passed on in full, without spilling.`);
     }
+    // Loaded here: the MCP SDK costs more to load than every other command needs.
+    const { createSpillProxy, isSpillProxyError } = await import('@spillway/mcp');
     const proxy = createSpillProxy({
       upstream,
       backend,

@@ -232,6 +232,8 @@ async function runWithSink(input: SinkRunInput): Promise<void> {
     // A notice ends without a newline; add one so the shell prompt starts on its own line.
     await ctx.print(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
   }
+  // The notice speaks to a model; a person at a terminal also gets the commands to type.
+  if (shown.ref !== undefined && ctx.io.stderr.isTTY === true) await ctx.note(spillHintLine(shown.ref.locator));
   await finish(ctx, file, outcome);
 }
 
