@@ -35,7 +35,7 @@ describe('pnpm spillway -- <args>', () => {
     expect(run(process.execPath, [script, '--', '--version'])).toMatchObject({ status: 0, stdout: `${VERSION}\n` });
     const ls = run(process.execPath, [script, '--', 'ls', '--root', path.join(work, 'root'), '--json']);
     expect(ls.stderr).toBe('');
-    expect(JSON.parse(ls.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0, complete: true });
+    expect(JSON.parse(ls.stdout)).toEqual({ entries: [], count: 0, totalBytes: 0, complete: true, skipped: [] });
   });
 
   // Through pnpm itself when the suite was started by pnpm (pnpm test), which names its

@@ -210,13 +210,16 @@ describe('grep', () => {
   });
 
   it('stops at the deadline with SPILL_TIMEOUT on the linear engine, handing the event loop back while it runs', { timeout: 60_000 }, async () => {
-    const big = `${'b'.repeat(200)}\n`.repeat(50_000);
+    // About 40 MB: several seconds of the linear engine, many slices before the deadline.
+    const big = `${'b'.repeat(200)}\n`.repeat(200_000);
     const { reader } = readerOver({ [L]: big }, { workers: false });
     let ticks = 0;
     const timer = setInterval(() => {
       ticks++;
     }, 1);
-    const err: unknown = await reader.grep(L, '(b|bb)+c', { timeoutMs: 50 }).catch((e: unknown) => e);
+    // A class, not a literal, after the loop: a literal would be the required text every
+    // match must contain, and the search would skip every line without running the engine.
+    const err: unknown = await reader.grep(L, '(b|bb)+[cd]', { timeoutMs: 400 }).catch((e: unknown) => e);
     clearInterval(timer);
     expect(isSpillError(err, 'SPILL_TIMEOUT')).toBe(true);
     expect(ticks).toBeGreaterThan(0);

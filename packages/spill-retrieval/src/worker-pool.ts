@@ -23,8 +23,21 @@ export const WORKER_DESCRIPTORS = 4;
 
 type WorkerCtor = typeof NodeWorker;
 
+/**
+ * What the pool uses of a Node worker thread, declared here so that the package's types
+ * need no `@types/node` (backends for browsers and edge runtimes build on it).
+ */
+interface WorkerHandle {
+  on(event: string, listener: (...args: never[]) => void): unknown;
+  once(event: string, listener: (...args: never[]) => void): unknown;
+  off(event: string, listener: (...args: never[]) => void): unknown;
+  postMessage(value: unknown, transfer?: readonly ArrayBuffer[]): void;
+  terminate(): Promise<number>;
+  unref(): void;
+}
+
 interface Slot {
-  readonly worker: NodeWorker;
+  readonly worker: WorkerHandle;
   /** Settles when the worker has loaded its module (or failed to). */
   readonly ready: Promise<void>;
   /** Whether {@link Slot.ready} has settled. */
