@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { isSpillError, spillLocator } from '@spillway/core';
+import { CLOCK_SLACK_MS } from '@spillway/retention';
 import { describe, expect, it } from 'vitest';
 import { BUCKET, freshPrefix, s3Endpoint, s3Fixture } from './test-helpers.js';
 
@@ -87,6 +88,9 @@ describe('a fleet of workers on one bucket', () => {
     expect(seen.text).toBe('log line 999\nlog line 1000 ERROR disk full\n');
     expect(seen.lines).toEqual([1000, 2000, 3000, 4000, 5000]);
 
+    // Retention never deletes an artifact younger than its one-second clock slack
+    // (CLOCK_SLACK_MS), whatever graceMs says; on a fast host B's turn can take less.
+    await new Promise((resolve) => setTimeout(resolve, CLOCK_SLACK_MS + 100));
     const report = (await worker(
       `
       const retention = createRetention({ catalog: backend.catalog, maxAgeMs: 0, graceMs: 0 });
