@@ -100,17 +100,6 @@ describe('spillway --store s3://bucket/prefix', () => {
   });
 });
 
-describe('loadStoreSupport', () => {
-  it('loads the S3 support only when a store is named', async () => {
-    // Already loaded above (force); naming nothing neither fails nor unloads it.
-    await loadStoreSupport(['ls'], {});
-    await loadStoreSupport(['--store=s3://a-b/c'], {});
-    await loadStoreSupport([], { SPILLWAY_STORE: 's3://a-b/c' });
-    expect(resolveStore(undefined, undefined, { SPILLWAY_STORE: 's3://a-b/c' })).toMatchObject({ bucket: 'a-b' });
-  });
-
-});
-
 describe('resolveStore', () => {
   it('takes --store over SPILLWAY_STORE, and --root over SPILLWAY_STORE', () => {
     expect(resolveStore('s3://a-b/c', undefined, { SPILLWAY_STORE: 's3://x-y/z' })).toEqual({ url: 's3://a-b/c', bucket: 'a-b', prefix: 'c', source: 'option' });
