@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
 import type { SessionId } from '@spillway/core';
 
 /** Hex digits of the session hash in a session directory name (128 bits). */
@@ -32,15 +32,50 @@ const SESSION_HASH_DOMAIN = Buffer.from('spillway/session-dir/v1\0', 'utf8');
  */
 export function sessionDirName(sessionId: SessionId): string {
   if (typeof sessionId !== 'string') throw new TypeError('sessionDirName needs a session id string.');
+  const cached = recentSessionDirs.get(sessionId);
+  if (cached !== undefined) return cached;
   const hash = createHash('sha256');
   hash.update(SESSION_HASH_DOMAIN);
   hash.update(Buffer.from(sessionId, 'utf16le'));
-  return `session-${hash.digest('hex').slice(0, SESSION_HASH_HEX)}`;
+  const name = `session-${hash.digest('hex').slice(0, SESSION_HASH_HEX)}`;
+  // Only short ids are remembered, so the cache's memory stays small whatever ids arrive.
+  if (sessionId.length <= MAX_CACHED_SESSION_ID) {
+    if (recentSessionDirs.size >= MAX_CACHED_SESSIONS) recentSessionDirs.clear();
+    recentSessionDirs.set(sessionId, name);
+  }
+  return name;
+}
+
+/** Session ids hashed lately (a harness saves many times per session). */
+const recentSessionDirs = new Map<string, string>();
+const MAX_CACHED_SESSIONS = 256;
+const MAX_CACHED_SESSION_ID = 256;
+
+/** Random bytes drawn at once and handed out in slices (see {@link randomHex}). */
+const ENTROPY_POOL_BYTES = 4096;
+const entropy = Buffer.alloc(ENTROPY_POOL_BYTES);
+let entropyUsed = ENTROPY_POOL_BYTES;
+
+/**
+ * `bytes` bytes from the operating system's CSPRNG, as hex. Bytes are drawn a page at a
+ * time and each is handed out once: a save needs two names, and one `randomBytes` call
+ * per name (a fresh buffer and a system call each) cost more than the rest of a small
+ * save's user-space work.
+ */
+export function randomHex(bytes: number): string {
+  if (bytes > ENTROPY_POOL_BYTES) throw new RangeError(`randomHex serves at most ${String(ENTROPY_POOL_BYTES)} bytes at once.`);
+  if (entropyUsed + bytes > ENTROPY_POOL_BYTES) {
+    randomFillSync(entropy);
+    entropyUsed = 0;
+  }
+  const hex = entropy.toString('hex', entropyUsed, entropyUsed + bytes);
+  entropyUsed += bytes;
+  return hex;
 }
 
 /** A fresh temp-file name in the session directory. */
 export function tempName(): string {
-  return `${TEMP_PREFIX}${randomBytes(16).toString('hex')}`;
+  return `${TEMP_PREFIX}${randomHex(16)}`;
 }
 
 /** Whether a code point may appear in a leaf name as itself. */
@@ -162,7 +197,7 @@ export function sanitizeName(suggested: string, maxBytes: number): string {
  * device names (`CON`, `nul.txt`) are harmless behind the prefix.
  */
 export function leafName(suggested: string): string {
-  const prefix = randomBytes(LEAF_RANDOM_HEX / 2).toString('hex');
+  const prefix = randomHex(LEAF_RANDOM_HEX / 2);
   return `${prefix}-${sanitizeName(suggested, MAX_LEAF_BYTES - LEAF_RANDOM_HEX - 1)}`;
 }
 

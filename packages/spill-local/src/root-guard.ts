@@ -35,6 +35,41 @@ export interface OpenSessionDir {
   at(leaf: string): string;
 }
 
+/**
+ * A session directory shared by the saves in flight at once (see
+ * {@link RootGuard.leaseKnownSessionDir}). Nothing may be written through it until
+ * `verify` resolves true.
+ */
+export interface SessionDirLease {
+  readonly dir: OpenSessionDir;
+  /** Whether the directory is the very one checked before; a recent answer is shared. */
+  verify(): Promise<boolean>;
+  /** Gives the lease back; the descriptor is closed when its last holder gives it back. */
+  release(): Promise<void>;
+  /** Stops sharing this directory (it was found removed); holders still release it. */
+  forget(): void;
+}
+
+/** A shared, open session directory and how many saves hold it. */
+interface SharedSessionDir {
+  readonly dir: OpenSessionDir;
+  /** The identity the directory had when it was first checked. */
+  readonly known: Identity;
+  refs: number;
+  /** Set when the last holder gave it back and the descriptor was closed. */
+  closed: boolean;
+  /** The latest verification and when it started; joiners share it while it is fresh. */
+  verified: Promise<boolean> | undefined;
+  verifiedAt: number;
+}
+
+/**
+ * How long one verification of a shared session directory answers for the saves that join
+ * it. The checks are cheap, but under load they were a third of a small save's system
+ * calls; the window is far shorter than any save that could race with a swap.
+ */
+const SHARED_VERIFY_MS = 50;
+
 /** What the guard needs to know. */
 export interface RootGuardConfig {
   readonly ops: FsOps;
@@ -85,6 +120,8 @@ export class RootGuard {
   #proc: boolean | undefined;
   /** Session directories checked through the anchored root: name → identity, oldest first. */
   readonly #sessions = new Map<string, Identity>();
+  /** Session directories open for saves in flight: name → the shared descriptor. */
+  readonly #shared = new Map<string, Promise<SharedSessionDir | undefined>>();
 
   constructor(cfg: RootGuardConfig) {
     this.#cfg = cfg;
@@ -125,6 +162,8 @@ export class RootGuard {
   invalidate(): void {
     this.#checked = undefined;
     this.#sessions.clear();
+    // Holders keep their descriptors until they release them; nobody new joins.
+    this.#shared.clear();
   }
 
   /**
@@ -306,6 +345,106 @@ export class RootGuard {
       return false;
     };
     return { dir: this.#sessionDir(fd, root, name), verify };
+  }
+
+  /**
+   * {@link openKnownSessionDir} for saves: saves in flight at once in one session share one
+   * descriptor and, for {@link SHARED_VERIFY_MS}, one verification, instead of opening,
+   * checking and closing the directory each. What a race could change after the check is
+   * still caught per save: the file is created through the descriptor, checked after the
+   * open, and its locator is checked to lead to it after publishing. Resolves undefined
+   * when the directory was never checked (the caller takes the full path).
+   */
+  async leaseKnownSessionDir(name: string): Promise<SessionDirLease | undefined> {
+    for (;;) {
+      let pending = this.#shared.get(name);
+      if (pending === undefined) {
+        if (this.#proc !== true || !this.#sessions.has(name)) return undefined;
+        // Opened once for every save that arrives meanwhile.
+        pending = this.#openShared(name);
+        this.#shared.set(name, pending);
+      }
+      const entry = await pending;
+      if (entry === undefined) {
+        if (this.#shared.get(name) === pending) this.#shared.delete(name);
+        return undefined;
+      }
+      // Its last holder gave it back while this save waited: open it afresh.
+      if (entry.closed) continue;
+      return this.#lease(name, entry, pending);
+    }
+  }
+
+  async #openShared(name: string): Promise<SharedSessionDir | undefined> {
+    const known = this.#sessions.get(name);
+    const opened = await this.openKnownSessionDir(name);
+    if (opened === undefined) return undefined;
+    if (known === undefined) {
+      await this.#ops.close(opened.dir.fd).catch(() => undefined);
+      return undefined;
+    }
+    return { dir: opened.dir, known, refs: 0, closed: false, verified: opened.verify(), verifiedAt: Date.now() };
+  }
+
+  #lease(name: string, entry: SharedSessionDir, pending: Promise<SharedSessionDir | undefined>): SessionDirLease {
+    entry.refs++;
+    let released = false;
+    const forget = (): void => {
+      if (this.#shared.get(name) === pending) this.#shared.delete(name);
+    };
+    return {
+      dir: entry.dir,
+      forget,
+      verify: () => {
+        const now = Date.now();
+        if (entry.verified === undefined || now - entry.verifiedAt > SHARED_VERIFY_MS || now < entry.verifiedAt) {
+          entry.verifiedAt = now;
+          entry.verified = this.#verifyShared(name, entry);
+        }
+        const verified = entry.verified;
+        // A directory that failed its check is shared no more; its holders still release it.
+        void verified.then((ok) => { if (!ok) forget(); });
+        return verified;
+      },
+      release: async () => {
+        if (released) return;
+        released = true;
+        entry.refs--;
+        if (entry.refs > 0) return;
+        entry.closed = true;
+        forget();
+        await this.#ops.close(entry.dir.fd).catch(() => undefined);
+      },
+    };
+  }
+
+  /** The checks of {@link openKnownSessionDir}'s `verify`, on a descriptor already open. */
+  async #verifyShared(name: string, entry: SharedSessionDir): Promise<boolean> {
+    try {
+      const root = await this.root();
+      // The descriptor is held across saves, so unlike a fresh open it does not show where
+      // the path leads now: look at the path too.
+      const [st, rootNow, atPath] = await Promise.all([
+        this.#ops.fstat(entry.dir.fd),
+        this.#ops.lstat(root.path),
+        this.#ops.lstat(entry.dir.path),
+      ]);
+      if (
+        sameIdentity(rootNow, root) &&
+        this.privateDirProblem(rootNow) === undefined &&
+        sameIdentity(st, entry.known) &&
+        sameIdentity(atPath, st) &&
+        atPath.isDirectory() &&
+        this.privateDirProblem(st) === undefined &&
+        entry.dir.path === path.join(root.path, name)
+      ) {
+        return true;
+      }
+    } catch {
+      // fall through: the caller takes the full path
+    }
+    this.#sessions.delete(name);
+    return false;
   }
 
   /** Opens a directory just made (or found made by a concurrent save) without following links. */

@@ -142,32 +142,34 @@ export async function save(
   try {
     throwIfAborted(signal, 'The save');
     const name = sessionDirName(input.owner.sessionId);
-    const known = await ctx.guard.openKnownSessionDir(name);
-    if (known !== undefined) {
+    const lease = await ctx.guard.leaseKnownSessionDir(name);
+    if (lease !== undefined) {
       // A session directory checked before: the temp file is created while the directory
       // is verified (one round trip instead of two), and nothing is written until it is.
       const [created, verified] = await Promise.all([
-        createTemp(ctx, known.dir, TEMP_CREATE_FLAGS).then(
+        createTemp(ctx, lease.dir, TEMP_CREATE_FLAGS).then(
           (file) => ({ file }),
           (error: unknown) => ({ error }),
         ),
-        known.verify(),
+        lease.verify(),
       ]);
-      if (verified) {
-        if ('error' in created) {
-          closing.push(ctx.ops.close(known.dir.fd));
-          throw created.error;
-        }
-        return await saveInDir(ctx, known.dir, input, content, signal, closing, created.file);
+      if (verified && 'file' in created) {
+        return await saveInDir(ctx, { dir: lease.dir, release: () => lease.release() }, input, content, signal, closing, created.file);
       }
       if ('file' in created) {
-        await ctx.ops.unlink(known.dir.at(created.file.name)).catch(() => undefined);
+        await ctx.ops.unlink(lease.dir.at(created.file.name)).catch(() => undefined);
         await ctx.ops.close(created.file.fd).catch(() => undefined);
       }
-      await ctx.ops.close(known.dir.fd).catch(() => undefined);
+      await lease.release();
+      if (verified && 'error' in created) {
+        // ENOENT: the directory was removed after it was checked (an emptied session swept
+        // by retention, say). Stop sharing it and create it afresh below; anything else fails.
+        if (errnoOf(created.error) !== 'ENOENT' && errnoOf((created.error as { cause?: unknown }).cause) !== 'ENOENT') throw created.error;
+        lease.forget();
+      }
     }
     const dir = await openSaveDir(ctx, input);
-    return await saveInDir(ctx, dir, input, content, signal, closing);
+    return await saveInDir(ctx, { dir, release: () => ctx.ops.close(dir.fd) }, input, content, signal, closing);
   } catch (error) {
     // A failed save closes its descriptors before it rejects, so that nothing of it is
     // still open when the caller learns of the failure (an unmount right after succeeds).
@@ -267,10 +269,13 @@ async function openCheckedTemp(ctx: SaveContext, dir: OpenSessionDir): Promise<T
   }
 }
 
-/** Writes and publishes in `dir`; closes `dir.fd` and the file, pushing the closes on `closing`. */
+/**
+ * Writes and publishes in `held.dir`; closes the file and releases the directory, pushing
+ * both on `closing`.
+ */
 async function saveInDir(
   ctx: SaveContext,
-  dir: OpenSessionDir,
+  held: { readonly dir: OpenSessionDir; readonly release: () => Promise<void> },
   input: Envelope,
   content: ContentSource,
   signal: AbortSignal | undefined,
@@ -278,28 +283,32 @@ async function saveInDir(
   precreated?: { fd: number; name: string },
 ): Promise<SpillRef> {
   const { ops } = ctx;
+  const { dir } = held;
   let created: { fd: number; name: string };
   try {
     created = precreated ?? (await createTemp(ctx, dir, TEMP_CREATE_FLAGS));
   } catch (error) {
-    closing.push(ops.close(dir.fd));
+    closing.push(held.release());
     throw error;
   }
   const { fd, name: temp } = created;
   const state = { tempLinked: true };
   try {
-    const writer = new FileWriter(ops, fd, ctx.writeBufferBytes);
+    // A text's encoding needs at most three bytes per code unit: a small save must not
+    // allocate the whole batching buffer (64 saves in flight made 64 MiB of garbage).
+    const bufferBytes = content.kind === 'text' ? Math.min(ctx.writeBufferBytes, content.text.length * 3) : ctx.writeBufferBytes;
+    const writer = new FileWriter(ops, fd, bufferBytes);
     let opened: Stats;
     let bytes: number;
     if (content.kind === 'text' && ctx.guard.anchored) {
-      // Created through the checked directory's own descriptor, the file cannot be anywhere
-      // else, so its bytes go out while it is verified: one round trip instead of three.
-      // If the check fails, the content is wiped through the descriptor.
+      // Created exclusively through the checked directory's own descriptor, the file cannot
+      // be anywhere else, so its bytes go out while it is verified. Where its names lead is
+      // proved once, after publishing: the locator must lead to this very file. If the
+      // check fails, the content is wiped through the descriptor.
       const writing = writer.writeText(content.text).then(() => writer.end());
       writing.catch(() => undefined);
-      const [checked, at] = await Promise.all([ops.fstat(fd), ops.lstat(dir.at(temp)).catch(() => undefined)]);
-      const placed = isPrivateFile(ctx, checked) && at !== undefined && sameIdentity(at, checked);
-      if (!placed) {
+      const checked = await ops.fstat(fd);
+      if (!isPrivateFile(ctx, checked)) {
         state.tempLinked = false;
         await writing.catch(() => undefined);
         await ops.ftruncate(fd, 0).catch(() => undefined);
@@ -327,7 +336,7 @@ async function saveInDir(
     if (state.tempLinked) await ops.unlink(dir.at(temp)).catch(() => undefined);
     throw error;
   } finally {
-    closing.push(ops.close(fd), ops.close(dir.fd));
+    closing.push(ops.close(fd), held.release());
   }
 }
 

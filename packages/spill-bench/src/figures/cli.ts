@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,6 +28,15 @@ export function cliBin(): string {
   const root = findRepoRoot();
   if (root === undefined) throw new Error('Cannot find the repository root to locate the spillway CLI; set SPILLWAY_BENCH_CLI.');
   return path.join(root, 'packages', 'spill-cli', 'dist', 'bin.js');
+}
+
+/**
+ * Writes every dirty page to disk (untimed), so that a timed run never pays for the
+ * writeback of the gigabyte the run before it wrote: without it, whichever side ran second
+ * inherited the first side's writeback.
+ */
+function settleDisk(): void {
+  spawnSync('sync', { stdio: 'ignore' });
 }
 
 function specs(profile: Profile): FigureSpec[] {
@@ -91,6 +101,7 @@ export const cliGroup: FigureGroup = {
       assertSucceeded(run, 'spillway run');
       check('spillway run', (await treeSize(root)).bytes);
       await emptyDir(root);
+      settleDisk();
       ctx.log(`round ${round} spillway run: ${(run.wallMs / 1000).toFixed(2)} s, peak RSS ${formatBytes(run.maxRssBytes)}`);
       return { wallMs: run.wallMs, rss: run.maxRssBytes };
     };
@@ -99,15 +110,19 @@ export const cliGroup: FigureGroup = {
       assertSucceeded(shell, 'the shell baseline');
       check('the shell baseline', (await stat(out)).size);
       await rm(out);
+      settleDisk();
       const piped = await runNodeWithMaxRss(childScript('pipe-child.js'), [out, 'sh', '-c', generator], ctx.scratch);
       assertSucceeded(piped, 'the node pipe baseline');
       check('the node pipe baseline', (await stat(out)).size);
       await rm(out);
+      settleDisk();
       ctx.log(`round ${round} baseline: sh ${(shell.wallMs / 1000).toFixed(2)} s, node pipe peak RSS ${formatBytes(piped.maxRssBytes)}`);
       return { wallMs: shell.wallMs, rss: piped.maxRssBytes, pipeMs: piped.wallMs };
     };
 
-    const samples = await runInterleaved(rounds, { spillway, baseline });
+    // The first run after the groups before it (which write gigabytes) was the slowest of
+    // either side: an unmeasured warm-up of each side absorbs it.
+    const samples = await runInterleaved(rounds, { spillway, baseline }, { warmup: true });
 
     // The same with a store that cannot be used (a root open to other users, refused with
     // SPILL_UNSAFE_ROOT): the output goes to stdout as it arrives. Both sides print into a

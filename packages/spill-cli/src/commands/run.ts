@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { callId, isSpillError, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
-import { composeSpillPreview, createSpillPolicy, type SpillEvent, type SpillSpilledEvent } from '@spillway/policy';
+import type { SpillEvent, SpillSpilledEvent } from '@spillway/policy';
 import { exitCodeOf, runChild, type ChildOutcome } from '../child.js';
 import { cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
@@ -11,6 +11,18 @@ import { jsonLine, type RunJson } from '../json.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, resolveMaxStoredBytes } from '../options.js';
 import { copyOut, looksUtf8, readRange, runIntoSink } from '../sink-run.js';
 import { suggestedNameFor } from './save.js';
+
+let policyModule: Promise<typeof import('@spillway/policy')> | undefined;
+
+/**
+ * The policy, loaded on first use. The route that stores through a file sink needs it only
+ * for the preview, once the command has ended, so it is loaded while the command runs
+ * rather than before it starts.
+ */
+function loadPolicy(): Promise<typeof import('@spillway/policy')> {
+  policyModule ??= import('@spillway/policy');
+  return policyModule;
+}
 
 interface RunOptions extends CommonOptions {
   readonly maxInlineBytes: number;
@@ -54,6 +66,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
     const backend = ctx.backend(options);
     const rootPath = ctx.root(options).path;
     const onSpawn = (child: { pid?: number | undefined }): void => {
+      loadPolicy().catch(() => undefined);
       void ctx.info(`started ${file} (pid ${String(child.pid)})`);
     };
 
@@ -99,6 +112,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
 
     let spilled: SpillSpilledEvent | undefined;
     const problems: Exclude<SpillEvent, SpillSpilledEvent>[] = [];
+    const { createSpillPolicy } = await loadPolicy();
     const policy = createSpillPolicy({
       backend,
       maxInlineBytes: options.maxInlineBytes,
@@ -269,6 +283,7 @@ async function spillFromSink(
   if (dropped > 0) {
     preface.push(`(Only the first ${String(stored)} bytes were stored: ${String(dropped)} more bytes past the ${String(maxStoredBytes)}-byte limit were dropped and the command was stopped.)`);
   }
+  const { composeSpillPreview } = await loadPolicy();
   const preview = composeSpillPreview({
     head: head.toString('utf8'),
     tail: tail.toString('utf8'),
