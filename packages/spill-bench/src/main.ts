@@ -45,7 +45,7 @@ const RUN_ORDER: readonly string[] = ['policy', 'adapters', 'local', 'memory', '
 const HELP = `Usage: node dist/main.js [--quick | --full] [options]
 
   --quick            smaller sizes, under a minute (default)
-  --full             the full sizes docs/benchmarks.md reports, under five minutes
+  --full             the full sizes docs/benchmarks.md reports, about seven minutes
   --only a,b         run only these groups: ${GROUPS.map((g) => g.name).join(', ')}
   --set key=value    override a profile value, e.g. --set stream.bytes=512MiB (repeatable)
   --out DIR          where to write the JSON report (default <repo>/bench-results)

@@ -1,3 +1,4 @@
+import { closeSync, constants, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { open, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ratioAtMost, type FigureSpec } from '../figure.js';
@@ -5,6 +6,7 @@ import type { FigureGroup } from '../group.js';
 import { microPair, type MicroTask } from '../micro.js';
 import type { Profile } from '../profile.js';
 import { formatBytes } from '../sizes.js';
+import { median } from '../stats.js';
 import { textOfSize } from '../text.js';
 import { privateDir, saveRequest } from './common.js';
 
@@ -126,7 +128,44 @@ export const localSaveGroup: FigureGroup = {
       },
       { timeMs: ctx.profile.microTimeMs },
     );
-    ctx.record('local.save.concurrent', { ...concurrent, notes: [`each timed call starts ${String(CONCURRENT)} saves at once and waits for all`] });
+    // The floor of the save protocol itself, against the same baseline: the temp file, its
+    // write, the no-clobber link and the unlink as bare synchronous calls, with none of the
+    // checks. What separates spillway from it is the checks and the JavaScript around them.
+    const createFlags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    let bare = 0;
+    const floor = await microPair(
+      ctx.profile.microRounds,
+      {
+        spillway: batchTask(async () => {
+          const n = bare++;
+          const temp = path.join(sessionDir, `.tmp-floor-${String(n)}`);
+          const file = path.join(sessionDir, `floor-${String(n)}.txt`);
+          const fd = openSync(temp, createFlags, 0o600);
+          try {
+            writeSync(fd, smallText);
+            linkSync(temp, file);
+            unlinkSync(temp);
+          } finally {
+            closeSync(fd);
+          }
+          return Promise.resolve(file);
+        }),
+        baseline: batchTask(async () => {
+          const file = rawPath();
+          await writeFile(file, smallText, { flag: 'wx', mode: 0o600 });
+          return file;
+        }),
+      },
+      { timeMs: ctx.profile.microTimeMs },
+    );
+    const floorRatio = median(floor.spillway.map((v, i) => v / (floor.baseline[i] ?? Number.NaN)));
+    ctx.record('local.save.concurrent', {
+      ...concurrent,
+      notes: [
+        `each timed call starts ${String(CONCURRENT)} saves at once and waits for all`,
+        `the protocol's floor (create the temp file, write, link, unlink, close, as bare synchronous calls without checks) took ${floorRatio.toFixed(2)}× the baseline`,
+      ],
+    });
 
     const content = textOfSize(medium);
     ctx.log(`local.save.durable: ${formatBytes(medium)}`);
