@@ -185,7 +185,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
       if (impossible) {
         result = { matches: [], stopped: false, after: false };
       } else if (needle !== undefined) {
-        result = scanNeedle(asBuffer(region) ?? (region as ByteBlock), scan, needle, linearFirst, decodeUtf8);
+        result = scanNeedle(asBuffer(region) ?? region, scan, needle, linearFirst, decodeUtf8);
       } else if (lease?.active === true && compiled.native !== undefined && timeouts < MAX_NATIVE_TIMEOUTS) {
         const running = lease.run(
           {

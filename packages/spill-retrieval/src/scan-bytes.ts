@@ -71,11 +71,19 @@ export function scanNeedle(buf: ByteBlock, scan: BlockScan, needle: ByteBlock, f
 }
 
 /**
- * {@link scanBlock} over `buf` decoded in pieces of about {@link PIECE_BYTES} whole
- * lines (a longer line is one piece), with the same answer: every line, and whatever a
- * block search can see of it, lies within one piece.
+ * {@link scanBlock} over `buf` decoded in pieces of about `pieceBytes` (default
+ * {@link PIECE_BYTES}) of whole lines (a longer line is one piece), with the same
+ * answer: every line, and whatever a block search can see of it, lies within one piece.
+ * `scan.skipLine` is a line already reported, so at most the block's first line.
  */
-export function scanPieces(buf: ByteBlock, scan: BlockScan, first: FirstMatch, nominate: Nominate | undefined, decode: DecodeBytes): BlockResult {
+export function scanPieces(
+  buf: ByteBlock,
+  scan: BlockScan,
+  first: FirstMatch,
+  nominate: Nominate | undefined,
+  decode: DecodeBytes,
+  pieceBytes: number = PIECE_BYTES,
+): BlockResult {
   const matches: FoundLine[] = [];
   const end = buf.length;
   let at = 0;
@@ -83,12 +91,12 @@ export function scanPieces(buf: ByteBlock, scan: BlockScan, first: FirstMatch, n
   let line = scan.firstLine;
   while (at < end) {
     let stop = end;
-    if (end - at > PIECE_BYTES) {
-      const nl = buf.lastIndexOf(NEWLINE, at + PIECE_BYTES - 1);
+    if (end - at > pieceBytes) {
+      const nl = buf.lastIndexOf(NEWLINE, at + pieceBytes - 1);
       if (nl >= at) {
         stop = nl + 1;
       } else {
-        const next = buf.indexOf(NEWLINE, at + PIECE_BYTES);
+        const next = buf.indexOf(NEWLINE, at + pieceBytes);
         if (next !== -1) stop = next + 1;
       }
     }
