@@ -134,7 +134,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
     bytes.catch(() => undefined); // awaited (or dropped after the search stops) below
     return bytes;
   };
-  let ahead: Promise<Uint8Array> | undefined = size > 0 ? prefetch(0, want, slot) : undefined;
+  let ahead: Promise<Uint8Array> | undefined = size > 0 ? prefetch(0, Math.min(want, size), slot) : undefined;
   let counted = false;
   // Counts a block's lines once, teaching the index every checkpoint passed.
   const countRegion = (region: Uint8Array): void => {
