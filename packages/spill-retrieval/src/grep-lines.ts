@@ -1,11 +1,13 @@
 import { SpillError, throwIfAborted } from '@spillway/core';
 import type { GrepMatch, GrepResult } from '@spillway/core';
-import { DEFAULT_PREFERRED_READ_BYTES, readReusing } from './byte-source.js';
+import { DEFAULT_PREFERRED_READ_BYTES, readExactly, readReusing } from './byte-source.js';
 import type { SpillByteSource } from './byte-source.js';
 import type { CompiledPattern } from './dialect.js';
 import type { LineIndex } from './line-index.js';
 import type { GrepSettings } from './options.js';
-import { literalNominate, matchWindow, scanBlock } from './scan-text.js';
+import { scanNeedle } from './scan-bytes.js';
+import type { ByteBlock } from './scan-bytes.js';
+import { literalNominate, scanBlock } from './scan-text.js';
 import type { BlockResult, BlockScan, FirstMatch } from './scan-text.js';
 import { decodeUtf8, isContinuation } from './utf8.js';
 import type { RegexWorkerPool, WorkerLease } from './worker-pool.js';
@@ -31,14 +33,10 @@ function nativeBudgetMs(bytes: number): number {
   return 25 + bytes / 20_000;
 }
 
-type NodeBuffer = Uint8Array & {
-  indexOf(value: Uint8Array | number, byteOffset?: number): number;
-  lastIndexOf(value: number, byteOffset?: number): number;
-};
-type BufferCtor = { from(data: ArrayBufferLike | string, offset?: number, length?: number): NodeBuffer };
+type BufferCtor = { from(data: ArrayBufferLike | string, offset?: number, length?: number): ByteBlock };
 const NodeBufferCtor = (globalThis as { Buffer?: BufferCtor }).Buffer;
 
-function asBuffer(bytes: Uint8Array): NodeBuffer | undefined {
+function asBuffer(bytes: Uint8Array): ByteBlock | undefined {
   return NodeBufferCtor?.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
@@ -57,33 +55,6 @@ function timeoutError(ms: number): SpillError {
 
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-/** A case-sensitive literal searched as bytes (Node's `Buffer.indexOf`, linear). */
-function scanLiteralBytes(buf: NodeBuffer, end: number, needle: NodeBuffer, needleText: string, scan: BlockScan): BlockResult {
-  const matches: GrepMatch[] = [];
-  let i = 0;
-  let counted = 0;
-  let line = scan.firstLine;
-  while (i < end) {
-    const m = buf.indexOf(needle, i);
-    if (m === -1 || m + needle.length > end) break;
-    let ls = m === 0 ? 0 : buf.lastIndexOf(NEWLINE, m - 1) + 1;
-    if (ls < i) ls = i;
-    let le = buf.indexOf(NEWLINE, m);
-    if (le === -1 || le >= end) le = end;
-    for (let k = buf.indexOf(NEWLINE, counted); k !== -1 && k < ls; k = buf.indexOf(NEWLINE, k + 1)) line++;
-    counted = ls;
-    if (line !== scan.skipLine) {
-      if (matches.length >= scan.remaining) return { matches, stopped: true, after: true };
-      const text = decodeUtf8(buf.subarray(ls, le));
-      const ms = text.indexOf(needleText);
-      matches.push({ line, ...matchWindow(text, ms, ms + needleText.length, scan.maxLineBytes) });
-      if (matches.length >= scan.remaining) return { matches, stopped: true, after: le + 1 < end };
-    }
-    i = le + 1;
-  }
-  return { matches, stopped: false, after: false };
 }
 
 /**
@@ -129,15 +100,41 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   let lastYield = now();
   let block = lease !== undefined || bytesMode ? BLOCK_BYTES : SLICE_BYTES;
   block = Math.max(block, source.preferredReadBytes ?? DEFAULT_PREFERRED_READ_BYTES);
-  let buf = new Uint8Array(Math.max(16, Math.min(block, size)));
-  // Where reads land before they are appended to buf (one read at a time uses it).
-  const spare = new Uint8Array(buf.length);
-  let base = 0; // artifact offset of buf[0]
-  let have = 0; // valid bytes in buf
-  let lineNo = 1; // line number of buf[0]
+  // Blocks are read by position from a line start, each into one of two reusable
+  // buffers (one is searched while the other fills): no bytes are carried or copied,
+  // and no block-sized memory is allocated per block. A source without `readInto`
+  // answers views of its own, searched in place, unless a worker needs shared memory.
+  const shared = lease !== undefined && typeof SharedArrayBuffer === 'function';
+  const copyForWorker = shared && source.readInto === undefined;
+  const buffers: (Uint8Array | undefined)[] = [undefined, undefined];
+  const bufferFor = (slot: number, length: number): Uint8Array => {
+    let b = buffers[slot];
+    if (b === undefined || b.length < length) {
+      b = shared ? new Uint8Array(new SharedArrayBuffer(length)) : new Uint8Array(length);
+      buffers[slot] = b;
+    }
+    return b;
+  };
+  const fetch = async (at: number, length: number, slot: number): Promise<Uint8Array> => {
+    if (source.readInto !== undefined) return readReusing(source, at, length, bufferFor(slot, length), signal);
+    const bytes = await readExactly(source, at, length, signal);
+    if (!copyForWorker) return bytes;
+    const into = bufferFor(slot, bytes.length);
+    into.set(bytes);
+    return into.subarray(0, bytes.length);
+  };
+  let want = Math.max(16, Math.min(block, size)); // bytes per read (grows for a long line)
+  let slot = 0; // the buffer the block being searched lives in
+  let base = 0; // artifact offset of the block (a line start, or a cut inside a long line)
+  let lineNo = 1; // line number at base
   let nextCheckpoint = index.nextCheckpointLine;
   let timeouts = 0;
-  let ahead: { readonly at: number; readonly bytes: Promise<Uint8Array> } | undefined;
+  const prefetch = (at: number, length: number, into: number): Promise<Uint8Array> => {
+    const bytes = fetch(at, length, into);
+    bytes.catch(() => undefined); // awaited (or dropped after the search stops) below
+    return bytes;
+  };
+  let ahead: Promise<Uint8Array> | undefined = size > 0 ? prefetch(0, Math.min(want, size), slot) : undefined;
   let counted = false;
   // Counts a block's lines once, teaching the index every checkpoint passed.
   const countRegion = (region: Uint8Array): void => {
@@ -154,69 +151,47 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   };
 
   try {
-    while (base + have < size || have > 0) {
+    while (base < size && ahead !== undefined) {
       checkTime();
-      if (base + have < size && have < buf.length) {
-        const at = base + have;
-        let piece: Uint8Array;
-        if (ahead !== undefined && ahead.at === at) {
-          piece = await ahead.bytes;
-          ahead = undefined;
-        } else {
-          if (ahead !== undefined) await ahead.bytes.catch(() => undefined); // it reads into spare
-          ahead = undefined;
-          piece = await readReusing(source, at, Math.min(buf.length - have, size - at), spare, signal);
-        }
-        if (piece.length === 0) break;
-        if (have + piece.length > buf.length) {
-          const bigger = new Uint8Array(have + piece.length);
-          bigger.set(buf.subarray(0, have));
-          buf = bigger;
-        }
-        buf.set(piece, have);
-        have += piece.length;
-      }
-      const eof = base + have >= size;
+      const bytes = await ahead;
+      ahead = undefined;
+      if (bytes.length === 0) break;
+      const eof = base + bytes.length >= size;
       let end: number;
       if (eof) {
-        end = have;
+        end = bytes.length;
       } else {
-        const last = buf.lastIndexOf(NEWLINE, have - 1);
+        const last = bytes.lastIndexOf(NEWLINE);
         if (last !== -1) {
           end = last + 1;
-        } else if (have < buf.length) {
-          continue; // read more before deciding
-        } else if (buf.length < MAX_LINE_SPAN) {
-          const bigger = new Uint8Array(Math.min(MAX_LINE_SPAN, buf.length * 2));
-          bigger.set(buf.subarray(0, have));
-          buf = bigger;
+        } else if (want < MAX_LINE_SPAN) {
+          // No line ends in this block: read a bigger one from the same place.
+          want = Math.min(MAX_LINE_SPAN, want * 2);
+          ahead = prefetch(base, Math.min(want, size - base), slot);
           continue;
         } else {
           // A line longer than MAX_LINE_SPAN: search it in pieces cut at a code-point start.
-          end = have;
-          while (end > 1 && isContinuation(buf[end])) end--;
+          end = bytes.length;
+          while (end > 1 && isContinuation(bytes[end])) end--;
         }
       }
-      const region = buf.subarray(0, end);
-      // Read the next block while this one is searched.
-      const nextAt = base + have;
-      if (ahead === undefined && nextAt < size && !impossible) {
-        const bytes = readReusing(source, nextAt, Math.min(block, size - nextAt), spare, signal);
-        bytes.catch(() => undefined); // awaited (or dropped after the search stops) below
-        ahead = { at: nextAt, bytes };
-      }
+      const region = bytes.subarray(0, end);
+      // Read the next block into the other buffer while this one is searched.
+      const nextAt = base + end;
+      if (nextAt < size) ahead = prefetch(nextAt, Math.min(want, size - nextAt), 1 - slot);
       const scan: BlockScan = { firstLine: lineNo, remaining: maxMatches - found.length, maxLineBytes, skipLine };
 
       let result: BlockResult | undefined;
       if (impossible) {
         result = { matches: [], stopped: false, after: false };
       } else if (needle !== undefined) {
-        result = scanLiteralBytes(asBuffer(region) ?? (region), end, needle, pattern, scan);
+        result = scanNeedle(asBuffer(region) ?? region, scan, needle, linearFirst, decodeUtf8);
       } else if (lease?.active === true && compiled.native !== undefined && timeouts < MAX_NATIVE_TIMEOUTS) {
         const running = lease.run(
           {
             ...scan,
-            bytes: region.slice(),
+            // Shared memory is only lent (the worker reads it in place); else a copy is transferred.
+            bytes: shared ? region : region.slice(),
             line: compiled.native.line,
             block: compiled.native.block,
             flags: compiled.native.flags,
@@ -257,16 +232,14 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
 
       countRegion(region);
       counted = false;
-      buf.copyWithin(0, end, have);
       base += end;
-      have -= end;
-      if (eof && have === 0) break;
+      slot = 1 - slot;
     }
     return { matches: found, limitReached: false, totalBytes: size };
   } finally {
     lease?.release();
     // The source is closed after this returns: let a read still in flight finish first.
-    await ahead?.bytes.catch(() => undefined);
+    await ahead?.catch(() => undefined);
   }
 }
 

@@ -5,13 +5,15 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { isAscii } from 'node:buffer';
-import { nativeMatchers, scanBlock } from './scan-text.js';
-import type { BlockResult, BlockScan } from './scan-text.js';
+import { scanNeedle, scanPieces } from './scan-bytes.js';
+import { nativeMatchers } from './scan-text.js';
+import type { BlockScan } from './scan-text.js';
+import type { BlockResult } from './scan-text.js';
 
 /** A job for the worker. */
 export interface RegexJob extends BlockScan {
   readonly id: number;
-  /** The block of whole lines, as UTF-8. */
+  /** The block of whole lines, as UTF-8 (in shared memory, which the worker only reads, when it can be). */
   readonly bytes: Uint8Array;
   readonly line: string;
   readonly block: string;
@@ -26,7 +28,13 @@ export type RegexReply =
   | { readonly id: number; readonly ok: false; readonly message: string };
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-const cache = new Map<string, ReturnType<typeof nativeMatchers>>();
+
+interface Matchers extends ReturnType<typeof nativeMatchers> {
+  /** The required text as UTF-8, searched for as bytes. */
+  readonly needle: Buffer | undefined;
+}
+
+const cache = new Map<string, Matchers>();
 
 function decode(bytes: Uint8Array): string {
   // Pure ASCII (most logs) decodes faster as latin1, to the same string.
@@ -43,10 +51,16 @@ parentPort?.on('message', (job: RegexJob) => {
     let matchers = cache.get(key);
     if (matchers === undefined) {
       if (cache.size > 16) cache.clear();
-      matchers = nativeMatchers(job.line, job.block, job.flags, job.literal);
+      matchers = { ...nativeMatchers(job.line, job.block, job.flags, job.literal), needle: job.literal === undefined ? undefined : Buffer.from(job.literal) };
       cache.set(key, matchers);
     }
-    const result = scanBlock(decode(job.bytes), job, matchers.first, matchers.nominate);
+    const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.length);
+    // With a required text, a byte search finds the candidate lines and only they are
+    // decoded; without one, the block is decoded and searched in small pieces.
+    const result =
+      matchers.needle === undefined
+        ? scanPieces(bytes, job, matchers.first, matchers.nominate, decode)
+        : scanNeedle(bytes, job, matchers.needle, matchers.first, decode);
     parentPort?.postMessage({ id: job.id, ok: true, result } satisfies RegexReply);
   } catch (error) {
     parentPort?.postMessage({ id: job.id, ok: false, message: error instanceof Error ? error.message : String(error) } satisfies RegexReply);

@@ -247,6 +247,20 @@ describe('grep', () => {
     }
   });
 
+  it('numbers lines right around a line longer than a block (the block is read again, bigger), for every engine', { timeout: 120_000 }, async () => {
+    const long = `${'x'.repeat(5 * 1024 * 1024)} needle 3 \u00e9`;
+    const text = `needle 1\nrow 2\n${long}\nrow 4\nneedle 5\n`;
+    for (const [workers, readInto] of [[undefined, false], [false, true], [undefined, true], [false, false]] as const) {
+      const { reader } = readerOver({ [L]: text }, workers === false ? { workers } : {}, Number.POSITIVE_INFINITY, readInto);
+      for (const [pattern, literal] of [['needle', true], ['needle [0-9]', false], ['(?i)NEEDLE', false], ['needle|absent', false]] as const) {
+        const result = await reader.grep(L, pattern, { literal, maxMatches: 100, maxLineBytes: 64, timeoutMs: 60_000 });
+        expect(result.matches.map((m) => m.line), `${pattern} workers ${String(workers)} readInto ${String(readInto)}`).toEqual([1, 3, 5]);
+        expect(result.matches[1]?.truncated).toBe(true);
+      }
+      await reader.close();
+    }
+  });
+
   it('finds a match at the very end of a last line without a newline', async () => {
     const { reader } = readerOver({ [L]: '\nab\ncd' });
     expect((await reader.grep(L, '$')).matches.map((m) => m.line)).toEqual([1, 2, 3]);

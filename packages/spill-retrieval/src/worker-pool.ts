@@ -127,8 +127,9 @@ export class WorkerLease {
       slot.worker.on('message', onMessage);
       slot.worker.on('error', onError);
       signal?.addEventListener('abort', onAbort, { once: true });
-      const bytes = job.bytes;
-      slot.worker.postMessage({ ...job, id }, [bytes.buffer as ArrayBuffer]);
+      // A block in shared memory is read in place; any other is transferred, not copied.
+      const buffer = job.bytes.buffer;
+      slot.worker.postMessage({ ...job, id }, buffer instanceof ArrayBuffer ? [buffer] : []);
     });
   }
 
