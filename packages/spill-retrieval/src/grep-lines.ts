@@ -170,8 +170,10 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           ahead = prefetch(base, Math.min(want, size - base), slot);
           continue;
         } else {
-          // A line longer than MAX_LINE_SPAN: search it in pieces cut at a code-point start.
-          end = bytes.length;
+          // A line longer than MAX_LINE_SPAN: search it in pieces cut before the block's
+          // last code-point start, so that no character is split (the byte after the block
+          // is not known here, so the last one is never taken as the cut).
+          end = bytes.length - 1;
           while (end > 1 && isContinuation(bytes[end])) end--;
         }
       }

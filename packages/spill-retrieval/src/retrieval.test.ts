@@ -4,6 +4,7 @@ import { SpillError, isSpillError, spillLocator } from '@spillway/core';
 import type { ReadResult } from '@spillway/core';
 import { RE2JS } from 're2js';
 import { requiredLiteral, toNative } from './dialect.js';
+import { MAX_LINE_SPAN } from './grep-lines.js';
 import { createSpillReader } from './index.js';
 import type { CreateSpillReaderOptions, SpillByteSource } from './index.js';
 
@@ -256,6 +257,20 @@ describe('grep', () => {
         const result = await reader.grep(L, pattern, { literal, maxMatches: 100, maxLineBytes: 64, timeoutMs: 60_000 });
         expect(result.matches.map((m) => m.line), `${pattern} workers ${String(workers)} readInto ${String(readInto)}`).toEqual([1, 3, 5]);
         expect(result.matches[1]?.truncated).toBe(true);
+      }
+      await reader.close();
+    }
+  });
+
+  it('cuts a line longer than MAX_LINE_SPAN before a character, never inside one, for every engine', { timeout: 120_000 }, async () => {
+    // The two bytes of "é" straddle the first piece's end: byte MAX_LINE_SPAN - 1 is its lead.
+    const text = `${'a'.repeat(MAX_LINE_SPAN - 1)}\u00e9bc\nrow 2 \u00e9\n`;
+    for (const [workers, readInto] of [[undefined, false], [false, true], [undefined, true]] as const) {
+      const { reader } = readerOver({ [L]: text }, workers === false ? { workers } : {}, Number.POSITIVE_INFINITY, readInto);
+      for (const [pattern, literal] of [['\u00e9', true], ['\u00e9bc', false], ['\u00e9[a-c]+$', false]] as const) {
+        const result = await reader.grep(L, pattern, { literal, maxMatches: 10, maxLineBytes: 64, timeoutMs: 60_000 });
+        const want = pattern === '\u00e9' ? [1, 2] : [1];
+        expect(result.matches.map((m) => m.line), `${pattern} workers ${String(workers)} readInto ${String(readInto)}`).toEqual(want);
       }
       await reader.close();
     }
