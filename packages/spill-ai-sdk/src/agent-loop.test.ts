@@ -3,21 +3,14 @@
 import { sessionId as brandSessionId, spillLocator } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import { parseSpillNotice } from '@spillway/policy';
+import { bigLog, NEEDLE, NEEDLE_LINE } from '@spillway/test-support/big-log';
 import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, type UIMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { spillTools, withSpill } from './index.js';
 import { say, toolCall, toolResultTexts, type Prompt } from './test-loop.js';
 
-const NEEDLE = 'FATAL disk quota exceeded on shard 17';
 const CAP = 4096;
-
-/** About 200 KB of log, with one line worth finding in the middle. */
-function bigLog(): string {
-  const lines: string[] = [];
-  for (let i = 1; i <= 4000; i++) lines.push(i === 2345 ? NEEDLE : `line ${String(i).padStart(5, '0')} ok ${'.'.repeat(36)}`);
-  return lines.join('\n');
-}
 
 async function countArtifacts(backend: ReturnType<typeof createMemoryBackend>, session: string): Promise<number> {
   let n = 0;
@@ -73,7 +66,7 @@ describe('withSpill and spillTools in a generateText loop', () => {
 
     // Step 3's prompt holds the matching line, found by spill_grep.
     const grepAnswer = toolResultTexts(prompts[2] ?? [])[1];
-    expect(grepAnswer).toContain(`2345: ${NEEDLE}`);
+    expect(grepAnswer).toContain(`${String(NEEDLE_LINE)}: ${NEEDLE}`);
 
     // The full output stays in the steps, for the UI.
     const first = result.steps[0]?.toolResults[0];

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { installPacked, OfflineCacheMissing, offlineInstallBlocker, readmeBlocks, transpile, typecheckBlocks } from './test-readme.js';
+import { installPacked, OfflineCacheMissing, offlineInstallBlocker, readmeBlocks, transpile, typecheckBlocks } from '@spillway/test-support/readme';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const blocks = readmeBlocks(join(packageDir, 'README.md'));

@@ -2,6 +2,7 @@
 import { sessionId as brandSessionId, SpillError, type SpillBackend } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import { parseSpillNotice, type SpillEvent } from '@spillway/policy';
+import { bigLog, NEEDLE, NEEDLE_LINE } from '@spillway/test-support/big-log';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
@@ -10,14 +11,7 @@ import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import { createSpillMiddleware, type SpillArtifact } from './index.js';
 
-const NEEDLE = 'FATAL disk quota exceeded on shard 17';
 const CAP = 4096;
-
-function bigLog(): string {
-  const lines: string[] = [];
-  for (let i = 1; i <= 4000; i++) lines.push(i === 2345 ? NEEDLE : `line ${String(i).padStart(5, '0')} ok ${'.'.repeat(36)}`);
-  return lines.join('\n');
-}
 
 const fetchLogs = (log: string) =>
   tool(() => log, {
@@ -77,7 +71,7 @@ describe('createSpillMiddleware in a createAgent loop', () => {
     // The third model call sees the line spill_grep found.
     const third = toolMessages(model.calls[2]?.messages ?? []);
     expect(third.map((m) => m.name)).toEqual(['fetch_logs', 'spill_grep']);
-    expect(textOf(third[1])).toContain(`2345: ${NEEDLE}`);
+    expect(textOf(third[1])).toContain(`${String(NEEDLE_LINE)}: ${NEEDLE}`);
     expect(third[1]?.status).toBe('success');
 
     // The artifact is the full result, under the thread's session.

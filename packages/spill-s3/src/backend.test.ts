@@ -1,22 +1,12 @@
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { callId, isSpillError, sessionId } from '@spillway/core';
 import type { SaveTextSpill } from '@spillway/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createS3Backend } from './backend.js';
 import { parseLocator } from './layout.js';
-import { BUCKET, s3Fixture } from './test-helpers.js';
-import type { S3TestFixture } from './test-helpers.js';
+import { BUCKET, s3FixturesCleanedAfterEach } from './test-helpers.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function fixture(...args: Parameters<typeof s3Fixture>): Promise<S3TestFixture> {
-  const f = await s3Fixture(...args);
-  cleanups.push(f.cleanup);
-  return f;
-}
+const fixture = s3FixturesCleanedAfterEach();
 
 function request(content: string): SaveTextSpill {
   return { owner: { sessionId: sessionId('s1') }, source: { toolName: 'wéb_fetch', callId: callId('c1') }, suggestedName: 'page.html', content };

@@ -5,23 +5,14 @@ import { callId, isSpillError, sessionId } from '@spillway/core';
 import type { SaveTextSpill, SpillRef } from '@spillway/core';
 import { createSpillPolicy } from '@spillway/policy';
 import type { SpillEvent } from '@spillway/policy';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createS3BackendWith } from './backend.js';
 import { parseLocator, sessionPrefix } from './layout.js';
-import { BUCKET, keysUnder, s3Endpoint, s3Fixture, testClient } from './test-helpers.js';
+import { BUCKET, keysUnder, s3Endpoint, s3FixturesCleanedAfterEach, testClient } from './test-helpers.js';
 import type { S3TestFixture } from './test-helpers.js';
 import type { ShimRequest } from './test-shim.js';
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function fixture(...args: Parameters<typeof s3Fixture>): Promise<S3TestFixture> {
-  const f = await s3Fixture(...args);
-  cleanups.push(f.cleanup);
-  return f;
-}
+const fixture = s3FixturesCleanedAfterEach();
 
 function request(content: string, name = 'out.txt'): SaveTextSpill {
   return { owner: { sessionId: sessionId('s1') }, source: { toolName: 'web_fetch', callId: callId('c1') }, suggestedName: name, content };

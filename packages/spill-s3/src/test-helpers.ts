@@ -2,7 +2,7 @@
 // prefix no other test uses.
 import { randomBytes } from 'node:crypto';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { inject } from 'vitest';
+import { afterEach, inject } from 'vitest';
 import { createS3BackendWith } from './backend.js';
 import type { S3Backend, S3BackendInternals, S3BackendOptions } from './backend.js';
 import { S3Shim } from './test-shim.js';
@@ -54,6 +54,22 @@ export async function s3Fixture(options: Partial<S3BackendOptions> = {}, interna
       client.destroy();
       await shim.close();
     },
+  };
+}
+
+/**
+ * {@link s3Fixture}, each fixture cleaned up after the test that made it. Call it once at
+ * the top level of a test file: it registers that file's `afterEach`.
+ */
+export function s3FixturesCleanedAfterEach(): (...args: Parameters<typeof s3Fixture>) => Promise<S3TestFixture> {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  return async (...args) => {
+    const f = await s3Fixture(...args);
+    cleanups.push(f.cleanup);
+    return f;
   };
 }
 

@@ -1,5 +1,5 @@
-// Test helpers: the README's ```ts blocks, type-checked as standalone ES modules, and the
-// package packed and installed alone in a temporary project.
+// What a package's README test needs: the README's ```ts blocks, type-checked as standalone
+// ES modules, and the package packed and installed alone in a temporary project.
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,9 @@ import ts from 'typescript';
 
 /** One ```ts block of a README, with the line it starts on. */
 export interface ReadmeBlock {
+  /** The README line of the block's first line of code (1-based). */
   readonly line: number;
+  /** The block's code, without its fences. */
   readonly code: string;
 }
 
@@ -102,9 +104,10 @@ export function offlineInstallBlocker(): string | undefined {
  * `pnpm install --offline` found no cached metadata or tarball for a package. A workspace
  * installed from its lockfile alone (`--frozen-lockfile`, as CI does) has the tarballs in
  * the store but not the registry metadata that resolving a new project needs; any
- * `pnpm add` or non-frozen `pnpm install` on the machine caches it.
+ * `pnpm add` or non-frozen `pnpm install` on the host caches it.
  */
 export class OfflineCacheMissing extends Error {
+  /** @param detail - pnpm's `ERR_PNPM_NO_OFFLINE_*` line. */
   constructor(detail: string) {
     super(`pnpm cannot resolve the frameworks offline here (${detail.trim()}); a non-frozen pnpm install caches what it needs`);
     this.name = 'OfflineCacheMissing';
