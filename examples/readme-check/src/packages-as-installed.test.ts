@@ -56,6 +56,22 @@ describe('the publishable packages, as packed', () => {
     }
   });
 
+  it('have no file named like a README besides their own (pnpm pack ships those whatever `files` says)', () => {
+    for (const [name, dir] of publishable) {
+      const named: string[] = [];
+      const walk = (d: string): void => {
+        for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+          if (entry.name === 'node_modules' || entry.name === 'dist') continue;
+          const p = path.join(d, entry.name);
+          if (entry.isDirectory()) walk(p);
+          else if (/^readme(\.|$)/i.test(entry.name) && p !== path.join(dir, 'README.md')) named.push(path.relative(dir, p));
+        }
+      };
+      walk(dir);
+      expect(named, name).toEqual([]);
+    }
+  });
+
   it('ship every source a source map or declaration map points at', () => {
     const missing: string[] = [];
     let maps = 0;
