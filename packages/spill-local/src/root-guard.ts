@@ -400,11 +400,10 @@ export class RootGuard {
         if (entry.verified === undefined || now - entry.verifiedAt > SHARED_VERIFY_MS || now < entry.verifiedAt) {
           entry.verifiedAt = now;
           entry.verified = this.#verifyShared(name, entry);
+          // A directory that failed its check is shared no more; its holders still release it.
+          void entry.verified.then((ok) => { if (!ok) forget(); });
         }
-        const verified = entry.verified;
-        // A directory that failed its check is shared no more; its holders still release it.
-        void verified.then((ok) => { if (!ok) forget(); });
-        return verified;
+        return entry.verified;
       },
       release: async () => {
         if (released) return;

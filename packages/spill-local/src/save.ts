@@ -164,7 +164,8 @@ export async function save(
       if (verified && 'error' in created) {
         // ENOENT: the directory was removed after it was checked (an emptied session swept
         // by retention, say). Stop sharing it and create it afresh below; anything else fails.
-        if (errnoOf(created.error) !== 'ENOENT' && errnoOf((created.error as { cause?: unknown }).cause) !== 'ENOENT') throw created.error;
+        // (createTemp wraps the system error, so its errno is the cause's.)
+        if (errnoOf((created.error as { cause?: unknown }).cause) !== 'ENOENT') throw created.error;
         lease.forget();
       }
     }

@@ -136,7 +136,7 @@ export const localSaveGroup: FigureGroup = {
     const floor = await microPair(
       ctx.profile.microRounds,
       {
-        spillway: batchTask(async () => {
+        spillway: batchTask(() => {
           const n = bare++;
           const temp = path.join(sessionDir, `.tmp-floor-${String(n)}`);
           const file = path.join(sessionDir, `floor-${String(n)}.txt`);
