@@ -117,6 +117,8 @@ const FAULT_CODES = ['EMFILE', 'ENOSPC', 'EIO'] as const;
 const FAULTY: readonly (keyof FsOps)[] = ['open', 'write', 'read', 'fstat', 'lstat', 'link', 'unlink', 'fsync', 'mkdir', 'opendir'];
 /** Checked descriptors and delays outlive a call by a few ticks (background closes). */
 const SETTLE_MS = 300;
+/** How long the retrieval engine keeps an idle regex worker (its default `idleTimeoutMs`). */
+const WORKER_IDLE_MS = 5000;
 const MAX_INLINE = 4096;
 const SAVE_TIMEOUT_MS = 20_000;
 
@@ -378,7 +380,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 
   await sleep(SETTLE_MS);
   gc();
-  const fdsAfter = openFds();
+  // An idle regex worker (four descriptors) ends only WORKER_IDLE_MS after its last grep:
+  // wait for it before counting, so that a worker still alive is not taken for a leak.
+  let fdsAfter = openFds();
+  const workersGoneBy = Date.now() + WORKER_IDLE_MS + 1000;
+  while (fdsAfter > fdsBefore && Date.now() < workersGoneBy) {
+    await sleep(100);
+    fdsAfter = openFds();
+  }
   const heapAfter = process.memoryUsage().heapUsed;
   const total = KINDS.reduce((sum, k) => sum + calls[k], 0);
   await rm(base, { recursive: true, force: true });
