@@ -457,6 +457,7 @@ describe('run', () => {
     const factory = await freshRoot();
     const unreadable: BackendFactory = (root) => {
       // A backend that stores text only takes the policy route, which reads the artifact back.
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- dropped, never called
       const { fileSink: _sink, saveBytesStream: _bytes, ...real } = factory(root);
       const fail = (): Promise<never> => Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'Injected read failure.'));
       return { ...real, reader: { read: fail, grep: fail } };

@@ -76,21 +76,19 @@ export interface OpenStoreOptions {
   readonly verbose?: boolean;
 }
 
-/** The switch the AWS SDK reads, when it builds a client, to skip its Node version warning. */
-const SDK_VERSION_WARNING_ENV = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
-
 /**
  * Runs `build` (which makes an S3 client) with the SDK's Node version warning switched
- * off unless `verbose`. The switch is set only while the client is built and then put
+ * off unless `verbose` (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`, which the SDK
+ * reads when it builds a client). The switch is set only while the client is built and then put
  * back, so commands that `spillway run` starts see the environment they were given.
  */
 function quietSdk<T>(verbose: boolean, build: () => T): T {
-  if (verbose || process.env[SDK_VERSION_WARNING_ENV] !== undefined) return build();
-  process.env[SDK_VERSION_WARNING_ENV] = 'true';
+  if (verbose || process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED !== undefined) return build();
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   try {
     return build();
   } finally {
-    delete process.env[SDK_VERSION_WARNING_ENV];
+    delete process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
   }
 }
 
