@@ -35,7 +35,6 @@ async function without(change: Change = () => ({})): Promise<BackendFactory> {
   const path = await freshRoot();
   return () => {
     const real = localBackendFactory({ path, source: 'option' });
-    // eslint-disable-next-line @typescript-eslint/unbound-method -- dropped, never called
     const { fileSink: _sink, ...rest } = real;
     return { ...rest, ...change(real) } as CliBackend;
   };
