@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { formatGrepMatches, formatReadLines, makeStyle, type Style } from '@spillway/cli';
+import { formatGrepMatches, formatReadLines, makeStyle, type Style } from '@spillway/cli/internal';
 import { isSpillError, spillLocator, utf8ByteLength, type SpillBackend, type SpillReader } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { createMemoryBackend } from '@spillway/memory';

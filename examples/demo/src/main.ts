@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { colorEnabled } from '@spillway/cli';
+import { colorEnabled } from '@spillway/cli/internal';
 import { runDemo } from './demo.js';
 
 // `pnpm demo` entry point. An interrupted run still removes its temporary directory.

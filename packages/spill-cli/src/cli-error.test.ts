@@ -1,8 +1,13 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SPILL_ERROR_CODES, SpillError } from '@spillway/core';
-import { CliError, cliMessage, describeError, oneLine } from './cli-error.js';
+import { CliError, cliMessage, describeError, isCliError, oneLine } from './cli-error.js';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
+import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
 
 describe('exit codes', () => {
   it('tells not-found, invalid locator, expired, unsafe root and storage apart', () => {
@@ -119,5 +124,35 @@ describe('oneLine', () => {
 
   it('leaves ordinary text, including non-ASCII, unchanged', () => {
     expect(oneLine('Ünïcode — ok ✓ 漢字')).toBe('Ünïcode — ok ✓ 漢字');
+  });
+});
+
+describe('isCliError across realms and duplicate installs', () => {
+  it('recognises a CliError made by a second instance of the module, where instanceof does not', () => {
+    ensureBuilt();
+    const url = pathToFileURL(join(PACKAGE_DIR, 'dist', 'cli-error.js')).href;
+    // Two URLs, two module instances: what a second copy of @spillway/cli in node_modules gives.
+    const script = `
+      const a = await import(${JSON.stringify(`${url}?copy=a`)});
+      const b = await import(${JSON.stringify(`${url}?copy=b`)});
+      const e = new a.CliError('USAGE', 'bad flag');
+      console.log(JSON.stringify({ distinct: a.CliError !== b.CliError, instanceOf: e instanceof b.CliError, guard: b.isCliError(e), coded: b.isCliError(e, 'USAGE'), wrong: b.isCliError(e, 'FAILED'), described: b.describeError(e).code }));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual({ distinct: true, instanceOf: false, guard: true, coded: true, wrong: false, described: 'USAGE' });
+  });
+
+  it('recognises an error object from another vm realm by its marker', () => {
+    const foreign: unknown = runInNewContext(`(() => { const e = new Error('from elsewhere'); e[Symbol.for('@spillway/cli.CliError')] = true; e.code = 'COMMAND_NOT_FOUND'; e.exitCode = 127; return e; })()`);
+    expect(foreign instanceof Error).toBe(false);
+    expect(isCliError(foreign)).toBe(true);
+    expect(isCliError(foreign, 'COMMAND_NOT_FOUND')).toBe(true);
+    expect(describeError(foreign)).toMatchObject({ code: 'COMMAND_NOT_FOUND', exitCode: 127 });
+  });
+
+  it('refuses look-alikes without the marker', () => {
+    expect(isCliError(Object.assign(new Error('x'), { code: 'USAGE' }))).toBe(false);
+    expect(isCliError(null)).toBe(false);
+    expect(isCliError('USAGE')).toBe(false);
+    expect(isCliError(new CliError('FAILED', 'y'))).toBe(true);
   });
 });

@@ -1,14 +1,28 @@
 import { isSpillError, type SpillErrorCode } from '@spillway/core';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
 
-/** The codes of failures that belong to the CLI itself rather than to a backend. */
-export type CliErrorCode = 'USAGE' | 'COMMAND_NOT_FOUND' | 'COMMAND_NOT_EXECUTABLE' | 'FAILED';
+/**
+ * The codes of failures that belong to the CLI itself rather than to a backend.
+ * `BYTES_UNSUPPORTED`: the backend cannot hand back or keep bytes exactly (no
+ * `reader.readBytes` for `cat`).
+ */
+export type CliErrorCode = 'USAGE' | 'COMMAND_NOT_FOUND' | 'COMMAND_NOT_EXECUTABLE' | 'FAILED' | 'BYTES_UNSUPPORTED';
+
+/**
+ * The marker that identifies a {@link CliError}. `Symbol.for` makes it the same symbol in
+ * every copy of this package, so {@link isCliError} works across duplicate installs and
+ * realms, where `instanceof` does not.
+ */
+export const CLI_ERROR_MARKER: unique symbol = Symbol.for('@spillway/cli.CliError');
 
 /**
  * A failure the CLI detects itself (a bad argument, a command that cannot be started).
- * Backend failures stay `SpillError`s; both end up as one line on stderr.
+ * Backend failures stay `SpillError`s; both end up as one line on stderr. Check for one
+ * with {@link isCliError}, not `instanceof`.
  */
 export class CliError extends Error {
+  /** Always `true`: see {@link CLI_ERROR_MARKER}. */
+  readonly [CLI_ERROR_MARKER] = true;
   /** A stable code, printed in `--json` errors. */
   readonly code: CliErrorCode;
   /** The process exit code this failure maps to. */
@@ -28,6 +42,16 @@ export class CliError extends Error {
   }
 }
 
+/**
+ * Tells whether `error` is a {@link CliError} from any copy of this package (another
+ * install, another realm), optionally with the given `code`.
+ */
+export function isCliError(error: unknown, code?: CliErrorCode): error is CliError {
+  if (typeof error !== 'object' || error === null) return false;
+  if ((error as Record<symbol, unknown>)[CLI_ERROR_MARKER] !== true) return false;
+  return code === undefined || (error as { code?: unknown }).code === code;
+}
+
 function defaultExitCode(code: CliErrorCode): number {
   switch (code) {
     case 'USAGE':
@@ -37,6 +61,7 @@ function defaultExitCode(code: CliErrorCode): number {
     case 'COMMAND_NOT_EXECUTABLE':
       return EXIT_CODES.COMMAND_NOT_EXECUTABLE;
     case 'FAILED':
+    case 'BYTES_UNSUPPORTED':
       return EXIT_CODES.FAILURE;
   }
 }
@@ -128,7 +153,7 @@ export function describeError(error: unknown): DescribedError {
   if (isSpillError(error)) {
     return { code: error.code, message: oneLine(cliMessage(error.code, error.message)), exitCode: exitCodeForSpillError(error.code) };
   }
-  if (error instanceof CliError) {
+  if (isCliError(error)) {
     return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };
   }
   const message = error instanceof Error ? error.message : String(error);

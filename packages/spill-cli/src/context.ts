@@ -32,8 +32,11 @@ export type CliBackend = SpillBackend & {
 /** Makes the backend for a command, given the root it resolved. */
 export type BackendFactory = (root: ResolvedRoot) => CliBackend;
 
-/** Makes the backend for an object store (`--store` / `SPILLWAY_STORE`). */
-export type StoreFactory = (store: ResolvedStore, env: Readonly<Record<string, string | undefined>>) => CliBackend;
+/**
+ * Makes the backend for an object store (`--store` / `SPILLWAY_STORE`); `options.verbose`
+ * is `--verbose` (a store's own warnings are shown only then).
+ */
+export type StoreFactory = (store: ResolvedStore, env: Readonly<Record<string, string | undefined>>, options?: { readonly verbose?: boolean }) => CliBackend;
 
 /**
  * The default {@link BackendFactory}: the local backend on the root. Only the default root
@@ -154,7 +157,7 @@ export class CliContext {
     const store = resolveStore(options.store, options.root, this.io.env);
     if (store !== undefined) {
       void this.info(`store ${store.url} (from ${store.source === 'option' ? '--store' : 'SPILLWAY_STORE'})`);
-      return this.makeStore(store, this.io.env);
+      return this.makeStore(store, this.io.env, { verbose: options.verbose === true });
     }
     const root =
       locator === undefined ? this.root(options) : resolveRootFor(locator, options.root, this.io.env, this.io.cwd, this.io.homedir);

@@ -50,6 +50,23 @@ export function readTrailer(result: ReadResult, maxBytes: number): string | unde
 }
 
 /**
+ * What to tell a person when a read answer stopped before the end of the artifact (the
+ * line cap, the byte cap, or a line cut short), with how to go on; `undefined` when it
+ * reached the end. It goes to stderr, so that a `--raw` copy that is short never passes
+ * for a whole one.
+ */
+export function readStoppedNote(locator: string, result: ReadResult, maxBytes: number): string | undefined {
+  if (!result.hasMore) return undefined;
+  const loc = shellWord(locator);
+  const shown = result.endLine >= result.startLine ? `lines ${result.startLine}-${result.endLine}` : 'no line';
+  const next =
+    result.nextOffset !== undefined
+      ? `continue with --offset ${result.nextOffset}`
+      : `line ${result.endLine} is longer than --max-bytes ${maxBytes}: raise --max-bytes`;
+  return `spillway: read stopped before the end of the artifact (${shown} of ${result.totalBytes} bytes shown); ${next}, or copy it whole with: spillway cat ${loc} > FILE`;
+}
+
+/**
  * Formats grep matches like `grep -n`: `LINE:TEXT`. A match whose text is only a window
  * of a long line ends with ` […]`.
  */

@@ -1,15 +1,17 @@
 /**
- * The `spillway` command as a library: build the program, run it with injected I/O, or
- * reuse its pieces (exit codes, formatting, the child runner) in another CLI.
+ * The `spillway` command as a library: run it with injected I/O ({@link main}), or build
+ * the program with your own list of commands ({@link buildProgram}, {@link COMMANDS}), each
+ * registered on the shared {@link CliContext}. The CLI's building blocks (formatting,
+ * colour, the child runner, option parsers) are at `@spillway/cli/internal`, with no
+ * promise of stability.
  *
  * @packageDocumentation
  */
-export { main, processIO, wantsJson, type MainOptions } from './main.js';
+export { main, processIO, type MainOptions } from './main.js';
 export { buildProgram, COMMANDS, type RegisterCommand } from './program.js';
 export {
   CliContext,
   addCommonOptions,
-  localBackendFactory,
   type BackendFactory,
   type CliBackend,
   type CliIO,
@@ -17,31 +19,6 @@ export {
   type OutputStream,
   type StoreFactory,
 } from './context.js';
-export { STORE_ENV, loadStoreSupport, openStore, resolveStore, type ResolvedStore } from './store.js';
-export { CliError, describeError, oneLine, type CliErrorCode, type DescribedError } from './cli-error.js';
-export { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
-export {
-  DEFAULT_MAX_INLINE_BYTES,
-  DEFAULT_SESSION_ID,
-  ROOT_ENV,
-  SESSION_ENV,
-  locatorArgument,
-  nonNegativeInt,
-  positiveInt,
-  resolveRoot,
-  resolveSession,
-  type ResolvedRoot,
-  type RootSource,
-} from './options.js';
-export { colorEnabled, makeStyle, type ColorEnv, type Style } from './color.js';
-export {
-  formatBytes,
-  formatGrepMatches,
-  formatReadLines,
-  formatTimestamp,
-  grepTrailer,
-  readTrailer,
-  splitLines,
-} from './format.js';
-export { runChild, exitCodeOf, FORWARDED_SIGNALS, type ChildOutcome, type RunChildOptions, type SignalSource } from './child.js';
+export { CliError, isCliError, type CliErrorCode } from './cli-error.js';
+export { EXIT_CODES } from './exit-codes.js';
 export type { ErrorJson, GrepJson, GrepMatchJson, LsEntryJson, ReadJson, RmJson, RunJson, SaveJson } from './json.js';

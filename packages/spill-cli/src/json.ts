@@ -45,6 +45,10 @@ export interface ReadJson {
   /** The `--offset` to continue with, or `null`. */
   readonly nextOffset: number | null;
   readonly totalBytes: number;
+  /** True when the answer stopped before the end of the artifact (the same as `hasMore`). */
+  readonly stoppedEarly: boolean;
+  /** When `stoppedEarly`, what to do to see the rest (the `--offset` to continue with, or `spillway cat`); else `null`. */
+  readonly continueWith: string | null;
 }
 
 /** One match in {@link GrepJson}. */
@@ -90,8 +94,8 @@ export interface ErrorJson {
   };
 }
 
-/** Builds {@link ReadJson}. */
-export function readJson(locator: string, result: ReadResult): ReadJson {
+/** Builds {@link ReadJson}; `stoppedNote` says how to go on when the answer stopped early. */
+export function readJson(locator: string, result: ReadResult, stoppedNote?: string): ReadJson {
   return {
     locator,
     text: result.text,
@@ -101,6 +105,8 @@ export function readJson(locator: string, result: ReadResult): ReadJson {
     hasMore: result.hasMore,
     nextOffset: result.nextOffset ?? null,
     totalBytes: result.totalBytes,
+    stoppedEarly: result.hasMore,
+    continueWith: result.hasMore ? (stoppedNote?.replace(/^spillway: /, '') ?? null) : null,
   };
 }
 

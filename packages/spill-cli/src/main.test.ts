@@ -42,6 +42,7 @@ function failing(code: SpillErrorCode): BackendFactory {
     name: 'failing',
     saveText: fail,
     saveTextStream: fail,
+    saveBytesStream: fail,
     reader: { read: fail, grep: fail },
     catalog: {
       delete: fail,
@@ -201,6 +202,8 @@ describe('save, read, grep, ls and rm', () => {
       hasMore: false,
       nextOffset: null,
       totalBytes: Buffer.byteLength(text),
+      stoppedEarly: false,
+      continueWith: null,
     });
   });
 
@@ -453,8 +456,9 @@ describe('run', () => {
   it('without a file sink, names the stored copy on stderr when the notice does not fit and the output cannot be read back', async () => {
     const factory = await freshRoot();
     const unreadable: BackendFactory = (root) => {
-      // A backend without a file sink takes the text route, which reads the artifact back.
-      const { fileSink: _sink, ...real } = factory(root);
+      // A backend that stores text only takes the policy route, which reads the artifact back.
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- dropped, never called
+      const { fileSink: _sink, saveBytesStream: _bytes, ...real } = factory(root);
       const fail = (): Promise<never> => Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'Injected read failure.'));
       return { ...real, reader: { read: fail, grep: fail } };
     };

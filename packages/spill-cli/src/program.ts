@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
+import { registerCat } from './commands/cat.js';
 import { registerGc } from './commands/gc.js';
 import { registerGrep } from './commands/grep.js';
 import { registerLs } from './commands/ls.js';
@@ -18,6 +19,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerRun,
   registerSave,
   registerRead,
+  registerCat,
   registerGrep,
   registerLs,
   registerRm,
@@ -30,6 +32,7 @@ Examples:
   $ spillway run -- npm test
   $ spillway read /home/me/.local/state/spillway/session-…/…-npm.txt --offset 120 --limit 40
   $ spillway grep "$LOCATOR" 'FAIL|Error' -i
+  $ spillway cat "$LOCATOR" > copy.txt
   $ spillway ls --json
 
 Environment:

@@ -66,6 +66,32 @@ export function resolveStore(
   return { url, ...parsed, source };
 }
 
+/** Options for {@link openStore}. */
+export interface OpenStoreOptions {
+  /**
+   * Let the AWS SDK print its own warnings (such as its NodeVersionSupportWarning, nine
+   * lines on Node 20, which spillway supports). Default false: they are kept out of the
+   * output, which should carry spillway's answer only. `--verbose` sets it.
+   */
+  readonly verbose?: boolean;
+}
+
+/**
+ * Runs `build` (which makes an S3 client) with the SDK's Node version warning switched
+ * off unless `verbose` (`AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED`, which the SDK
+ * reads when it builds a client). The switch is set only while the client is built and then put
+ * back, so commands that `spillway run` starts see the environment they were given.
+ */
+function quietSdk<T>(verbose: boolean, build: () => T): T {
+  if (verbose || process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED !== undefined) return build();
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  try {
+    return build();
+  } finally {
+    delete process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+  }
+}
+
 /**
  * Opens the S3 backend for a store. Credentials, region and endpoint come from the AWS
  * SDK's standard chain (`AWS_ACCESS_KEY_ID`, `AWS_PROFILE`, `AWS_REGION`,
@@ -74,19 +100,19 @@ export function resolveStore(
  * self-hosted stores need, and the region defaults to `us-east-1`;
  * `SPILLWAY_S3_PATH_STYLE=0` or `1` decides the addressing explicitly.
  */
-export function openStore(store: ResolvedStore, env: Readonly<Record<string, string | undefined>>): S3Backend {
+export function openStore(store: ResolvedStore, env: Readonly<Record<string, string | undefined>>, options: OpenStoreOptions = {}): S3Backend {
   const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   const custom = endpoint !== undefined && endpoint !== '';
   const pathStyle = env.SPILLWAY_S3_PATH_STYLE;
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   try {
-    return s3Module().createS3Backend({
+    return quietSdk(options.verbose === true, () => s3Module().createS3Backend({
       bucket: store.bucket,
       prefix: store.prefix,
       ...(custom ? { endpoint } : {}),
       ...(pathStyle === '1' || (pathStyle !== '0' && custom) ? { forcePathStyle: true } : {}),
       ...(region === undefined && custom ? { region: 'us-east-1' } : {}),
-    });
+    }));
   } catch (error) {
     if (error instanceof TypeError) throw new CliError('USAGE', `${store.source === 'option' ? '--store' : STORE_ENV} '${store.url}': ${error.message.replace(/^createS3Backend: /, '')}`);
     throw error;

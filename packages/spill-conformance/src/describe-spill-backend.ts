@@ -1,5 +1,6 @@
 import { describe } from 'vitest';
 import { resolveConformanceOptions, type DescribeSpillBackendOptions, type SpillBackendFixture } from './options.js';
+import { describeBytes } from './suites/bytes.js';
 import { describeCatalog } from './suites/catalog.js';
 import { describeFailedSaves } from './suites/failures.js';
 import { describeIsolation } from './suites/isolation.js';
@@ -39,6 +40,7 @@ export function describeSpillBackend<F extends SpillBackendFixture>(options: Des
     describeIsolation(resolved);
     describeReader(resolved);
     describeCatalog(resolved);
+    describeBytes(resolved);
     describeProperties(resolved);
     describeModel(resolved);
   });

@@ -38,6 +38,20 @@ export interface SaveTextStreamSpill extends Omit<SaveTextSpill, 'content'> {
   readonly content: Iterable<string> | AsyncIterable<string>;
 }
 
+/**
+ * A request to store raw bytes that arrive in pieces (command output that may be binary).
+ * The same as {@link SaveTextStreamSpill} except for the content.
+ */
+export interface SaveBytesStreamSpill extends Omit<SaveTextSpill, 'content'> {
+  /**
+   * The bytes, chunk by chunk. The stored artifact is exactly the concatenation of the
+   * chunks, byte for byte: nothing is decoded, so invalid UTF-8 and NUL bytes survive. A
+   * backend may keep a reference to a chunk until the save settles, so a producer that
+   * reuses one buffer yields a copy.
+   */
+  readonly content: Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+}
+
 /** What a successful save returns. */
 export interface SpillRef {
   /** Where the artifact is; shown to the model and accepted by the backend's reader. */
@@ -76,6 +90,18 @@ export interface SpillBackend {
    * process so that the kernel writes its output straight into the artifact.
    */
   readonly fileSink?: SpillFileSink;
+  /**
+   * Stores raw bytes exactly as given, chunk by chunk, with memory bounded by the chunk
+   * size (or the backend's own bound), when the backend can keep bytes that are not
+   * UTF-8. The same contract as {@link SpillBackend.saveTextStream}: the full content or
+   * a rejection that publishes nothing. `SpillRef.bytes` is the number of bytes stored.
+   * Callers feature-detect it (`backend.saveBytesStream !== undefined`); a backend without
+   * it can only store text.
+   *
+   * @throws SpillError as `saveTextStream` does; `SPILL_STREAM_FAILED` when the stream
+   * throws or yields something that is not a `Uint8Array`.
+   */
+  saveBytesStream?(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
 }
 
 /** A request to open a {@link SpillFileSink}: a save request without content. */
@@ -291,6 +317,16 @@ export interface SpillReader {
    * then the locator.
    */
   grep(locator: SpillLocator, pattern: string, options?: GrepOptions): Promise<GrepResult>;
+  /**
+   * The artifact's stored bytes, whole and exactly as stored (binary included), streamed
+   * in chunks so that memory stays bounded however large the artifact is. The locator is
+   * checked as `read` checks it and fails with the same codes (`SPILL_INVALID_LOCATOR`,
+   * `SPILL_NOT_FOUND`, `SPILL_EXPIRED`); bad options reject with `SPILL_INVALID_INPUT`, and
+   * a fired `signal` with `SPILL_ABORTED`. Errors surface from the iteration (the first
+   * `next()`), and leaving the loop early releases what the reader holds. Optional:
+   * callers feature-detect it (`reader.readBytes !== undefined`).
+   */
+  readBytes?(locator: SpillLocator, options?: SpillCallOptions): AsyncIterable<Uint8Array>;
 }
 
 /** One artifact as the catalog sees it. */

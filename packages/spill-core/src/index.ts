@@ -15,6 +15,7 @@ export type {
   OpenFileSinkSpill,
   ReadOptions,
   ReadResult,
+  SaveBytesStreamSpill,
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
@@ -55,3 +56,4 @@ export {
   assertSaveTextRequest,
   assertSaveTextStreamRequest,
 } from './validate.js';
+export { assertSaveBytesStreamRequest, byteChunks } from './bytes.js';

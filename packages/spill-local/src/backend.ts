@@ -3,6 +3,7 @@ import path from 'node:path';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
 import type {
   ListOptions,
+  SaveBytesStreamSpill,
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
@@ -21,11 +22,12 @@ import { storageError } from './errors.js';
 import { syncMetadataFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { openArtifact, resolveLocator } from './locator.js';
-import type { SpillByteSource } from '@spillway/retrieval';
+import type { SpillByteSource, SpillRetrievalReader } from '@spillway/retrieval';
 import { RootGuard } from './root-guard.js';
 import { openFileSink, save, streamSlotCount } from './save.js';
 import type { SaveContext } from './save.js';
 import { Semaphore } from './semaphore.js';
+import { saveBytesThroughSink } from './save-bytes.js';
 import { WRITE_BUFFER_BYTES } from './file-writer.js';
 
 /** Options for {@link createLocalBackend}. */
@@ -83,7 +85,7 @@ export interface LocalCatalog extends SpillCatalog {
 export interface LocalBackend extends SpillBackend {
   readonly name: 'local';
   /** Reads artifacts back by line range and searches them. */
-  readonly reader: SpillReader;
+  readonly reader: SpillReader & Required<Pick<SpillReader, 'readBytes'>>;
   /** Lists and deletes artifacts and sweeps leftover temp files. */
   readonly catalog: LocalCatalog;
   /**
@@ -93,6 +95,8 @@ export interface LocalBackend extends SpillBackend {
   readonly fileSink: SpillFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
+  /** Stores raw bytes exactly, through the file sink (see {@link SpillBackend.saveBytesStream}). */
+  saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
 }
 
 /** Bytes per positioned read of an artifact. */
@@ -258,8 +262,8 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
 
   // The retrieval engine (and its RE2 parser) is loaded on the first read or grep: a
   // process that only saves, such as `spillway run`, starts about 35 ms sooner without it.
-  let engine: Promise<SpillReader> | undefined;
-  const loadEngine = (): Promise<SpillReader> => {
+  let engine: Promise<SpillRetrievalReader> | undefined;
+  const loadEngine = (): Promise<SpillRetrievalReader> => {
     engine ??= import('@spillway/retrieval').then(
       ({ createSpillReader, WORKER_DESCRIPTORS }) =>
         createSpillReader({
@@ -275,9 +279,12 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     );
     return engine;
   };
-  const reader: SpillReader = {
+  const reader: SpillReader & Pick<SpillRetrievalReader, 'readBytes'> = {
     read: async (locator, options) => (await loadEngine()).read(locator, options),
     grep: async (locator, pattern, options) => (await loadEngine()).grep(locator, pattern, options),
+    async *readBytes(locator, options) {
+      yield* (await loadEngine()).readBytes(locator, options);
+    },
   };
 
   const catalog: LocalCatalog = {
@@ -311,6 +318,7 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
       assertSaveTextStreamRequest(input);
       return save(saveCtx, input, { kind: 'stream', chunks: input.content }, options?.signal);
     },
+    saveBytesStream: (input, options) => saveBytesThroughSink(fileSink, input, options),
   };
 }
 

@@ -9,6 +9,7 @@ import {
 } from '@spillway/core';
 import type {
   ListOptions,
+  SaveBytesStreamSpill,
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
@@ -28,6 +29,7 @@ import { LOCATOR_ID_BYTES, formatLocator, parseLocator } from './locator.js';
 import { randomBytes, randomHex } from './random-id.js';
 import { fnv1a64Utf16 } from './session-key.js';
 import { Utf8Accumulator } from './utf8-accumulator.js';
+import { collectBytes } from './save-bytes.js';
 
 /** The sentence a memory locator's notice ends with: the model has no file, only these tools. */
 export const MEMORY_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
@@ -121,10 +123,12 @@ export interface MemoryBackendStats {
 export interface MemoryBackend extends SpillBackend {
   /** Always `memory`. */
   readonly name: 'memory';
-  /** Reads and greps stored artifacts. */
-  readonly reader: SpillReader;
+  /** Reads and greps stored artifacts, and streams their stored bytes. */
+  readonly reader: SpillReader & Required<Pick<SpillReader, 'readBytes'>>;
   /** Lists and deletes stored artifacts. */
   readonly catalog: MemoryCatalog;
+  /** Stores raw bytes exactly (see {@link SpillBackend.saveBytesStream}), within `maxBytes`. */
+  saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
   /** Current counters; cheap, O(1). */
   stats(): MemoryBackendStats;
 }
@@ -334,7 +338,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
   // The retrieval engine does read and grep over the stored bytes. The source holds the
   // bytes, so a delete or eviction during a long grep does not pull them away; a locator
   // is never reused, so it is a sound line-index cache key.
-  const reader: SpillReader = createSpillReader({
+  const reader: MemoryBackend['reader'] = createSpillReader({
     // eslint-disable-next-line @typescript-eslint/require-await
     async open(locator: SpillLocator): Promise<SpillByteSource> {
       const bytes = resolve(locator).bytes;
@@ -423,6 +427,12 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
       const bytes = accumulator.finish();
       throwIfAborted(signal, 'The save');
       return publish(input, bytes);
+    },
+
+    async saveBytesStream(input: SaveBytesStreamSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
+      await Promise.resolve();
+      const signal = signalOf(optionsBag(saveOptions, 'save'));
+      return publish(input, await collectBytes(input, signal, maxBytes, (size) => tooLarge(size, maxBytes)));
     },
 
     reader,

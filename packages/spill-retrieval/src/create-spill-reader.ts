@@ -1,5 +1,5 @@
 import { isSpillError, SpillError, throwIfAborted } from '@spillway/core';
-import type { GrepOptions, GrepResult, ReadOptions, ReadResult, SpillLocator, SpillReader } from '@spillway/core';
+import type { GrepOptions, GrepResult, ReadOptions, ReadResult, SpillCallOptions, SpillLocator, SpillReader } from '@spillway/core';
 import { checkSource } from './byte-source.js';
 import type { OpenSpillByteSource, SpillByteSource } from './byte-source.js';
 import { compilePattern } from './dialect.js';
@@ -7,6 +7,7 @@ import { grepSource } from './grep-lines.js';
 import { LineIndexCache } from './line-index.js';
 import { assertLocatorString, assertPatternString, grepSettings, readSettings } from './options.js';
 import { readLines } from './read-lines.js';
+import { readSourceBytes } from './read-bytes.js';
 import { RegexWorkerPool } from './worker-pool.js';
 import type { RegexWorkerOptions } from './worker-pool.js';
 
@@ -41,6 +42,8 @@ export interface CreateSpillReaderOptions {
 
 /** A {@link SpillReader} that can also end its idle worker threads. */
 export interface SpillRetrievalReader extends SpillReader {
+  /** The artifact's stored bytes, streamed in chunks of at most 1 MiB (see {@link SpillReader.readBytes}). */
+  readBytes(locator: SpillLocator, options?: SpillCallOptions): AsyncIterable<Uint8Array>;
   /** Ends idle regex workers now (they also end by themselves when idle). */
   close(): Promise<void>;
 }
@@ -116,6 +119,7 @@ export function createSpillReader(options: CreateSpillReaderOptions): SpillRetri
         grepSource(source, cache.get(source.cacheKey), { pattern, compiled, settings, pool, now }),
       );
     },
+    readBytes: (locator: SpillLocator, callOptions?: SpillCallOptions): AsyncIterable<Uint8Array> => readSourceBytes(open, locator, callOptions),
     close: () => pool.close(),
   };
 }

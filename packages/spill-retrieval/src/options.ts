@@ -104,6 +104,11 @@ export function readSettings(options: unknown): ReadSettings {
   };
 }
 
+/** Validates the options of a call that takes only a signal (`readBytes`). */
+export function callSettings(call: string, options: unknown): { readonly signal: AbortSignal | undefined } {
+  return { signal: signalOf(call, bagOf(call, options)) };
+}
+
 /** `grep` options after validation, with defaults applied. */
 export interface GrepSettings {
   readonly maxMatches: number;

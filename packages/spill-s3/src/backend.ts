@@ -3,6 +3,7 @@ import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
   ListOptions,
+  SaveBytesStreamSpill,
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
@@ -25,6 +26,7 @@ import type { Layout } from './layout.js';
 import { DEFAULT_RETRY, request } from './request.js';
 import type { RetrySettings } from './request.js';
 import { putOnce, saveStream } from './save.js';
+import { saveBytes } from './save-bytes.js';
 import type { S3Encryption, SaveContext } from './save.js';
 
 /** Default {@link S3BackendOptions.partBytes}: 8 MiB. */
@@ -82,10 +84,15 @@ export interface S3Catalog extends SpillCatalog {
 /** A backend on an S3-compatible object store. */
 export interface S3Backend extends SpillBackend {
   readonly name: 's3';
-  /** Reads artifacts back by line range and searches them, over ranged GetObjects. */
-  readonly reader: SpillReader;
+  /** Reads artifacts back by line range, searches them and streams their bytes, over ranged GetObjects. */
+  readonly reader: SpillReader & Required<Pick<SpillReader, 'readBytes'>>;
   /** Lists and deletes artifacts and aborts stale multipart uploads. */
   readonly catalog: S3Catalog;
+  /**
+   * Stores raw bytes exactly (see {@link SpillBackend.saveBytesStream}), as one PutObject
+   * or a multipart upload with one part buffer, never the whole stream in memory.
+   */
+  saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
   /** The bucket in use. */
   readonly bucket: string;
   /** The key prefix in use (`''` for the bucket's top level). */
@@ -242,6 +249,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
       assertSaveTextStreamRequest(input);
       return saveStream(saveCtx, input, input.content, callOptions?.signal);
     },
+    saveBytesStream: (input: SaveBytesStreamSpill, callOptions?: SpillCallOptions): Promise<SpillRef> => saveBytes(saveCtx, input, callOptions?.signal),
   };
 }
 

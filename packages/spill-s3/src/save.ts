@@ -170,13 +170,13 @@ class ChunkReader {
 }
 
 /** One multipart upload in progress. */
-interface Upload {
+export interface Upload {
   readonly key: string;
   readonly uploadId: string;
   readonly parts: CompletedPart[];
 }
 
-async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<Upload> {
+export async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<Upload> {
   const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
   const created = await request(ctx, 'CreateMultipartUpload', signal, (abortSignal) =>
     ctx.client.send(
@@ -196,7 +196,7 @@ async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSigna
   return { key, uploadId: created.UploadId, parts: [] };
 }
 
-async function uploadPart(ctx: SaveContext, upload: Upload, body: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
+export async function uploadPart(ctx: SaveContext, upload: Upload, body: Uint8Array, signal: AbortSignal | undefined): Promise<void> {
   const partNumber = upload.parts.length + 1;
   const answer = await request(ctx, 'UploadPart', signal, (abortSignal) =>
     ctx.client.send(
@@ -226,7 +226,7 @@ export async function abortUpload(ctx: SaveContext, upload: Upload): Promise<voi
   ).catch(() => undefined);
 }
 
-async function completeUpload(ctx: SaveContext, upload: Upload, signal: AbortSignal | undefined): Promise<void> {
+export async function completeUpload(ctx: SaveContext, upload: Upload, signal: AbortSignal | undefined): Promise<void> {
   try {
     await request(
       ctx,

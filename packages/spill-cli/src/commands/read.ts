@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { DEFAULT_READ_LIMIT, DEFAULT_READ_MAX_BYTES } from '@spillway/core';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
-import { formatReadLines, readTrailer } from '../format.js';
+import { formatReadLines, readStoppedNote, readTrailer } from '../format.js';
 import { jsonLine, readJson } from '../json.js';
 import { locatorArgument, nonNegativeInt, positiveInt } from '../options.js';
 
@@ -16,8 +16,12 @@ const EXAMPLES = `
 Examples:
   $ spillway read /home/me/.local/state/spillway/session-…/…-npm.txt
   $ spillway read "$LOCATOR" --offset 2001 --limit 200
-  $ spillway read "$LOCATOR" --raw --max-bytes 1000000 > copy.txt
   $ spillway read "$LOCATOR" --json | jq -r .text
+  $ spillway cat "$LOCATOR" > copy.txt        # the whole artifact, byte for byte
+
+read shows at most --limit lines and --max-bytes bytes. When it stops before the end it
+says so on stderr (and in --json: stoppedEarly, continueWith), with the --offset to go
+on with. To copy an artifact out whole, binary included, use spillway cat.
 `;
 
 /** Registers `spillway read <locator>`: a numbered line range of an artifact. */
@@ -39,16 +43,17 @@ export function registerRead(program: Command, ctx: CliContext): void {
       limit: options.limit,
       maxBytes: options.maxBytes,
     });
+    const stopped = readStoppedNote(locator, result, options.maxBytes);
     if (options.json === true) {
-      await ctx.print(jsonLine(readJson(locator, result)));
-      return;
-    }
-    if (options.raw === true) {
+      await ctx.print(jsonLine(readJson(locator, result, stopped)));
+    } else if (options.raw === true) {
       await ctx.print(result.text);
-      return;
+    } else {
+      await ctx.print(formatReadLines(result, ctx.out));
+      const trailer = readTrailer(result, options.maxBytes);
+      if (trailer !== undefined) await ctx.print(`${ctx.out.dim(trailer)}\n`);
     }
-    await ctx.print(formatReadLines(result, ctx.out));
-    const trailer = readTrailer(result, options.maxBytes);
-    if (trailer !== undefined) await ctx.print(`${ctx.out.dim(trailer)}\n`);
+    // On stderr in every mode, so that a short copy (--raw > file) never passes for a whole one.
+    if (stopped !== undefined) await ctx.note(stopped);
   });
 }

@@ -17,13 +17,26 @@ Examples:
   $ curl -s https://example.com/big.json | spillway save --name big.json
   $ LOCATOR=$(make test 2>&1 | spillway save --name make-test --json | jq -r .locator)
 
-Everything on stdin is stored byte for byte, however large, and the notice a model would
-see is printed.
+Everything on stdin is stored byte for byte (binary included), however large, and the
+notice a model would see is printed. spillway cat gives the bytes back.
 `;
 
 /** The suggested artifact name for `--name`: kept as given, `.txt` added when it has no extension. */
 export function suggestedNameFor(name: string): string {
   return extname(name) === '' ? `${name}.txt` : name;
+}
+
+/** stdin as byte chunks (a stream with an encoding set yields strings: encoded back). */
+async function* stdinBytes(stdin: AsyncIterable<unknown>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of stdin) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : (chunk as Uint8Array);
+}
+
+/**
+ * The warning, with its stable code, for a backend that cannot keep bytes exactly: given
+ * before anything is stored, so that nobody takes a decoded copy for the original.
+ */
+export function textOnlyWarning(backend: string, what: string): string {
+  return `the ${backend} backend stores text only (it has no saveBytesStream), so ${what} is stored decoded as UTF-8, with U+FFFD for bytes that are not UTF-8; spillway cat cannot give back the original bytes [BYTES_UNSUPPORTED]`;
 }
 
 /** Registers `spillway save`: stores stdin and prints its notice or ref. */
@@ -45,16 +58,14 @@ export function registerSave(program: Command, ctx: CliContext): void {
       suggestedName: suggestedNameFor(options.name),
     };
     let ref: SpillRef;
-    if (backend.fileSink === undefined) {
-      // A backend that stores text only: stdin is decoded as UTF-8 (U+FFFD for invalid bytes).
-      ref = await backend.saveTextStream({ ...request, content: decodeUtf8(ctx.io.stdin) });
-    } else {
-      // Byte for byte: stdin goes into the file sink as it is read.
+    if (backend.saveBytesStream !== undefined) {
+      // Byte for byte, on every backend that can: stdin is stored as it is read.
+      ref = await backend.saveBytesStream({ ...request, content: stdinBytes(ctx.io.stdin) });
+    } else if (backend.fileSink !== undefined) {
       const sink = await backend.fileSink.open(request);
       try {
         let position = 0;
-        for await (const chunk of ctx.io.stdin) {
-          const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+        for await (const bytes of stdinBytes(ctx.io.stdin)) {
           await sink.write(bytes, position);
           position += bytes.length;
         }
@@ -62,6 +73,10 @@ export function registerSave(program: Command, ctx: CliContext): void {
       } finally {
         await sink.close();
       }
+    } else {
+      // Said before anything is read or stored: this backend keeps text, not bytes.
+      await ctx.warn(textOnlyWarning(backend.name, 'stdin'));
+      ref = await backend.saveTextStream({ ...request, content: decodeUtf8(ctx.io.stdin) });
     }
     const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: ref.retrievalHint });
     await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice)) : `${notice}\n`);

@@ -83,7 +83,7 @@ function lastSegment(locator: string): string {
  * normalise to the same artifact (a trailing slash) are left out: only locators that name
  * something else, or nothing, must be refused.
  */
-const FORGED_LOCATORS: readonly (readonly [label: string, make: (real: string, foreign: string) => string])[] = [
+export const FORGED_LOCATORS: readonly (readonly [label: string, make: (real: string, foreign: string) => string])[] = [
   ['the empty string', () => ''],
   ['a space', () => ' '],
   ['a bare word', () => 'artifact'],
@@ -104,7 +104,7 @@ const FORGED_LOCATORS: readonly (readonly [label: string, make: (real: string, f
   ['a locator issued by another instance of the backend', (_real, foreign) => foreign],
 ];
 
-const NON_STRING_LOCATORS: readonly (readonly [label: string, value: unknown])[] = [
+export const NON_STRING_LOCATORS: readonly (readonly [label: string, value: unknown])[] = [
   ['a number', 42],
   ['null', null],
   ['undefined', undefined],

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { callId, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
+import { copyOut, readRange, runIntoSink } from '../../sink-run.js';
+import { suggestedNameFor } from '../save.js';
+import { describeError, finish, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+
+/**
+ * Opens the backend's file sink for the output; `undefined` (with the failure) when it
+ * cannot be opened, so that the dispatcher can fall back.
+ */
+export async function openSink(input: RouteInput): Promise<{ sink?: SpillFileSinkHandle; failure?: unknown }> {
+  const { backend, sessionId, toolName, file } = input;
+  if (backend.fileSink === undefined) return {};
+  try {
+    const sink = await backend.fileSink.open({
+      owner: { sessionId },
+      source: { toolName, callId: callId(randomUUID()), label: `output of ${file}` },
+      suggestedName: suggestedNameFor(toolName),
+    });
+    return { sink };
+  } catch (error) {
+    return { failure: error };
+  }
+}
+
+/**
+ * The file-sink route: the output goes into the backend's file sink (straight from the
+ * child when the volume has room for the whole limit, through this process otherwise),
+ * and only the preview is decoded, from the head and tail read back.
+ */
+export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle): Promise<void> {
+  const { ctx, file, args, options, maxStoredBytes, onSpawn } = input;
+  const cap = options.maxInlineBytes;
+  const free = await sink.freeBytes();
+  // Straight into the file only when a full disk cannot cut the output short: the child's
+  // own writes would fail, out of spillway's reach.
+  const direct = free !== undefined && free > maxStoredBytes;
+  void ctx.info(direct ? 'the command writes into the spill file directly' : 'the output passes through spillway into the spill file');
+  const run = await runIntoSink(file, args, {
+    sink,
+    maxStoredBytes,
+    direct,
+    onSpawn,
+    print: (bytes) => ctx.printBytes(bytes),
+    onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
+  });
+  const { outcome, storedBytes: stored, droppedBytes: dropped } = run;
+  if (run.failure !== undefined) {
+    await finish(ctx, file, outcome);
+    return;
+  }
+  if (dropped > 0) {
+    await ctx.warn(
+      `the output went past --max-stored-bytes ${String(maxStoredBytes)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
+    );
+  }
+  let shown: Shown;
+  if (stored <= cap) {
+    const bytes = await readRange(sink, 0, stored);
+    shown = { text: bytes.toString('utf8'), bytes };
+  } else {
+    shown = await spillFromSink(input, sink, stored, dropped);
+  }
+  if (shown.locator !== undefined) await ctx.info(`spilled ${String(stored)} bytes to ${shown.locator}`);
+  await show(input, shown, outcome);
+}
+
+/**
+ * Publishes the stored output and composes the preview and notice with the policy's
+ * rules. When the store fails at the end, or the notice does not fit the cap, the output
+ * is shown in full instead (read back from the sink), as the policy keeps the original.
+ */
+async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, stored: number, dropped: number): Promise<Shown> {
+  const { ctx, backend, options, maxStoredBytes } = input;
+  const cap = options.maxInlineBytes;
+  const whole = async (): Promise<Shown> =>
+    options.json === true
+      ? { text: (await readRange(sink, 0, stored)).toString('utf8') }
+      : { text: '', copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) };
+  let ref: SpillRef;
+  try {
+    ref = await sink.publish();
+  } catch (error) {
+    await ctx.warn(`the output (${String(stored)} bytes) could not be stored under ${ctx.root(options).path} and is printed in full: ${describeError(error)}`);
+    return whole();
+  }
+  const window = previewWindow(cap);
+  const head = await readRange(sink, 0, Math.min(window, stored));
+  const tail = await readRange(sink, Math.max(0, stored - window), Math.min(window, stored));
+  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref });
+  if (preview !== undefined) return preview;
+  // Even the notice does not fit: keep the original, as the policy does, and remove the
+  // artifact that nothing will reference.
+  const removed = await backend.catalog.delete(ref.locator).then(() => true, () => false);
+  const leftover = removed ? '' : ` (its stored copy ${ref.locator} is left for spillway gc)`;
+  await ctx.warn(`--max-inline-bytes ${String(cap)} cannot hold the spill notice, so the output (${String(stored)} bytes) is printed in full${leftover}.`);
+  return whole();
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import type { SpillEvent, SpillSpilledEvent } from '@spillway/policy';
+import { exitCodeOf, runChild, type ChildOutcome } from '../../child.js';
+import { describeError, loadPolicy, show, type RouteInput } from './shared.js';
+
+/**
+ * The policy-stream route, for a backend that stores text only: the output is decoded as
+ * UTF-8 and pushed through the policy's stream, which holds the preview budget in memory
+ * and streams the rest into `saveTextStream` once the cap is crossed.
+ */
+export async function runThroughPolicy(input: RouteInput): Promise<void> {
+  const { ctx, backend, file, args, options, sessionId, toolName, onSpawn } = input;
+  let spilled: SpillSpilledEvent | undefined;
+  const problems: Exclude<SpillEvent, SpillSpilledEvent>[] = [];
+  const { createSpillPolicy } = await loadPolicy();
+  const policy = createSpillPolicy({
+    backend,
+    maxInlineBytes: options.maxInlineBytes,
+    skipTools: [],
+    onEvent: (event) => {
+      if (event.type === 'spilled') spilled = event;
+      else problems.push(event);
+    },
+  });
+  const stream = policy.stream({ toolName, callId: randomUUID(), sessionId });
+  let outcome: ChildOutcome;
+  try {
+    outcome = await runChild(file, args, { onText: (text) => stream.push(text), onSpawn });
+  } catch (error) {
+    await stream.abort(error);
+    throw error;
+  }
+  const result = await stream.finish({ isError: exitCodeOf(outcome) !== 0 });
+  const text = result.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
+  const where = ctx.root(options).path;
+  for (const event of problems) await ctx.warn(describeProblem(event, where, options.maxInlineBytes));
+  if (spilled !== undefined) {
+    await ctx.info(`spilled ${String(spilled.bytes)} bytes (${String(spilled.shownBytes)} shown) to ${spilled.locator} in ${spilled.ms.toFixed(0)} ms`);
+  }
+  await show(input, spilled === undefined ? { text } : { text, locator: spilled.locator, omittedBytes: spilled.bytes - spilled.shownBytes }, outcome);
+}
+
+/** One warning line for a spill that did not happen as it should have. */
+function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: string, cap: number): string {
+  const size = `the output (${String(event.bytes)} bytes)`;
+  if (event.type === 'truncated') {
+    if (event.reason === 'notice-too-large') {
+      // Stored, but neither its notice nor the whole output fits: the person at the
+      // terminal gets the locator the model could not be given.
+      const why = event.error === undefined ? '' : `: ${describeError(event.error)}`;
+      return `--max-inline-bytes ${String(cap)} cannot hold the spill notice and ${size} could not be read back, so only its head and tail are shown; the full output is stored at ${event.locator ?? 'an unknown locator'}${why}`;
+    }
+    return `${size} could not be stored under ${root}, so only its head and tail are shown: ${describeError(event.error ?? event.reason)}`;
+  }
+  if (event.reason === 'notice-too-large') {
+    // The policy kept the original, as apply does; an artifact it stored first and could
+    // not delete is left for `spillway gc`.
+    const leftover = event.locator !== undefined && event.removed !== true ? ` (its stored copy ${event.locator} is left for spillway gc)` : '';
+    return `--max-inline-bytes ${String(cap)} cannot hold the spill notice, so ${size} is printed in full${leftover}.`;
+  }
+  return `${size} could not be spilled under ${root} and is printed in full: ${describeError(event.error ?? event.reason)}`;
+}

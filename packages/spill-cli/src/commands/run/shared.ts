@@ -1,0 +1,132 @@
+import { isSpillError, type SessionId, type SpillRef } from '@spillway/core';
+import { exitCodeOf, type ChildOutcome } from '../../child.js';
+import { cliMessage } from '../../cli-error.js';
+import type { CliBackend, CliContext, CommonOptions } from '../../context.js';
+import { spillHintLine } from '../../format.js';
+import { jsonLine, type RunJson } from '../../json.js';
+import { looksUtf8 } from '../../sink-run.js';
+
+/** The options of `spillway run`. */
+export interface RunOptions extends CommonOptions {
+  readonly maxInlineBytes: number;
+  readonly session?: string;
+  readonly name?: string;
+  readonly maxStoredBytes?: number;
+}
+
+/** What every route of `run` gets from the dispatcher. */
+export interface RouteInput {
+  readonly ctx: CliContext;
+  readonly backend: CliBackend;
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly options: RunOptions;
+  readonly sessionId: SessionId;
+  readonly toolName: string;
+  readonly maxStoredBytes: number;
+  readonly onSpawn: (child: { pid?: number | undefined }) => void;
+}
+
+/** What a route shows at the end: the preview and notice of a spill, or the whole output. */
+export interface Shown {
+  readonly text: string;
+  /** The whole output as bytes, to print exactly (not under --json). */
+  readonly bytes?: Uint8Array;
+  /** The spilled artifact's locator, when the output was spilled. */
+  readonly locator?: string;
+  readonly omittedBytes?: number;
+  /** Prints the whole output, when it is neither in `text` nor in `bytes`. */
+  readonly copyOut?: () => Promise<void>;
+}
+
+let policyModule: Promise<typeof import('@spillway/policy')> | undefined;
+
+/**
+ * The policy, loaded on first use. The byte-exact routes need it only for the preview,
+ * once the command has ended, so it is loaded while the command runs rather than before.
+ */
+export function loadPolicy(): Promise<typeof import('@spillway/policy')> {
+  policyModule ??= import('@spillway/policy');
+  return policyModule;
+}
+
+/** Bytes kept from each end of the output for the preview: more than any cut can use. */
+export function previewWindow(cap: number): number {
+  return cap + 8;
+}
+
+/** Ends the run: spillway exits with the command's exit code. */
+export async function finish(ctx: CliContext, file: string, outcome: ChildOutcome): Promise<void> {
+  ctx.exitCode = exitCodeOf(outcome);
+  if (outcome.signal !== null) await ctx.info(`${file} was ended by ${outcome.signal}`);
+}
+
+/** One line for a failure inside a warning: the CLI's wording and the stable code. */
+export function describeError(error: unknown): string {
+  if (isSpillError(error)) return `${cliMessage(error.code, error.message)} [${error.code}]`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The preview and notice for stored output, from its first and last bytes, with the
+ * policy's rules; `undefined` when even the notice does not fit the cap. Output that is
+ * not UTF-8 text keeps the line that says so.
+ */
+export async function previewFromEnds(input: {
+  readonly head: Uint8Array;
+  readonly tail: Uint8Array;
+  readonly stored: number;
+  readonly dropped: number;
+  readonly maxStoredBytes: number;
+  readonly cap: number;
+  readonly ref: SpillRef;
+}): Promise<Shown | undefined> {
+  const { head, tail, stored, dropped, ref } = input;
+  const oneWindow = stored <= previewWindow(input.cap);
+  const preface: string[] = [];
+  if (!(looksUtf8(head, true, oneWindow) && looksUtf8(tail, oneWindow, true))) {
+    preface.push(`(The output is binary or not UTF-8: ${String(stored)} bytes, stored exactly; the preview shows it decoded, with U+FFFD for invalid bytes.)`);
+  }
+  if (dropped > 0) {
+    preface.push(`(Only the first ${String(stored)} bytes were stored: ${String(dropped)} more bytes past the ${String(input.maxStoredBytes)}-byte limit were dropped and the command was stopped.)`);
+  }
+  const { composeSpillPreview } = await loadPolicy();
+  const decoder = new TextDecoder();
+  const preview = composeSpillPreview({
+    head: decoder.decode(head),
+    tail: decoder.decode(tail),
+    totalBytes: stored,
+    maxInlineBytes: input.cap,
+    locator: ref.locator,
+    retrievalHint: ref.retrievalHint,
+    ...(preface.length === 0 ? {} : { preface: preface.join('\n') }),
+  });
+  return preview === undefined ? undefined : { text: preview.text, locator: ref.locator, omittedBytes: preview.omittedBytes };
+}
+
+/** Prints what a route shows (JSON under --json), the hint line for a person, and ends the run. */
+export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcome): Promise<void> {
+  const { ctx, options, file } = input;
+  if (options.json === true) {
+    const out: RunJson = {
+      text: shown.text,
+      spilled: shown.locator !== undefined,
+      locator: shown.locator ?? null,
+      omittedBytes: shown.omittedBytes ?? null,
+      exitCode: outcome.code,
+      signal: outcome.signal,
+      isError: exitCodeOf(outcome) !== 0,
+    };
+    await ctx.print(jsonLine(out));
+  } else if (shown.bytes !== undefined) {
+    await ctx.printBytes(shown.bytes);
+  } else if (shown.locator === undefined && shown.copyOut !== undefined) {
+    await shown.copyOut();
+  } else {
+    // A notice ends without a newline; add one so the shell prompt starts on its own line.
+    await ctx.print(shown.locator !== undefined && !shown.text.endsWith('\n') ? `${shown.text}\n` : shown.text);
+  }
+  // The notice speaks to a model; a person at a terminal also gets the commands to type.
+  if (shown.locator !== undefined && ctx.io.stderr.isTTY === true) await ctx.note(spillHintLine(shown.locator));
+  await finish(ctx, file, outcome);
+}
