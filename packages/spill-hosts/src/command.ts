@@ -7,11 +7,11 @@ export interface CommandLine {
   readonly args: readonly string[];
 }
 
-/** The command line that runs `original` behind `spillway mcp` with `cap`. */
-export function wrapCommand(original: CommandLine, spillway: SpillwayCommand, cap: number): CommandLine {
+/** The command line that runs `original` behind `spillway mcp` with `cap` (`--host` names the host in `spillway stats`). */
+export function wrapCommand(original: CommandLine, spillway: SpillwayCommand, cap: number, host: HostId): CommandLine {
   return {
     command: spillway.node,
-    args: [spillway.spillway, 'mcp', '--max-inline-bytes', String(cap), '--', original.command, ...original.args],
+    args: [spillway.spillway, 'mcp', '--max-inline-bytes', String(cap), '--host', host, '--', original.command, ...original.args],
   };
 }
 

@@ -144,7 +144,7 @@ describe('what each host gets', () => {
     expect(main.mcpServers.files).toEqual({
       type: 'stdio',
       command: COMMAND.node,
-      args: [COMMAND.spillway, 'mcp', '--max-inline-bytes', '24576', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/home/alice/src'],
+      args: [COMMAND.spillway, 'mcp', '--max-inline-bytes', '24576', '--host', 'claude-code', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/home/alice/src'],
       env: { NODE_OPTIONS: '--max-old-space-size=2048' },
     });
     expect(main.mcpServers.docs).toEqual({ type: 'http', url: 'https://mcp.example.com/mcp' });
@@ -171,14 +171,14 @@ describe('what each host gets', () => {
     expect(report.cap).toBe(8192);
     expect(report.capReason).toMatch(/10 KiB/);
     const cs = parseFile(c.files[0] ?? '') as { mcp_servers: Record<string, Record<string, unknown>> };
-    expect(cs.mcp_servers.files?.args).toEqual([COMMAND.spillway, 'mcp', '--max-inline-bytes', '8192', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/srv/data']);
+    expect(cs.mcp_servers.files?.args).toEqual([COMMAND.spillway, 'mcp', '--max-inline-bytes', '8192', '--host', 'codex', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/srv/data']);
     expect(cs.mcp_servers.files?.startup_timeout_sec).toBe(20);
     expect(cs.mcp_servers.linear).toEqual({ url: 'https://mcp.linear.app/mcp' });
 
     const o = layout('opencode');
     setupHost('opencode', o.env);
     const os = parseFile(o.files[0] ?? '') as { mcp: Record<string, Record<string, unknown>> };
-    expect(os.mcp.files?.command).toEqual([COMMAND.node, COMMAND.spillway, 'mcp', '--max-inline-bytes', '16384', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/srv/data']);
+    expect(os.mcp.files?.command).toEqual([COMMAND.node, COMMAND.spillway, 'mcp', '--max-inline-bytes', '16384', '--host', 'opencode', '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/srv/data']);
     expect(os.mcp.files?.environment).toEqual({ DEBUG: '0' });
     expect(os.mcp.sentry).toEqual({ type: 'remote', url: 'https://mcp.sentry.dev/mcp' });
   });

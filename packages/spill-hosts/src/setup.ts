@@ -181,7 +181,7 @@ function editFile(
       }
       if (unwrapCommand(line) !== undefined) continue;
       const path = [...tablePath, name];
-      setCommand(doc, spec, path, wrapCommand(line, env.command, cap), true);
+      setCommand(doc, spec, path, wrapCommand(line, env.command, cap, host.id), true);
       servers.push({ path, hadArgs: spec.style === 'command-array' || entry.args !== undefined });
       changes.push(`wrapped ${name}${where}: spillway mcp --max-inline-bytes ${cap} -- ${display(line)}`);
     }

@@ -108,17 +108,25 @@ export function summarizeUsage(events: Iterable<StoredUsageEvent>, options: { re
   let from: number | null = null;
   let to: number | null = null;
   let unmatchedReads = 0;
-  for (const event of events) {
-    if (session !== null && event.session !== session) continue;
+  const count = (t: number): void => {
     counted++;
-    from = from === null ? event.t : Math.min(from, event.t);
-    to = to === null ? event.t : Math.max(to, event.t);
+    from = from === null ? t : Math.min(from, t);
+    to = to === null ? t : Math.max(to, t);
+  };
+  for (const event of events) {
+    // A read belongs to the session of the artifact it reads (a reader such as
+    // `spillway read` may not know the session), so reads are joined, not filtered.
+    if (session !== null && event.kind !== 'read' && event.session !== session) continue;
     if (event.kind === 'read') {
       const spill = event.artifact === undefined ? undefined : spills.get(event.artifact);
       if (spill === undefined) {
-        unmatchedReads++;
+        if (session === null) {
+          count(event.t);
+          unmatchedReads++;
+        }
         continue;
       }
+      count(event.t);
       spill.acc.reads++;
       total.reads++;
       if (!spill.read) {
@@ -131,6 +139,7 @@ export function summarizeUsage(events: Iterable<StoredUsageEvent>, options: { re
       }
       continue;
     }
+    count(event.t);
     const host = event.host ?? '-';
     const tool = event.tool ?? '-';
     const key = `${host}\u0000${tool}`;

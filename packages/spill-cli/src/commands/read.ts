@@ -39,6 +39,7 @@ export function registerRead(program: Command, ctx: CliContext): void {
       limit: options.limit,
       maxBytes: options.maxBytes,
     });
+    ctx.recordUsage({ kind: 'read', surface: 'read', artifact: locator });
     if (options.json === true) {
       await ctx.print(jsonLine(readJson(locator, result)));
       return;

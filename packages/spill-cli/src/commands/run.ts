@@ -133,6 +133,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
     const isError = exitCodeOf(outcome) !== 0;
     const result = await stream.finish({ isError });
     const text = result.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
+    ctx.recordUsage({ kind: spilled !== undefined ? 'spilled' : 'passed', surface: 'run', tool: toolName, session: sessionId, artifact: spilled?.locator, bytes: spilled?.bytes ?? Buffer.byteLength(text), shownBytes: spilled?.shownBytes });
     for (const event of problems) await ctx.warn(describeProblem(event, rootPath, options.maxInlineBytes));
     if (spilled !== undefined) {
       await ctx.info(`spilled ${String(spilled.bytes)} bytes (${String(spilled.shownBytes)} shown) to ${spilled.locator} in ${spilled.ms.toFixed(0)} ms`);

@@ -63,6 +63,7 @@ export function registerSave(program: Command, ctx: CliContext): void {
         await sink.close();
       }
     }
+    ctx.recordUsage({ kind: 'spilled', surface: 'save', tool: options.name, session: sessionId, artifact: ref.locator, bytes: ref.bytes, shownBytes: 0 });
     const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: ref.retrievalHint });
     await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice)) : `${notice}\n`);
   });
