@@ -79,8 +79,8 @@ async function wholeOutput(call: HookToolCall): Promise<string | undefined> {
 }
 
 /** The hint for a model whose file tools cannot reach the root (Gemini CLI's read_file stays in the workspace). */
-function shellHint(): string {
-  const spillway = `${process.execPath} ${resolve(process.argv[1] ?? 'spillway')}`;
+function shellHint(script: string): string {
+  const spillway = `${process.execPath} ${script}`;
   return `Read it with run_shell_command: ${spillway} read <path> --offset N --limit N, or ${spillway} grep <path> <pattern>.`;
 }
 
@@ -91,6 +91,14 @@ function shellHint(): string {
  * then keeps its own result. Resolves with the text to print (`""` for none); never rejects.
  */
 export async function answerHook(args: readonly string[], io: HookIO): Promise<string> {
+  try {
+    return await answer(args, io);
+  } catch {
+    return '';
+  }
+}
+
+async function answer(args: readonly string[], io: HookIO): Promise<string> {
   const parsed = parseArgs(args);
   if (parsed === undefined) return '';
   const usage = createUsageLog({ env: io.env, home: io.homedir });
@@ -128,7 +136,7 @@ export async function answerHook(args: readonly string[], io: HookIO): Promise<s
   const explicit = parsed.root ?? io.env.SPILLWAY_ROOT;
   const root = explicit !== undefined && explicit !== '' ? resolve(io.cwd, explicit) : defaultLocalRoot(io.env, io.homedir);
   const local = createLocalBackend({ root, createRoot: explicit === undefined || explicit === '' });
-  const hint = parsed.host === 'gemini' ? shellHint() : undefined;
+  const hint = parsed.host === 'gemini' ? shellHint(autoGc.SPILLWAY_SCRIPT) : undefined;
   const backend =
     hint === undefined
       ? local
@@ -166,10 +174,11 @@ export async function answerHook(args: readonly string[], io: HookIO): Promise<s
 
 /**
  * `spillway hook <host>` as a process: answers, and exits 0 whatever happens. A timer ends
- * the process with no output after {@link HOOK_TIMEOUT_MS}.
+ * the process with no output after {@link HOOK_TIMEOUT_MS} (or `SPILLWAY_HOOK_TIMEOUT_MS`).
  */
 export async function runHookProcess(args: readonly string[]): Promise<void> {
-  const timer = setTimeout(() => process.exit(0), HOOK_TIMEOUT_MS);
+  const fromEnv = Number(process.env.SPILLWAY_HOOK_TIMEOUT_MS);
+  const timer = setTimeout(() => process.exit(0), Number.isSafeInteger(fromEnv) && fromEnv > 0 ? fromEnv : HOOK_TIMEOUT_MS);
   timer.unref();
   const quit = (): void => process.exit(0);
   process.on('uncaughtException', quit);
