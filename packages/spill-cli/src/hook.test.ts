@@ -80,7 +80,7 @@ describe('spillway hook claude-code (PostToolUse)', () => {
     const whole = bigLog(2000);
     const input = JSON.stringify({ ...(JSON.parse(claudeInput(whole)) as object), tool_response: { stdout: whole, stderr: 'warning: deprecated\n', interrupted: false, isImage: false, noOutputExpected: false } });
     const out = await answerHook(['claude-code', '--max-inline-bytes', '4096'], io(dir, input));
-    const stdout = String((JSON.parse(out) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } }).hookSpecificOutput.updatedToolOutput.stdout);
+    const stdout = (JSON.parse(out) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } }).hookSpecificOutput.updatedToolOutput.stdout;
     expect(readFileSync(locatorOf(stdout), 'utf8')).toBe(`${whole}warning: deprecated\n`);
   });
 
