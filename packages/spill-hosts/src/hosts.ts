@@ -100,7 +100,7 @@ const opencode: HostDefinition = {
   id: 'opencode',
   label: 'OpenCode',
   cap: 16 * 1024,
-  capReason: 'well under the 50 KB / 2,000 lines at which OpenCode cuts a tool result, about 4,000 tokens',
+  capReason: 'about 4,000 tokens per result; OpenCode\'s own cut of tool output is not relied on',
   notCovered: 'built-in tools (bash, webfetch, grep…): OpenCode offers no shell hook that replaces their output',
   files(env) {
     const dir = env.configDir ?? join(xdgConfig(env), 'opencode');
