@@ -58,6 +58,14 @@ function parseJsonc(path: string, text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** Whether `text` is strict JSON: no comments, no trailing commas. */
+export function isStrictJson(text: string): boolean {
+  if (text.trim() === '') return true;
+  const errors: jsonc.ParseError[] = [];
+  jsonc.parse(text, errors, { allowTrailingComma: false, disallowComments: true });
+  return errors.length === 0;
+}
+
 /** A JSON-with-comments document (also plain JSON). */
 export function jsoncDocument(path: string, original: string): ConfigDocument {
   let text = original;

@@ -34,6 +34,7 @@ const claudeCode: HostDefinition = {
         path: main,
         scope: 'user',
         format: 'jsonc',
+        strictJson: true,
         style: 'command-args',
         // User scope, then every project's own servers.
         serverTables: (doc) => {
@@ -46,11 +47,12 @@ const claudeCode: HostDefinition = {
         path: settings,
         scope: 'user',
         format: 'jsonc',
+        strictJson: true,
         style: 'command-args',
         serverTables: () => [],
         hook: { path: ['hooks', 'PostToolUse'], matcher: 'Bash', command: hookCommandLine('claude-code', env.command, cap) },
       },
-      { path: join(env.cwd, '.mcp.json'), scope: 'project', format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') },
+      { path: join(env.cwd, '.mcp.json'), scope: 'project', format: 'jsonc', strictJson: true, style: 'command-args', serverTables: table('mcpServers') },
     ];
   },
 };

@@ -158,6 +158,13 @@ describe('what each host gets', () => {
     expect(unwrapCommand(project.mcpServers.fetch ?? { command: '', args: [] })).toEqual({ command: 'uvx', args: [] });
   });
 
+  it('claude-code: warns that a settings.json with comments is ignored by Claude Code (checked against 2.1.328)', () => {
+    const { env, files } = layout('claude-code');
+    const report = setupHost('claude-code', env);
+    expect(report.files.find((f) => f.path === files[1])?.changes.some((c) => c.startsWith('warning: Claude Code reads this file as strict JSON'))).toBe(true);
+    expect(report.files.find((f) => f.path === files[0])?.changes.some((c) => c.startsWith('warning:'))).toBe(false);
+  });
+
   it('gemini: an AfterTool hook in settings.json; codex: 8 KiB under its 10 KiB cut; opencode: the command array', () => {
     const g = layout('gemini');
     setupHost('gemini', g.env);

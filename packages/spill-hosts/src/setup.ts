@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { unwrapCommand, wrapCommand, isSpillwayHook, type CommandLine } from './command.js';
-import { ConfigParseError, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
+import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
 import { HOSTS, hostFiles } from './hosts.js';
 import type { ConfigFileSpec, ConfigPath, FileReport, HostDefinition, HostId, SetupEnvironment, SetupReport } from './types.js';
@@ -233,6 +233,9 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
       const { bom, text } = decode(bytes);
       const doc = openDocument(spec, text);
       const edit = editFile(host, spec, doc, env, cap);
+      if (spec.strictJson === true && !isStrictJson(text)) {
+        edit.changes.push(`warning: ${host.label} reads this file as strict JSON and ignores all of it while it has comments or trailing commas; remove them`);
+      }
       const next = Buffer.from(bom + doc.text(), 'utf8');
       const changed = edit.servers.length > 0 || edit.hooks.length > 0;
       if (!changed) {

@@ -67,6 +67,8 @@ export interface ConfigFileSpec {
   readonly style: CommandStyle;
   /** The hook to install in this file, if any. */
   readonly hook?: HookSpec | undefined;
+  /** The host reads this file as strict JSON and ignores all of it when it has comments or trailing commas. */
+  readonly strictJson?: boolean | undefined;
 }
 
 /** A host: where its configs are, which cap it gets and why. */
