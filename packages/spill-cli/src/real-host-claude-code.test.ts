@@ -25,7 +25,7 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline, after spillwa
     return { code, out: t.stdout.text() };
   };
 
-  beforeAll(async () => {
+  beforeAll(() => {
     ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'real-claude-'));
     config = join(dir, 'claude');

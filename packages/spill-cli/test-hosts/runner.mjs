@@ -1,3 +1,4 @@
+/* global clearTimeout */
 // Runs inside a network namespace that has only loopback: starts a fake model server on
 // 127.0.0.1 that scripts the tool calls and records every tool result the host sends back,
 // then runs the host against it. Usage: node runner.mjs <config.json>
