@@ -121,7 +121,7 @@ export const GEMINI_PREFIX = 'Not an error: the tool succeeded and its output wa
  * then still fills the context), `tailToolCallRequest` (runs another tool whose result
  * replaces this one, but no tool echoes text back verbatim) and `decision: "deny"` with a
  * `reason`, which replaces the result. Only the last keeps the output out, so it is used;
- * the model gets `{"error": "Tool result blocked: <GEMINI_PREFIX><preview and notice>"}`.
+ * the model gets `{"error": "<GEMINI_PREFIX><preview and notice>"}` (checked with a real session).
  */
 export function geminiReplacement(text: string): Record<string, unknown> {
   return { decision: 'deny', reason: `${GEMINI_PREFIX}${text}` };
