@@ -57,6 +57,8 @@ function mkdirp(dir: string): string {
 /** A scripted tool call; `{LOCATOR}` in an argument is replaced by the locator of the last notice the host sent back. */
 export interface ScriptedCall {
   readonly name: string;
+  /** Codex: the namespace an MCP tool arrives in (`mcp__<server>`). */
+  readonly namespace?: string;
   readonly args: Record<string, unknown>;
 }
 
@@ -77,7 +79,7 @@ export interface SessionRecord {
  * records what the host sends back. `{PORT}` in `env` values and in `command` is the server's port.
  */
 export function runHostSession(options: {
-  readonly api: 'anthropic' | 'gemini';
+  readonly api: 'anthropic' | 'gemini' | 'openai-responses' | 'openai-chat';
   readonly command: readonly string[];
   readonly env: Record<string, string>;
   readonly cwd: string;

@@ -24,7 +24,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       reply(message.id, { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1.0.0' } });
       break;
     case 'tools/list':
-      reply(message.id, { tools: [{ name: 'get_big', description: 'Returns the big report.', inputSchema: { type: 'object', properties: {} } }] });
+      reply(message.id, { tools: [{ name: 'get_big', description: 'Returns the big report.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } }] });
       break;
     case 'tools/call':
       reply(message.id, { content: [{ type: 'text', text: big }] });

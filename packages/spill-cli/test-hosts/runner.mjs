@@ -9,6 +9,8 @@ import { createServer } from 'node:http';
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const results = [];
 const requests = [];
+// The tool list of the first request that offers tools, to diagnose a host's wire format.
+let toolsSeen;
 let lastLocator = '';
 
 function locatorIn(text) {
@@ -82,6 +84,50 @@ function geminiAnswer(res, step, stream) {
   }
 }
 
+// --- OpenAI Responses API (Codex) ----------------------------------------------------------
+function responsesToolResults(body) {
+  const texts = [];
+  for (const item of Array.isArray(body.input) ? body.input : []) {
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') texts.push(textOf(item.output));
+  }
+  return texts;
+}
+
+function responsesAnswer(res, step, index) {
+  const id = `resp_${index}`;
+  const item =
+    step === undefined
+      ? { type: 'message', id: `msg_${index}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'done', annotations: [] }] }
+      : { type: 'function_call', id: `fc_${index}`, call_id: `call_${index}`, name: step.name, ...(step.namespace === undefined ? {} : { namespace: step.namespace }), arguments: JSON.stringify(fill(step.args)), status: 'completed' };
+  const events = [
+    { type: 'response.created', response: { id, status: 'in_progress', output: [] } },
+    { type: 'response.output_item.added', output_index: 0, item },
+    { type: 'response.output_item.done', output_index: 0, item },
+    { type: 'response.completed', response: { id, status: 'completed', output: [item], usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } } },
+  ];
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''));
+}
+
+// --- OpenAI Chat Completions, streamed (OpenCode) -------------------------------------------
+function chatToolResults(body) {
+  return (body.messages ?? []).filter((m) => m.role === 'tool').map((m) => textOf(m.content));
+}
+
+function chatAnswer(res, step, index) {
+  const base = { id: `chatcmpl_${index}`, object: 'chat.completion.chunk', created: 1, model: 'fake-model' };
+  const chunks =
+    step === undefined
+      ? [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: 'done' }, finish_reason: null }] }, { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }]
+      : [
+          { ...base, choices: [{ index: 0, delta: { role: 'assistant', tool_calls: [{ index: 0, id: `call_${index}`, type: 'function', function: { name: step.name, arguments: JSON.stringify(fill(step.args)) } }] }, finish_reason: null }] },
+          { ...base, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+        ];
+  chunks.push({ ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(`${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`);
+}
+
 const server = createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
@@ -93,6 +139,7 @@ const server = createServer((req, res) => {
       body = {};
     }
     requests.push({ method: req.method, url: req.url, bytes: Buffer.concat(chunks).length });
+    if (toolsSeen === undefined && Array.isArray(body.tools) && body.tools.length > 0) toolsSeen = JSON.stringify(body.tools).slice(0, 20_000);
     if (config.api === 'anthropic' && req.url.startsWith('/v1/messages')) {
       if (req.url.includes('count_tokens')) {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -118,6 +165,18 @@ const server = createServer((req, res) => {
       recordResults(texts);
       return geminiAnswer(res, config.steps[texts.length], stream);
     }
+    if (config.api === 'openai-responses' && req.url.startsWith('/v1/responses')) {
+      const texts = responsesToolResults(body);
+      recordResults(texts);
+      return responsesAnswer(res, config.steps[texts.length], requests.length);
+    }
+    if (config.api === 'openai-chat' && req.url.startsWith('/v1/chat/completions')) {
+      const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
+      const texts = chatToolResults(body);
+      if (!hasTools) return chatAnswer(res, undefined, requests.length);
+      recordResults(texts);
+      return chatAnswer(res, config.steps[texts.length], requests.length);
+    }
     res.writeHead(404, { 'content-type': 'application/json' });
     res.end('{}');
   });
@@ -135,7 +194,7 @@ server.listen(0, '127.0.0.1', () => {
   const timer = setTimeout(() => child.kill('SIGKILL'), config.timeoutMs);
   child.on('close', (code, signal) => {
     clearTimeout(timer);
-    writeFileSync(config.recordFile, JSON.stringify({ code, signal, results, requests, stdout: stdout.slice(-20_000), stderr }));
+    writeFileSync(config.recordFile, JSON.stringify({ code, signal, results, requests, toolsSeen, stdout: stdout.slice(-20_000), stderr }));
     server.close();
     process.exit(0);
   });
