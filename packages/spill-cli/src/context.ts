@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { sessionId, type SessionId, type SpillBackend, type SpillCatalog, type SpillReader } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
+import { createUsageLog, type UsageEvent, type UsageLog } from '@spillway/usage';
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
 import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
@@ -85,6 +86,7 @@ export class CliContext {
 
   private readonly makeBackend: BackendFactory;
   private readonly makeStore: StoreFactory;
+  private usageLog: UsageLog | undefined;
 
   /**
    * @param io - the environment to run in
@@ -134,6 +136,12 @@ export class CliContext {
   async info(message: string): Promise<void> {
     if (this.options?.verbose !== true) return;
     await writeAll(this.io.stderr, `${this.err.dim('spillway:')} ${oneLine(message)}\n`);
+  }
+
+  /** Records a content-free usage event for `spillway stats` (see `@spillway/usage`); never throws. */
+  recordUsage(event: UsageEvent): void {
+    this.usageLog ??= createUsageLog({ env: this.io.env, home: this.io.homedir });
+    this.usageLog.record(event);
   }
 
   /** The root for these options (see {@link resolveRoot}). */

@@ -2,13 +2,17 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { registerCat } from './commands/cat.js';
 import { registerGc } from './commands/gc.js';
+import { registerGcAuto } from './commands/gc-auto.js';
 import { registerGrep } from './commands/grep.js';
+import { registerHook } from './commands/hook.js';
 import { registerLs } from './commands/ls.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerRead } from './commands/read.js';
 import { registerRm } from './commands/rm.js';
 import { registerRun } from './commands/run.js';
 import { registerSave } from './commands/save.js';
+import { registerSetup } from './commands/setup.js';
+import { registerStats } from './commands/stats.js';
 import type { CliContext, CommonOptions } from './context.js';
 
 /** Adds one command to the program. Every `src/commands/<name>.ts` exports one. */
@@ -25,6 +29,10 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerRm,
   registerGc,
   registerMcp,
+  registerSetup,
+  registerHook,
+  registerStats,
+  registerGcAuto,
 ];
 
 const EXAMPLES = `

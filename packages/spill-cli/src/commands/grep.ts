@@ -45,6 +45,7 @@ export function registerGrep(program: Command, ctx: CliContext): void {
       ignoreCase: options.ignoreCase === true,
       literal: options.literal === true,
     });
+    ctx.recordUsage({ kind: 'read', surface: 'grep', artifact: locator });
     if (options.json === true) {
       await ctx.print(jsonLine(grepJson(locator, pattern, result)));
       return;

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { isSpillError } from '@spillway/core';
+import { isSpillError, type SpillReader } from '@spillway/core';
 import type { SpillProxyUpstream } from '@spillway/mcp';
+import { startAutoGc } from '../auto-gc.js';
 import { CliError, cliMessage } from '../cli-error.js';
-import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
+import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, SESSION_ENV } from '../options.js';
 
@@ -13,6 +14,7 @@ interface McpOptions extends CommonOptions {
   readonly header?: string[];
   readonly timeout?: number;
   readonly maxMessageBytes?: number;
+  readonly host?: string;
 }
 
 const EXAMPLES = `
@@ -61,6 +63,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .option('--session <id>', 'the owning session (default: $SPILLWAY_SESSION, else a new one per proxy process)')
     .option('--timeout <ms>', 'how long a forwarded request may go without an answer or progress (default 300000)', positiveInt)
     .option('--max-message-bytes <bytes>', 'largest single message accepted from either side (default 500 MiB)', positiveInt)
+    .option('--host <name>', 'the agent host running the proxy, as spillway stats names it (spillway setup writes it)')
     .passThroughOptions();
   addCommonOptions(command, { json: false });
   command.addHelpText('after', EXAMPLES);
@@ -68,7 +71,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     const upstream = upstreamFrom(file, args, options, ctx.io.env);
     const fromEnv = ctx.io.env[SESSION_ENV];
     const sessionId = options.session !== undefined || (fromEnv !== undefined && fromEnv !== '') ? ctx.session(options.session) : undefined;
-    const backend = ctx.backend(options);
+    const backend = withReadUsage(ctx.backend(options), ctx, options.host);
     try {
       await backend.root?.();
     } catch (error) {
@@ -76,6 +79,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       const why = isSpillError(error) ? `${cliMessage(error.code, error.message)} [${error.code}]` : String(error);
       await ctx.warn(`${why}: results are passed on in full, without spilling.`);
     }
+    const rootPath = await backend.root?.().catch(() => undefined);
     // Loaded here: the MCP SDK costs more to load than every other command needs.
     const { createSpillProxy, isSpillProxyError } = await import('@spillway/mcp');
     const proxy = createSpillProxy({
@@ -86,6 +90,16 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       stderr: ctx.io.stderr,
       requestTimeoutMs: options.timeout,
       maxMessageBytes: options.maxMessageBytes,
+      onEvent: (event) => {
+        if (event.type !== 'spill') return;
+        const spill = event.event;
+        if (spill.type === 'spilled' || spill.type === 'kept') {
+          const artifact = spill.type === 'spilled' ? spill.locator : undefined;
+          ctx.recordUsage({ kind: spill.type, surface: 'mcp', host: options.host, tool: spill.toolName, session: proxy.sessionId, artifact, bytes: spill.bytes, shownBytes: spill.type === 'spilled' ? spill.shownBytes : undefined });
+        }
+        // Storage grew: a sweep may be due, in a detached child that never delays an answer.
+        if (spill.type === 'spilled' && rootPath !== undefined) setImmediate(() => void sweepIfDue(ctx, rootPath));
+      },
     });
     await ctx.info(`session ${proxy.sessionId}`);
     const stop = (): void => {
@@ -135,4 +149,28 @@ function upstreamFrom(
     throw new CliError('USAGE', 'Name the MCP server to wrap: spillway mcp -- <command> [args…], or spillway mcp --url <url>.');
   }
   return { command: file, args: [...args], env };
+}
+
+/** The backend with its reader recording each read and grep for `spillway stats`. */
+function withReadUsage(backend: CliBackend, ctx: CliContext, host: string | undefined): CliBackend {
+  const reader: SpillReader = Object.create(backend.reader) as SpillReader;
+  reader.read = (locator, options) => {
+    ctx.recordUsage({ kind: 'read', surface: 'mcp', host, artifact: locator });
+    return backend.reader.read(locator, options);
+  };
+  reader.grep = (locator, pattern, options) => {
+    ctx.recordUsage({ kind: 'read', surface: 'mcp', host, artifact: locator });
+    return backend.reader.grep(locator, pattern, options);
+  };
+  return { ...backend, reader };
+}
+
+async function sweepIfDue(ctx: CliContext, root: string): Promise<void> {
+  try {
+    const { autoGcSettings } = await import('../auto-gc.js');
+    const { parseByteSize, parseDuration } = await import('@spillway/retention');
+    startAutoGc(root, autoGcSettings(ctx.io.env, ctx.io.homedir, parseDuration, parseByteSize), ctx.io.env);
+  } catch {
+    // Retention is best effort; the proxy goes on.
+  }
 }

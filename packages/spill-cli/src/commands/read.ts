@@ -44,6 +44,7 @@ export function registerRead(program: Command, ctx: CliContext): void {
       maxBytes: options.maxBytes,
     });
     const stopped = readStoppedNote(locator, result, options.maxBytes);
+    ctx.recordUsage({ kind: 'read', surface: 'read', artifact: locator });
     if (options.json === true) {
       await ctx.print(jsonLine(readJson(locator, result, stopped)));
     } else if (options.raw === true) {

@@ -78,6 +78,7 @@ export function registerSave(program: Command, ctx: CliContext): void {
       await ctx.warn(textOnlyWarning(backend.name, 'stdin'));
       ref = await backend.saveTextStream({ ...request, content: decodeUtf8(ctx.io.stdin) });
     }
+    ctx.recordUsage({ kind: 'spilled', surface: 'save', tool: options.name, session: sessionId, artifact: ref.locator, bytes: ref.bytes, shownBytes: 0 });
     const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: ref.retrievalHint });
     await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice)) : `${notice}\n`);
   });

@@ -146,7 +146,7 @@ async function shownFor(
     // The output went into the store as it came and nothing kept it here: its middle is lost.
     await ctx.warn(`the output (${String(stored)} bytes) could not be stored, so only its head and tail are shown: ${describeError(saved.error)}`);
     const omitted = Math.max(0, stored - head.length - tail.length);
-    return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}` };
+    return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}`, storedBytes: stored };
   }
   await ctx.info(`spilled ${String(stored)} bytes to ${ref.locator}`);
   const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref });
@@ -171,6 +171,7 @@ async function shownFor(
   }
   return {
     text: '',
+    storedBytes: stored,
     copyOut: async () => {
       for await (const chunk of readBytes(ref.locator)) await ctx.printBytes(chunk);
       await remove();

@@ -37,7 +37,7 @@ export async function runThroughPolicy(input: RouteInput): Promise<void> {
   if (spilled !== undefined) {
     await ctx.info(`spilled ${String(spilled.bytes)} bytes (${String(spilled.shownBytes)} shown) to ${spilled.locator} in ${spilled.ms.toFixed(0)} ms`);
   }
-  await show(input, spilled === undefined ? { text } : { text, locator: spilled.locator, omittedBytes: spilled.bytes - spilled.shownBytes }, outcome);
+  await show(input, spilled === undefined ? { text } : { text, locator: spilled.locator, omittedBytes: spilled.bytes - spilled.shownBytes, storedBytes: spilled.bytes }, outcome);
 }
 
 /** One warning line for a spill that did not happen as it should have. */

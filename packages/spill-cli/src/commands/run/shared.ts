@@ -35,6 +35,8 @@ export interface Shown {
   /** The spilled artifact's locator, when the output was spilled. */
   readonly locator?: string;
   readonly omittedBytes?: number;
+  /** The size of the whole output in bytes, when it is in neither `text` nor `bytes`. */
+  readonly storedBytes?: number;
   /** Prints the whole output, when it is neither in `text` nor in `bytes`. */
   readonly copyOut?: () => Promise<void>;
 }
@@ -101,12 +103,22 @@ export async function previewFromEnds(input: {
     retrievalHint: ref.retrievalHint,
     ...(preface.length === 0 ? {} : { preface: preface.join('\n') }),
   });
-  return preview === undefined ? undefined : { text: preview.text, locator: ref.locator, omittedBytes: preview.omittedBytes };
+  return preview === undefined ? undefined : { text: preview.text, locator: ref.locator, omittedBytes: preview.omittedBytes, storedBytes: stored };
 }
 
 /** Prints what a route shows (JSON under --json), the hint line for a person, and ends the run. */
 export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcome): Promise<void> {
   const { ctx, options, file } = input;
+  const textBytes = Buffer.byteLength(shown.text);
+  ctx.recordUsage({
+    kind: shown.locator === undefined ? 'passed' : 'spilled',
+    surface: 'run',
+    tool: input.toolName,
+    session: input.sessionId,
+    artifact: shown.locator,
+    bytes: shown.storedBytes ?? shown.bytes?.byteLength ?? textBytes,
+    shownBytes: shown.locator === undefined ? undefined : textBytes,
+  });
   if (options.json === true) {
     const out: RunJson = {
       text: shown.text,

@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Retention without a scheduler: what the proxy and the hooks sweep, and how often. */
+export interface AutoGcSettings {
+  /** False with `SPILLWAY_AUTO_GC=off` or `"autoGc": false` in the config file. */
+  readonly enabled: boolean;
+  /** Artifacts older than this are deleted. */
+  readonly maxAgeMs: number;
+  /** The root is kept at or under this many bytes, oldest first. */
+  readonly maxTotalBytes: number;
+  /** At most one sweep per root per this many milliseconds. */
+  readonly intervalMs: number;
+  /** A sweep stops after this long (what it has not reached waits for the next one). */
+  readonly budgetMs: number;
+}
+
+/** Seven days, 2 GiB, at most once an hour, 30 seconds per sweep. */
+export const AUTO_GC_DEFAULTS: AutoGcSettings = {
+  enabled: true,
+  maxAgeMs: 7 * 24 * 3600_000,
+  maxTotalBytes: 2 * 1024 ** 3,
+  intervalMs: 3600_000,
+  budgetMs: 30_000,
+};
+
+/** The stamp whose time says when the root was last swept. */
+export const AUTO_GC_STAMP = '.auto-gc-stamp';
+/** The lock a sweeping process holds, so that two processes never sweep one root together. */
+export const AUTO_GC_LOCK = '.auto-gc-lock';
+/** A lock older than this is taken for one left by a process that died. */
+const STALE_LOCK_MS = 10 * 60_000;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The config file: `$XDG_CONFIG_HOME/spillway/config.json`, else `~/.config/spillway/config.json`. */
+export function configFilePath(env: Env, home: string): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  return join(xdg !== undefined && xdg.startsWith('/') ? xdg : join(home, '.config'), 'spillway', 'config.json');
+}
+
+interface FileSettings {
+  readonly autoGc?: boolean | { readonly maxAge?: string; readonly maxBytes?: string; readonly interval?: string };
+}
+
+/**
+ * The settings: the defaults, then `autoGc` in the config file, then the environment
+ * (`SPILLWAY_AUTO_GC=off`, `SPILLWAY_AUTO_GC_MAX_AGE=14d`, `SPILLWAY_AUTO_GC_MAX_BYTES=5GB`,
+ * `SPILLWAY_AUTO_GC_INTERVAL=6h`). A value that does not parse keeps the one before it.
+ * `parseDuration` and `parseByteSize` are those of `@spillway/retention`.
+ */
+export function autoGcSettings(
+  env: Env,
+  home: string,
+  parseDuration: (text: string) => number,
+  parseByteSize: (text: string) => number,
+): AutoGcSettings {
+  let settings = { ...AUTO_GC_DEFAULTS };
+  const apply = (maxAge: unknown, maxBytes: unknown, interval: unknown): void => {
+    const tryParse = (value: unknown, parse: (text: string) => number, fallback: number): number => {
+      if (typeof value !== 'string' || value.trim() === '') return fallback;
+      try {
+        return parse(value);
+      } catch {
+        return fallback;
+      }
+    };
+    settings = {
+      ...settings,
+      maxAgeMs: tryParse(maxAge, parseDuration, settings.maxAgeMs),
+      maxTotalBytes: tryParse(maxBytes, parseByteSize, settings.maxTotalBytes),
+      intervalMs: tryParse(interval, parseDuration, settings.intervalMs),
+    };
+  };
+  try {
+    const file = JSON.parse(readFileSync(configFilePath(env, home), 'utf8')) as FileSettings;
+    if (file.autoGc === false) settings = { ...settings, enabled: false };
+    else if (typeof file.autoGc === 'object') apply(file.autoGc.maxAge, file.autoGc.maxBytes, file.autoGc.interval);
+  } catch {
+    // No config file (or an unreadable one): the defaults.
+  }
+  const flag = env.SPILLWAY_AUTO_GC?.trim().toLowerCase();
+  if (flag !== undefined && ['off', '0', 'false', 'no'].includes(flag)) settings = { ...settings, enabled: false };
+  else if (flag !== undefined && ['on', '1', 'true', 'yes'].includes(flag)) settings = { ...settings, enabled: true };
+  apply(env.SPILLWAY_AUTO_GC_MAX_AGE, env.SPILLWAY_AUTO_GC_MAX_BYTES, env.SPILLWAY_AUTO_GC_INTERVAL);
+  return settings;
+}
+
+/** Whether `root` is due a sweep: its stamp is missing or older than the interval. One `stat`. */
+export function autoGcDue(root: string, settings: AutoGcSettings, now = Date.now()): boolean {
+  if (!settings.enabled) return false;
+  try {
+    return now - statSync(join(root, AUTO_GC_STAMP)).mtimeMs >= settings.intervalMs;
+  } catch {
+    return true;
+  }
+}
+
+/** The `spillway` entry script, for the sweeping child. */
+export const SPILLWAY_SCRIPT = fileURLToPath(new URL('../bin/spillway.js', import.meta.url));
+
+/**
+ * Starts a sweep of `root` in a detached child (`spillway gc-auto`) when one is due, and
+ * returns at once: the caller has already answered its tool call, and its own exit never
+ * waits for the sweep. Returns whether a child was started. Never throws.
+ */
+export function startAutoGc(root: string, settings: AutoGcSettings, env: Env, now = Date.now()): boolean {
+  try {
+    if (!autoGcDue(root, settings, now)) return false;
+    const child = spawn(process.execPath, [SPILLWAY_SCRIPT, 'gc-auto', '--root', root], {
+      detached: true,
+      stdio: 'ignore',
+      env: { ...env },
+    });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Takes the root's sweep lock, or answers false when another live process holds it. */
+export function takeAutoGcLock(root: string, now = Date.now()): boolean {
+  const path = join(root, AUTO_GC_LOCK);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeSync(fd, `${process.pid} ${now}\n`);
+      closeSync(fd);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+      try {
+        if (now - statSync(path).mtimeMs < STALE_LOCK_MS) return false;
+        unlinkSync(path);
+      } catch {
+        return false;
+      }
+    }
+  }
+  return false;
+}
+
+/** Releases the lock. */
+export function releaseAutoGcLock(root: string): void {
+  try {
+    unlinkSync(join(root, AUTO_GC_LOCK));
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Marks the root as swept now (creating the stamp when missing). */
+export function touchAutoGcStamp(root: string, now = Date.now()): void {
+  const path = join(root, AUTO_GC_STAMP);
+  try {
+    utimesSync(path, now / 1000, now / 1000);
+  } catch {
+    closeSync(openSync(path, 'a', 0o600));
+    utimesSync(path, now / 1000, now / 1000);
+  }
+}

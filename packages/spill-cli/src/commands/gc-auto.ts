@@ -1,0 +1,33 @@
+import { Command } from 'commander';
+import { autoGcDue, autoGcSettings, releaseAutoGcLock, takeAutoGcLock, touchAutoGcStamp } from '../auto-gc.js';
+import type { CliContext, CommonOptions } from '../context.js';
+
+/**
+ * Registers the hidden `spillway gc-auto --root DIR`: the bounded sweep that the proxy and
+ * the hooks start in a detached child (see docs/retention.md). It holds the root's lock,
+ * so concurrent starts never sweep together; it prints nothing and always exits 0.
+ */
+export function registerGcAuto(program: Command, ctx: CliContext): void {
+  program
+    .command('gc-auto', { hidden: true })
+    .description('Sweep the root by the automatic retention settings (started by the proxy and the hooks).')
+    .option('--root <dir>', 'storage root')
+    .action(async (options: CommonOptions) => {
+      const root = ctx.root(options).path;
+      const { createRetention, parseByteSize, parseDuration } = await import('@spillway/retention');
+      const settings = autoGcSettings(ctx.io.env, ctx.io.homedir, parseDuration, parseByteSize);
+      if (!settings.enabled || !takeAutoGcLock(root)) return;
+      try {
+        // Another process may have swept between our start and the lock.
+        if (!autoGcDue(root, settings)) return;
+        touchAutoGcStamp(root);
+        const backend = ctx.backend(options);
+        const retention = createRetention({ catalog: backend.catalog, maxAgeMs: settings.maxAgeMs, maxTotalBytes: settings.maxTotalBytes });
+        await retention.sweep({ signal: AbortSignal.timeout(settings.budgetMs) });
+      } catch {
+        // A sweep that fails waits for the next interval; nobody is waiting on this process.
+      } finally {
+        releaseAutoGcLock(root);
+      }
+    });
+}

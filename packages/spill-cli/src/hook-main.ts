@@ -1,0 +1,195 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import {
+  claudeCodeReplacement,
+  GEMINI_PREFIX,
+  geminiReplacement,
+  isHookHost,
+  readClaudeCodeInput,
+  readGeminiInput,
+  type HookHost,
+  type HookToolCall,
+} from '@spillway/hosts/hook';
+import { createUsageLog, type UsageEvent } from '@spillway/usage';
+
+/** How long the hook may take before it gives up and answers nothing (the host keeps its result). */
+export const HOOK_TIMEOUT_MS = 20_000;
+/** The largest persisted output the hook reads back to store (a larger one is passed through). */
+const MAX_PERSISTED_BYTES = 1024 ** 3;
+/** Each host's cap when `--max-inline-bytes` is not given (the same as `spillway setup` writes). */
+const DEFAULT_CAPS: Record<HookHost, number> = { 'claude-code': 24 * 1024, gemini: 32 * 1024 };
+
+/** What the hook needs from its process; injectable for tests. */
+export interface HookIO {
+  readonly stdin: NodeJS.ReadableStream;
+  readonly stdout: NodeJS.WritableStream;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly homedir: string;
+}
+
+/** The arguments after `hook`. */
+interface HookArgs {
+  readonly host: HookHost;
+  readonly cap: number;
+  readonly root: string | undefined;
+}
+
+function parseArgs(args: readonly string[]): HookArgs | undefined {
+  const [host, ...rest] = args;
+  if (host === undefined || !isHookHost(host)) return undefined;
+  let cap = DEFAULT_CAPS[host];
+  let root: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i] ?? '';
+    const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = inline ?? rest[++i];
+    if (name === '--max-inline-bytes' && value !== undefined && /^\d+$/.test(value)) cap = Number(value);
+    else if (name === '--root' && value !== undefined && value !== '') root = value;
+    else return undefined;
+  }
+  return { host, cap, root };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Whether `text` is at most `cap` UTF-8 bytes, without encoding it when its length decides. */
+function fits(text: string, cap: number): boolean {
+  if (text.length * 3 <= cap) return true;
+  if (text.length > cap) return false;
+  return Buffer.byteLength(text, 'utf8') <= cap;
+}
+
+/** The whole output of a call: Claude Code's persisted file when it has one, then stderr. */
+async function wholeOutput(call: HookToolCall): Promise<string | undefined> {
+  let text = call.text;
+  if (call.persistedOutputPath !== undefined) {
+    const path = call.persistedOutputPath;
+    const info = await stat(path);
+    if (!info.isFile() || info.size > MAX_PERSISTED_BYTES) return undefined;
+    text = await readFile(path, 'utf8');
+  }
+  return call.stderr !== undefined && call.stderr !== '' ? `${text}${text.endsWith('\n') ? '' : '\n'}${call.stderr}` : text;
+}
+
+/** The hint for a model whose file tools cannot reach the root (Gemini CLI's read_file stays in the workspace). */
+function shellHint(script: string): string {
+  const spillway = `${process.execPath} ${script}`;
+  return `Read it with run_shell_command: ${spillway} read <path> --offset N --limit N, or ${spillway} grep <path> <pattern>.`;
+}
+
+/**
+ * Answers one host hook call: reads the hook JSON on stdin and, when the tool's output is
+ * over the cap, stores the whole output and prints the host's replacement (a preview and
+ * a notice). Prints nothing when the output is small, and nothing on any error: the host
+ * then keeps its own result. Resolves with the text to print (`""` for none); never rejects.
+ */
+export async function answerHook(args: readonly string[], io: HookIO): Promise<string> {
+  try {
+    return await answer(args, io);
+  } catch {
+    return '';
+  }
+}
+
+async function answer(args: readonly string[], io: HookIO): Promise<string> {
+  const parsed = parseArgs(args);
+  if (parsed === undefined) return '';
+  const usage = createUsageLog({ env: io.env, home: io.homedir });
+  const record = (event: Omit<UsageEvent, 'surface' | 'host'>): void => {
+    usage.record({ ...event, surface: 'hook', host: parsed.host });
+  };
+  let input: unknown;
+  try {
+    input = JSON.parse(await readAll(io.stdin));
+  } catch {
+    return '';
+  }
+  const call = parsed.host === 'claude-code' ? readClaudeCodeInput(input) : readGeminiInput(input);
+  if (call === undefined) return '';
+  const prefixBytes = parsed.host === 'gemini' ? Buffer.byteLength(GEMINI_PREFIX) : 0;
+  const cap = Math.max(0, parsed.cap - prefixBytes);
+  // Small output: the common case, answered without loading anything else.
+  if (call.persistedOutputPath === undefined && fits(call.text + (call.stderr ?? ''), cap)) {
+    record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes: Buffer.byteLength(call.text) });
+    return '';
+  }
+  const text = await wholeOutput(call);
+  if (text === undefined) return '';
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= cap) {
+    record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes });
+    return '';
+  }
+  const [{ createSpillPolicy }, { createLocalBackend, defaultLocalRoot }, autoGc, retention] = await Promise.all([
+    import('@spillway/policy'),
+    import('@spillway/local'),
+    import('./auto-gc.js'),
+    import('@spillway/retention'),
+  ]);
+  const explicit = parsed.root ?? io.env.SPILLWAY_ROOT;
+  const root = explicit !== undefined && explicit !== '' ? resolve(io.cwd, explicit) : defaultLocalRoot(io.env, io.homedir);
+  const local = createLocalBackend({ root, createRoot: explicit === undefined || explicit === '' });
+  const hint = parsed.host === 'gemini' ? shellHint(autoGc.SPILLWAY_SCRIPT) : undefined;
+  const backend =
+    hint === undefined
+      ? local
+      : {
+          name: local.name,
+          saveText: async (...a: Parameters<typeof local.saveText>) => ({ ...(await local.saveText(...a)), retrievalHint: hint }),
+          saveTextStream: async (...a: Parameters<typeof local.saveTextStream>) => ({ ...(await local.saveTextStream(...a)), retrievalHint: hint }),
+        };
+  let locator: string | undefined;
+  const policy = createSpillPolicy({
+    backend,
+    maxInlineBytes: cap,
+    skipTools: [],
+    saveTimeoutMs: HOOK_TIMEOUT_MS / 2,
+    onEvent: (event) => {
+      if (event.type === 'spilled') locator = event.locator;
+    },
+  });
+  const sessionId = call.sessionId !== '' ? call.sessionId : parsed.host;
+  const result = { content: [{ type: 'text' as const, text }] };
+  const shown = await policy.applyToResult({ toolName: call.toolName, callId: call.callId !== '' ? call.callId : randomUUID(), sessionId }, result);
+  const block = shown.content[0];
+  if (shown === result || locator === undefined || block?.type !== 'text') {
+    record({ kind: 'kept', tool: call.toolName, session: call.sessionId, bytes });
+    return '';
+  }
+  const replacement = String(block.text);
+  record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + prefixBytes });
+  const answer = parsed.host === 'claude-code' ? claudeCodeReplacement(input, replacement) : geminiReplacement(replacement);
+  // Storage grew: a sweep may be due. It runs in a detached child, after this answer.
+  const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
+  setImmediate(() => autoGc.startAutoGc(root, settings, io.env));
+  return `${JSON.stringify(answer)}\n`;
+}
+
+/**
+ * `spillway hook <host>` as a process: answers, and exits 0 whatever happens. A timer ends
+ * the process with no output after {@link HOOK_TIMEOUT_MS} (or `SPILLWAY_HOOK_TIMEOUT_MS`).
+ */
+export async function runHookProcess(args: readonly string[]): Promise<void> {
+  const fromEnv = Number(process.env.SPILLWAY_HOOK_TIMEOUT_MS);
+  const timer = setTimeout(() => process.exit(0), Number.isSafeInteger(fromEnv) && fromEnv > 0 ? fromEnv : HOOK_TIMEOUT_MS);
+  timer.unref();
+  const quit = (): void => process.exit(0);
+  process.on('uncaughtException', quit);
+  process.on('unhandledRejection', quit);
+  let out = '';
+  try {
+    out = await answerHook(args, { stdin: process.stdin, stdout: process.stdout, env: process.env, cwd: process.cwd(), homedir: homedir() });
+  } catch {
+    out = '';
+  }
+  clearTimeout(timer);
+  if (out !== '') await new Promise<void>((done) => process.stdout.write(out, () => { done(); }));
+  process.exitCode = 0;
+}

@@ -1,0 +1,186 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GEMINI_PREFIX } from '@spillway/hosts/hook';
+import { createUsageLog } from '@spillway/usage';
+import { answerHook, type HookIO } from './hook-main.js';
+import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function home(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hook-'));
+  made.push(dir);
+  return dir;
+}
+
+function io(dir: string, stdin: string, env: Record<string, string> = {}): HookIO {
+  return {
+    stdin: Readable.from([Buffer.from(stdin)]),
+    stdout: process.stdout,
+    env: { XDG_STATE_HOME: join(dir, 'state'), ...env },
+    cwd: dir,
+    homedir: dir,
+  };
+}
+
+function bigLog(lines: number): string {
+  return Array.from({ length: lines }, (_, i) => `line ${String(i + 1)}: build step ${String(i % 97)} ok`).join('\n') + '\n';
+}
+
+function claudeInput(stdout: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    session_id: 'cc-session-1',
+    tool_name: 'Bash',
+    tool_use_id: 'toolu_1',
+    cwd: '/work',
+    tool_input: { command: 'make' },
+    tool_response: { stdout, stderr: '', interrupted: false, isImage: false, noOutputExpected: false, ...extra },
+  });
+}
+
+function locatorOf(text: string): string {
+  const match = /stored at: (\S+?)\. /.exec(text);
+  if (match?.[1] === undefined) throw new Error(`no notice in ${text.slice(-300)}`);
+  return match[1];
+}
+
+describe('spillway hook claude-code (PostToolUse)', () => {
+  it('prints nothing for a small output', async () => {
+    const dir = home();
+    expect(await answerHook(['claude-code'], io(dir, claudeInput('hello\n')))).toBe('');
+  });
+
+  it('stores the whole output from persistedOutputPath and leaves the persisted keys out', async () => {
+    const dir = home();
+    const whole = bigLog(80_000);
+    const persisted = join(dir, 'persisted.txt');
+    writeFileSync(persisted, whole);
+    const input = claudeInput(whole.slice(0, 30_000), { persistedOutputPath: persisted, persistedOutputSize: whole.length });
+    const out = await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input));
+    const answer = JSON.parse(out) as { hookSpecificOutput: { hookEventName: string; updatedToolOutput: Record<string, unknown> } };
+    expect(answer.hookSpecificOutput.hookEventName).toBe('PostToolUse');
+    const output = answer.hookSpecificOutput.updatedToolOutput;
+    expect(Object.keys(output).sort()).toEqual(['interrupted', 'isImage', 'noOutputExpected', 'stderr', 'stdout']);
+    const stdout = String(output.stdout);
+    expect(Buffer.byteLength(stdout)).toBeLessThanOrEqual(24576);
+    expect(stdout.startsWith('line 1: ')).toBe(true);
+    expect(stdout).toContain(`line 80000: `);
+    expect(readFileSync(locatorOf(stdout), 'utf8')).toBe(whole);
+  });
+
+  it('spills an inline output over the cap, stderr included', async () => {
+    const dir = home();
+    const whole = bigLog(2000);
+    const input = JSON.stringify({ ...(JSON.parse(claudeInput(whole)) as object), tool_response: { stdout: whole, stderr: 'warning: deprecated\n', interrupted: false, isImage: false, noOutputExpected: false } });
+    const out = await answerHook(['claude-code', '--max-inline-bytes', '4096'], io(dir, input));
+    const stdout = (JSON.parse(out) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } }).hookSpecificOutput.updatedToolOutput.stdout;
+    expect(readFileSync(locatorOf(stdout), 'utf8')).toBe(`${whole}warning: deprecated\n`);
+  });
+
+  it('passes through when the persisted file cannot be read (the whole output would be lost)', async () => {
+    const dir = home();
+    const input = claudeInput(bigLog(3000).slice(0, 30_000), { persistedOutputPath: join(dir, 'gone.txt') });
+    expect(await answerHook(['claude-code'], io(dir, input))).toBe('');
+  });
+});
+
+describe('spillway hook gemini (AfterTool)', () => {
+  it('replaces a large result through decision "deny", within the cap, and says it is not an error', async () => {
+    const dir = home();
+    const whole = bigLog(60_000);
+    const input = JSON.stringify({ session_id: 'g-1', hook_event_name: 'AfterTool', tool_name: 'run_shell_command', tool_input: { command: 'make' }, tool_response: { llmContent: whole, returnDisplay: whole } });
+    const out = await answerHook(['gemini', '--max-inline-bytes', '32768'], io(dir, input));
+    const answer = JSON.parse(out) as { decision: string; reason: string };
+    expect(answer.decision).toBe('deny');
+    expect(answer.reason.startsWith(GEMINI_PREFIX)).toBe(true);
+    expect(Buffer.byteLength(answer.reason)).toBeLessThanOrEqual(32768);
+    expect(answer.reason).toMatch(/run_shell_command: .*spillway.* read <path>/);
+    expect(readFileSync(locatorOf(answer.reason), 'utf8')).toBe(whole);
+  });
+
+  it('joins text parts, and leaves a result with a non-text part alone', async () => {
+    const dir = home();
+    const parts = [{ text: bigLog(3000) }, { text: 'tail\n' }];
+    const base = { session_id: 'g-2', tool_name: 'web_fetch', tool_input: {} };
+    const out = await answerHook(['gemini', '--max-inline-bytes', '4096'], io(dir, JSON.stringify({ ...base, tool_response: { llmContent: parts } })));
+    expect(readFileSync(locatorOf((JSON.parse(out) as { reason: string }).reason), 'utf8')).toBe(`${bigLog(3000)}tail\n`);
+    const image = [{ text: bigLog(3000) }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }];
+    expect(await answerHook(['gemini', '--max-inline-bytes', '4096'], io(dir, JSON.stringify({ ...base, tool_response: { llmContent: image } })))).toBe('');
+  });
+
+  it('prints nothing for a small result', async () => {
+    const dir = home();
+    const input = JSON.stringify({ tool_name: 'run_shell_command', tool_response: { llmContent: 'ok', returnDisplay: 'ok' } });
+    expect(await answerHook(['gemini'], io(dir, input))).toBe('');
+  });
+});
+
+describe('the hook never breaks the tool call', () => {
+  it.each([
+    ['malformed JSON', ['claude-code'], '{"tool_response": '],
+    ['an unknown host', ['codex'], claudeInput(bigLog(5000))],
+    ['a bad option', ['claude-code', '--frobnicate'], claudeInput(bigLog(5000))],
+    ['an input of another shape', ['claude-code'], JSON.stringify({ tool_response: 'a string' })],
+    ['an image', ['claude-code'], claudeInput(bigLog(5000), { isImage: true })],
+  ])('%s: no output', async (_name, args, stdin) => {
+    expect(await answerHook(args, io(home(), stdin))).toBe('');
+  });
+
+  it('an unusable root (a file where the directory should be): no output, the host keeps its result', async () => {
+    const dir = home();
+    writeFileSync(join(dir, 'not-a-dir'), '');
+    const out = await answerHook(['claude-code', '--max-inline-bytes', '1024', '--root', join(dir, 'not-a-dir')], io(dir, claudeInput(bigLog(5000))));
+    expect(out).toBe('');
+  });
+
+  describe('as a process', () => {
+    beforeAll(() => {
+      ensureBuilt();
+    });
+    const script = join(PACKAGE_DIR, 'bin', 'spillway.js');
+
+    function run(args: string[], env: NodeJS.ProcessEnv, stdin: string | null): Promise<{ code: number | null; out: string }> {
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [script, 'hook', ...args], { env: { PATH: process.env.PATH, ...env }, stdio: ['pipe', 'pipe', 'ignore'] });
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          resolve({ code, out });
+        });
+        // null: leave stdin open, as a host that never finishes writing would.
+        if (stdin !== null) child.stdin.end(stdin);
+      });
+    }
+
+    it('exits 0 with no output on garbage, and on a timeout', async () => {
+      const dir = home();
+      const env = { HOME: dir, XDG_STATE_HOME: join(dir, 'state') };
+      expect(await run(['claude-code'], env, 'not json')).toEqual({ code: 0, out: '' });
+      expect(await run(['claude-code'], { ...env, SPILLWAY_HOOK_TIMEOUT_MS: '300' }, null)).toEqual({ code: 0, out: '' });
+    });
+
+    it('answers a large output and records usage events without content', async () => {
+      const dir = home();
+      const usage = join(dir, 'usage');
+      const env = { HOME: dir, XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE_DIR: usage, SPILLWAY_AUTO_GC: 'off' };
+      const big = await run(['claude-code', '--max-inline-bytes', '2048'], env, claudeInput(bigLog(3000)));
+      expect(big.code).toBe(0);
+      expect(big.out).toContain('"hookEventName":"PostToolUse"');
+      expect((await run(['claude-code'], env, claudeInput('small\n'))).out).toBe('');
+      const events = createUsageLog({ dir: usage, env: {} }).read();
+      expect(events.map((e) => e.kind)).toEqual(['spilled', 'passed']);
+      expect(events[0]).toMatchObject({ surface: 'hook', host: 'claude-code', tool: 'Bash' });
+      expect(readFileSync(join(usage, 'events.jsonl'), 'utf8')).not.toContain('cc-session-1');
+      expect(await run(['claude-code'], { ...env, SPILLWAY_USAGE: 'off' }, claudeInput('small\n'))).toEqual({ code: 0, out: '' });
+      expect(createUsageLog({ dir: usage, env: {} }).read()).toHaveLength(2);
+    });
+  });
+});

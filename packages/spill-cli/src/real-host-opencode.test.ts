@@ -1,0 +1,118 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from './test-bin.js';
+import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
+import { main } from './main.js';
+import { testIO } from './test-io.js';
+
+const skip = realHostSkipReason();
+const OPENCODE = join(HOSTS_CACHE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
+const CAP = 16 * 1024;
+
+const CONFIG = `{
+  // OpenCode configuration, as a person writes it
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {
+    "fake": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Fake",
+      "options": { "baseURL": "{env:FAKE_BASE_URL}", "apiKey": "fake-key-for-tests" },
+      "models": { "fake-model": { "name": "Fake model", "tool_call": true } },
+    },
+  },
+  "model": "fake/fake-model",
+  "permission": { "bash": "allow" },
+  "mcp": {
+    "big": { "type": "local", "command": ["node", ${JSON.stringify(BIG_MCP_SERVER)}], "enabled": true },
+  },
+}
+`;
+
+describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway setup${skip === undefined ? '' : ` (skipped: ${skip})`}`, () => {
+  let dir: string;
+  let home: string;
+  let file: string;
+  const setup = async (...args: string[]): Promise<{ code: number; out: string }> => {
+    const t = testIO({ homedir: home, cwd: join(dir, 'project'), env: { XDG_CONFIG_HOME: join(home, '.config') } });
+    const code = await main(['setup', 'opencode', ...args], t.io);
+    return { code, out: t.stdout.text() };
+  };
+
+  beforeAll(() => {
+    ensureBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'real-opencode-'));
+    home = join(dir, 'home');
+    mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
+    mkdirSync(join(dir, 'project'));
+    file = join(home, '.config', 'opencode', 'opencode.jsonc');
+    writeFileSync(file, CONFIG);
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('setup, undo right after it gives the bytes back, setup again; a broken config is refused', async () => {
+    expect((await setup()).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('// OpenCode configuration, as a person writes it');
+    expect((await setup('--undo')).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(CONFIG);
+    expect((await setup()).out).toContain('cap 16384 bytes');
+    const broken = join(dir, 'broken');
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'opencode.json'), '{ "mcp": { "big": ');
+    const t = testIO({ homedir: home, cwd: join(dir, 'project') });
+    expect(await main(['setup', 'opencode', '--config-dir', broken], t.io)).toBe(1);
+    expect(readFileSync(join(broken, 'opencode.json'), 'utf8')).toBe('{ "mcp": { "big": ');
+  });
+
+  it('a real session: the 500 KB MCP result reaches the model as preview and notice, spill_grep finds the needle, a small output is unchanged', () => {
+    const record = runHostSession({
+      api: 'openai-chat',
+      dir,
+      cwd: join(dir, 'project'),
+      command: [OPENCODE, 'run', '--format', 'json', 'Run the scripted tools.'],
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, '.config'),
+        XDG_DATA_HOME: join(home, '.local', 'share'),
+        XDG_CACHE_HOME: join(home, '.cache'),
+        XDG_STATE_HOME: join(home, '.local', 'state'),
+        OPENCODE_DISABLE_AUTOUPDATE: '1',
+        OPENCODE_DISABLE_MODELS_FETCH: '1',
+        FAKE_BASE_URL: 'http://127.0.0.1:{PORT}/v1',
+      },
+      steps: [
+        { name: 'big_get_big', args: {} },
+        { name: 'big_spill_grep', args: { locator: '{LOCATOR}', pattern: 'MCP-NEEDLE-31337' } },
+        { name: 'bash', args: { command: 'echo small-output-ok', description: 'print a word' } },
+      ],
+    });
+    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(3);
+    const [mcp, grep, small] = record.results as [string, string, string];
+    expect(mcp).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: /);
+    expect(mcp).not.toContain(MCP_NEEDLE);
+    expect(Buffer.byteLength(mcp)).toBeLessThanOrEqual(CAP);
+    expect(grep).toContain(MCP_NEEDLE);
+    expect(small).toBe('small-output-ok\n');
+  }, 300_000);
+
+  it('spillway stats answers from the session; undo after it keeps what OpenCode wrote', async () => {
+    const t = testIO({ homedir: home, env: { XDG_STATE_HOME: join(home, '.local', 'state') } });
+    expect(await main(['stats', '--json'], t.io)).toBe(0);
+    console.log(`opencode session stats: ${t.stdout.text()}`);
+    const stats = JSON.parse(t.stdout.text()) as { total: { spilled: number; readBack: { artifacts: number } } };
+    expect(stats.total.spilled).toBe(1);
+    expect(stats.total.readBack.artifacts).toBe(1);
+    expect((await setup('--undo')).code).toBe(0);
+    const after = readFileSync(file, 'utf8');
+    expect(after).not.toContain('spillway');
+    expect(after).toContain('// OpenCode configuration, as a person writes it');
+    // OpenCode added its own "$schema" during the session: that stays, the server is unwrapped.
+    expect(after).toContain('"$schema"');
+    expect(after.replace(/\s+/g, '')).toContain(`"command":["node",${JSON.stringify(BIG_MCP_SERVER)}]`);
+  });
+});

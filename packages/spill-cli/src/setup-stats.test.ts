@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUsageLog } from '@spillway/usage';
+import { SPILLWAY_SCRIPT } from './auto-gc.js';
+import { main } from './main.js';
+import { testIO } from './test-io.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tmp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'setup-cli-'));
+  made.push(dir);
+  return dir;
+}
+const CODEX = '# mine\n[mcp_servers.files]\ncommand = "npx" # the server\nargs = ["-y", "srv"]\n';
+
+describe('spillway setup', () => {
+  it('says the cap and why, writes absolute paths, and undo gives the bytes back', async () => {
+    const dir = tmp();
+    const codex = join(dir, 'codex');
+    mkdirSync(codex);
+    writeFileSync(join(codex, 'config.toml'), CODEX);
+    const t = testIO({ homedir: dir, cwd: dir });
+    expect(await main(['setup', 'codex', '--config-dir', codex], t.io)).toBe(0);
+    expect(t.stdout.text()).toMatch(/cap 8192 bytes \(under the 10 KiB/);
+    expect(t.stdout.text()).toContain('Undo with: spillway setup codex --undo');
+    const written = readFileSync(join(codex, 'config.toml'), 'utf8');
+    expect(written).toContain(`command = ${JSON.stringify(process.execPath)} # the server`);
+    expect(written).toContain(JSON.stringify(SPILLWAY_SCRIPT));
+
+    const dry = testIO({ homedir: dir, cwd: dir });
+    expect(await main(['setup', 'codex', '--config-dir', codex, '--undo', '--dry-run'], dry.io)).toBe(0);
+    expect(dry.stdout.text()).toContain('would be restored');
+    expect(readFileSync(join(codex, 'config.toml'), 'utf8')).toBe(written);
+
+    expect(await main(['setup', 'codex', '--config-dir', codex, '--undo'], testIO({ homedir: dir, cwd: dir }).io)).toBe(0);
+    expect(readFileSync(join(codex, 'config.toml'), 'utf8')).toBe(CODEX);
+  });
+
+  it('refuses an unknown host (usage) and a broken config (failure, named, untouched)', async () => {
+    const dir = tmp();
+    expect(await main(['setup', 'emacs'], testIO({ homedir: dir, cwd: dir }).io)).toBe(2);
+    const codex = join(dir, 'codex');
+    mkdirSync(codex);
+    writeFileSync(join(codex, 'config.toml'), '[mcp_servers.x\ncommand = 1\n');
+    const t = testIO({ homedir: dir, cwd: dir });
+    expect(await main(['setup', 'codex', '--config-dir', codex, '--json'], t.io)).toBe(1);
+    const report = JSON.parse(t.stdout.text()) as { files: { status: string; error?: string }[] };
+    expect(report.files[0]?.status).toBe('refused');
+    expect(report.files[0]?.error).toContain(join(codex, 'config.toml'));
+    expect(readFileSync(join(codex, 'config.toml'), 'utf8')).toBe('[mcp_servers.x\ncommand = 1\n');
+  });
+});
+
+describe('spillway stats', () => {
+  it('answers from the log, per host and tool, with --session and --json', async () => {
+    const dir = tmp();
+    const env = { SPILLWAY_USAGE_DIR: join(dir, 'usage') };
+    const log = createUsageLog({ env });
+    log.record({ kind: 'spilled', surface: 'hook', host: 'claude-code', tool: 'Bash', session: 'a', artifact: '/x', bytes: 2_000_000, shownBytes: 24_000 });
+    log.record({ kind: 'passed', surface: 'hook', host: 'claude-code', tool: 'Bash', session: 'b', bytes: 100 });
+    log.record({ kind: 'read', surface: 'mcp', artifact: '/x' });
+    const t = testIO({ env, homedir: dir });
+    expect(await main(['stats'], t.io)).toBe(0);
+    expect(t.stdout.text()).toContain('results seen 2, spilled 1');
+    expect(t.stdout.text()).toContain('read back: 1 of 1 spilled results, 1 reads');
+    expect(t.stdout.text()).toMatch(/claude-code\s+Bash\s+2\s+1\s+1\.9 MiB/);
+    const j = testIO({ env, homedir: dir });
+    expect(await main(['stats', '--session', 'b', '--json'], j.io)).toBe(0);
+    expect((JSON.parse(j.stdout.text()) as { total: { results: number; spilled: number } }).total).toMatchObject({ results: 1, spilled: 0 });
+  });
+});

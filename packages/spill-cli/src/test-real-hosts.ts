@@ -1,0 +1,100 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { PACKAGE_DIR } from './test-bin.js';
+
+/** The pinned hosts, installed from the npm registry into a cache outside the clone. */
+export const PINNED_HOSTS = {
+  '@anthropic-ai/claude-code': '2.1.328',
+  '@google/gemini-cli': '0.61.0',
+  '@openai/codex': '0.169.0',
+  'opencode-ai': '1.18.33',
+} as const;
+
+/** Where the hosts are installed: `$SPILLWAY_HOSTS_CACHE`, else `$XDG_CACHE_HOME/spillway-hosts`, else `~/.cache/spillway-hosts`. */
+export const HOSTS_CACHE =
+  process.env.SPILLWAY_HOSTS_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'spillway-hosts');
+
+/** The MCP server with one ~500 KB tool, and the runner that hosts a fake model server and a host inside a namespace. */
+export const BIG_MCP_SERVER = join(PACKAGE_DIR, 'test-hosts', 'big-mcp-server.mjs');
+const RUNNER = join(PACKAGE_DIR, 'test-hosts', 'runner.mjs');
+
+/** The line of the big MCP result that its preview leaves out. */
+export const MCP_NEEDLE = 'MCP-NEEDLE-31337 is the line the preview leaves out';
+
+function installed(): boolean {
+  return Object.entries(PINNED_HOSTS).every(([name, version]) => {
+    try {
+      const pkg = JSON.parse(readFileSync(join(HOSTS_CACHE, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
+      return pkg.version === version;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Why real-host sessions cannot run here, or `undefined` when they can. Installs the hosts when missing. */
+export function realHostSkipReason(): string | undefined {
+  if (process.env.SPILLWAY_REAL_HOSTS === 'off') return 'SPILLWAY_REAL_HOSTS=off';
+  if (process.getuid?.() !== 0) return 'making a network namespace (unshare --net) needs root; hosts never run outside one';
+  const probe = spawnSync('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up'], { encoding: 'utf8' });
+  if (probe.status !== 0) return `cannot make a network namespace with only loopback: ${(probe.stderr || String(probe.error)).trim()}`;
+  if (!installed()) {
+    if (!existsSync(join(HOSTS_CACHE, 'package.json'))) writeFileSync(join(mkdirp(HOSTS_CACHE), 'package.json'), '{"name":"spillway-hosts-cache","private":true}\n');
+    const specs = Object.entries(PINNED_HOSTS).map(([name, version]) => `${name}@${version}`);
+    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', ...specs], { cwd: HOSTS_CACHE, encoding: 'utf8', timeout: 15 * 60_000 });
+    if (npm.status !== 0 || !installed()) return `installing the pinned hosts into ${HOSTS_CACHE} failed: ${(npm.stderr || String(npm.error)).trim().slice(-300)}`;
+  }
+  return undefined;
+}
+
+function mkdirp(dir: string): string {
+  spawnSync('mkdir', ['-p', dir]);
+  return dir;
+}
+
+/** A scripted tool call; `{LOCATOR}` in an argument is replaced by the locator of the last notice the host sent back. */
+export interface ScriptedCall {
+  readonly name: string;
+  /** Codex: the namespace an MCP tool arrives in (`mcp__<server>`). */
+  readonly namespace?: string;
+  readonly args: Record<string, unknown>;
+}
+
+/** What one session recorded. */
+export interface SessionRecord {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** Each tool result, as the host sent it to the model, in order. */
+  readonly results: string[];
+  readonly requests: { method: string; url: string; bytes: number }[];
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `command` (a host) inside a fresh network namespace with only loopback up, against a
+ * fake model server on 127.0.0.1 in the same namespace that answers `steps` in order and
+ * records what the host sends back. `{PORT}` in `env` values and in `command` is the server's port.
+ */
+export function runHostSession(options: {
+  readonly api: 'anthropic' | 'gemini' | 'openai-responses' | 'openai-chat';
+  readonly command: readonly string[];
+  readonly env: Record<string, string>;
+  readonly cwd: string;
+  readonly steps: readonly ScriptedCall[];
+  readonly dir: string;
+  readonly timeoutMs?: number;
+}): SessionRecord {
+  const recordFile = join(options.dir, 'session-record.json');
+  const configFile = join(options.dir, 'session-config.json');
+  const timeoutMs = options.timeoutMs ?? 240_000;
+  writeFileSync(configFile, JSON.stringify({ ...options, recordFile, timeoutMs }));
+  const run = spawnSync('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, RUNNER, configFile], {
+    encoding: 'utf8',
+    timeout: timeoutMs + 30_000,
+  });
+  if (!existsSync(recordFile)) throw new Error(`the session runner recorded nothing (exit ${String(run.status)}): ${run.stderr}`);
+  return JSON.parse(readFileSync(recordFile, 'utf8')) as SessionRecord;
+}

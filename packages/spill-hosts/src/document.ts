@@ -1,0 +1,158 @@
+import jsonc from 'jsonc-parser';
+import { parse as parseToml, patch as patchToml } from '@decimalturn/toml-patch';
+import type { ConfigPath } from './types.js';
+
+/** A config file that could not be parsed: it is refused and left untouched. */
+export class ConfigParseError extends Error {
+  /** Stable code. */
+  readonly code = 'SPILLWAY_CONFIG_UNPARSEABLE';
+  /** The file. */
+  readonly path: string;
+  constructor(path: string, detail: string) {
+    super(`Cannot parse ${path} (${detail}); it was left untouched. Fix it (or move it away) and run setup again.`);
+    this.name = 'ConfigParseError';
+    this.path = path;
+  }
+}
+
+/**
+ * A parsed config that edits itself in place: every change goes through the parser's own
+ * edit operations, so comments, key order and formatting outside the changed values stay
+ * byte for byte.
+ */
+export interface ConfigDocument {
+  /** The current value (a plain object). */
+  value(): Record<string, unknown>;
+  /** Sets the value at `path` (creating objects on the way); `undefined` removes it. */
+  set(path: ConfigPath, value: unknown): void;
+  /** Appends `value` to the array at `path`. */
+  append(path: ConfigPath, value: unknown): void;
+  /** The text now. */
+  text(): string;
+}
+
+function lineEnding(text: string): string {
+  return text.includes('\r\n') ? '\r\n' : '\n';
+}
+
+/** The indentation the file already uses (two spaces when it shows none). */
+function indentation(text: string): { insertSpaces: boolean; tabSize: number } {
+  const match = /\n([ \t]+)\S/.exec(text);
+  if (match?.[1] === undefined) return { insertSpaces: true, tabSize: 2 };
+  if (match[1].startsWith('\t')) return { insertSpaces: false, tabSize: 1 };
+  return { insertSpaces: true, tabSize: match[1].length };
+}
+
+function parseJsonc(path: string, text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  const errors: jsonc.ParseError[] = [];
+  const value: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first !== undefined) {
+    const before = text.slice(0, first.offset);
+    const line = before.split('\n').length;
+    const column = first.offset - before.lastIndexOf('\n');
+    throw new ConfigParseError(path, `${jsonc.printParseErrorCode(first.error)} at line ${line}, column ${column}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigParseError(path, 'the top level is not an object');
+  return value as Record<string, unknown>;
+}
+
+/** Whether `text` is strict JSON: no comments, no trailing commas. */
+export function isStrictJson(text: string): boolean {
+  if (text.trim() === '') return true;
+  const errors: jsonc.ParseError[] = [];
+  jsonc.parse(text, errors, { allowTrailingComma: false, disallowComments: true });
+  return errors.length === 0;
+}
+
+/** A JSON-with-comments document (also plain JSON). */
+export function jsoncDocument(path: string, original: string): ConfigDocument {
+  let text = original;
+  let value = parseJsonc(path, text);
+  const eol = lineEnding(text);
+  const formattingOptions = { ...indentation(text), eol };
+  const apply = (edits: jsonc.EditResult): void => {
+    text = jsonc.applyEdits(text, edits);
+    value = parseJsonc(path, text);
+  };
+  return {
+    value: () => value,
+    set(at, next) {
+      if (text.trim() === '') {
+        // jsonc-parser needs a document to edit.
+        text = `{}${eol}`;
+      }
+      apply(jsonc.modify(text, [...at], next, { formattingOptions }));
+    },
+    append(at, next) {
+      let target: unknown = value;
+      for (const key of at) target = (target as Record<string | number, unknown> | undefined)?.[key];
+      const length = Array.isArray(target) ? target.length : 0;
+      if (!Array.isArray(target)) {
+        this.set(at, [next]);
+        return;
+      }
+      apply(jsonc.modify(text, [...at, length], next, { formattingOptions, isArrayInsertion: true }));
+    },
+    text: () => text,
+  };
+}
+
+function parseTomlText(path: string, text: string): Record<string, unknown> {
+  try {
+    return parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split('\n')[0] ?? 'a syntax error' : 'a syntax error';
+    throw new ConfigParseError(path, detail);
+  }
+}
+
+function setIn(root: Record<string, unknown>, at: ConfigPath, next: unknown): void {
+  let target: Record<string | number, unknown> = root;
+  for (const key of at.slice(0, -1)) {
+    const child = target[key];
+    if (child === null || typeof child !== 'object') target[key] = {};
+    target = target[key] as Record<string | number, unknown>;
+  }
+  const last = at[at.length - 1];
+  if (last === undefined) return;
+  if (next === undefined) {
+    if (Array.isArray(target) && typeof last === 'number') target.splice(last, 1);
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- a config key, removed on purpose
+    else delete target[last];
+  } else {
+    target[last] = next;
+  }
+}
+
+/**
+ * A TOML document. Edits go through `@decimalturn/toml-patch`, which re-parses the text
+ * and changes only the values that differ, keeping comments and layout.
+ */
+export function tomlDocument(path: string, original: string): ConfigDocument {
+  let text = original;
+  let value = parseTomlText(path, text);
+  const commit = (next: Record<string, unknown>): void => {
+    text = patchToml(text, next);
+    value = parseTomlText(path, text);
+  };
+  return {
+    value: () => value,
+    // The parsed value is edited in place (a clone would turn TOML dates into plain ones);
+    // commit re-parses the patched text, so the value always matches the text.
+    set(at, next) {
+      setIn(value, at, next);
+      commit(value);
+    },
+    append(at, next) {
+      const copy = value;
+      let target: unknown = copy;
+      for (const key of at) target = (target as Record<string | number, unknown> | undefined)?.[key];
+      if (Array.isArray(target)) target.push(next);
+      else setIn(copy, at, [next]);
+      commit(copy);
+    },
+    text: () => text,
+  };
+}

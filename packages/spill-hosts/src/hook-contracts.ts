@@ -1,0 +1,128 @@
+/**
+ * The output-hook contracts of the hosts that let a hook replace a built-in tool's output,
+ * as checked against the real hosts (Claude Code 2.1.328, Gemini CLI 0.61.0). Pure
+ * functions with no imports, so `spillway hook` starts about as fast as Node itself.
+ *
+ * @packageDocumentation
+ */
+
+/** The hosts whose hooks can replace a tool's output. */
+export type HookHost = 'claude-code' | 'gemini';
+
+/** Whether `value` names a host with an output hook. */
+export function isHookHost(value: string): value is HookHost {
+  return value === 'claude-code' || value === 'gemini';
+}
+
+/** One tool call as the hook sees it. */
+export interface HookToolCall {
+  /** The host's tool name (`Bash`, `run_shell_command`…). */
+  readonly toolName: string;
+  /** The host's id of the call, or `""`. */
+  readonly callId: string;
+  /** The host's session id, or `""`. */
+  readonly sessionId: string;
+  /** The output as the hook input carries it (for Claude Code over 30,000 characters: only the first 30,000). */
+  readonly text: string;
+  /**
+   * Claude Code: the file holding the whole output when the host persisted it. The whole
+   * output must come from there, not from `text`.
+   */
+  readonly persistedOutputPath?: string | undefined;
+  /** Claude Code Bash: stderr, shown after the output. */
+  readonly stderr?: string | undefined;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * Reads a Claude Code `PostToolUse` input. Only Bash's result shape is known (`stdout`,
+ * `stderr`, `interrupted`, `isImage`, `noOutputExpected`, and over 30,000 characters
+ * `persistedOutputPath` and `persistedOutputSize`); anything else answers `undefined`
+ * (the hook then passes the result through).
+ */
+export function readClaudeCodeInput(input: unknown): HookToolCall | undefined {
+  const body = record(input);
+  const response = record(body?.tool_response);
+  if (body === undefined || response === undefined || typeof response.stdout !== 'string') return undefined;
+  if (response.isImage === true) return undefined;
+  const persisted = response.persistedOutputPath;
+  return {
+    toolName: str(body.tool_name) || 'Bash',
+    callId: str(body.tool_use_id),
+    sessionId: str(body.session_id),
+    text: response.stdout,
+    stderr: str(response.stderr),
+    persistedOutputPath: typeof persisted === 'string' && persisted !== '' ? persisted : undefined,
+  };
+}
+
+/**
+ * The Claude Code answer that replaces a Bash result with `text`. The `persisted*` keys are
+ * left out on purpose: with them, Claude Code wraps the replacement in its own
+ * `<persisted-output>` notice. stderr is part of what was stored, so it is not repeated.
+ */
+export function claudeCodeReplacement(input: unknown, text: string): Record<string, unknown> {
+  const response = record(record(input)?.tool_response) ?? {};
+  return {
+    hookSpecificOutput: {
+      hookEventName: 'PostToolUse',
+      updatedToolOutput: {
+        stdout: text,
+        stderr: '',
+        interrupted: response.interrupted === true,
+        isImage: false,
+        noOutputExpected: response.noOutputExpected === true,
+      },
+    },
+  };
+}
+
+/**
+ * Reads a Gemini CLI `AfterTool` input: `tool_response.llmContent` is the whole output
+ * (several MB on stdin, before Gemini's own cut), a string or a list of parts. A part that
+ * is not text (an image, a file) answers `undefined`.
+ */
+export function readGeminiInput(input: unknown): HookToolCall | undefined {
+  const body = record(input);
+  const response = record(body?.tool_response);
+  if (body === undefined || response === undefined) return undefined;
+  const content = response.llmContent;
+  let text: string;
+  if (typeof content === 'string') text = content;
+  else if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const part of content) {
+      if (typeof part === 'string') parts.push(part);
+      else if (typeof record(part)?.text === 'string') parts.push(str(record(part)?.text));
+      else return undefined;
+    }
+    text = parts.join('');
+  } else if (typeof record(content)?.text === 'string') text = str(record(content)?.text);
+  else return undefined;
+  return { toolName: str(body.tool_name) || 'tool', callId: str(body.tool_use_id), sessionId: str(body.session_id), text };
+}
+
+/**
+ * The sentence put before the preview in Gemini CLI, which shows a replaced result to the
+ * model as an error (`Tool result blocked: …`), so the model knows the call worked.
+ */
+export const GEMINI_PREFIX = 'Not an error: the tool succeeded and its output was too large to show here, so spillway stored it.\n\n';
+
+/**
+ * The Gemini CLI answer that replaces a result with `text`. Gemini CLI 0.61.0 offers three
+ * things to an AfterTool hook: `additionalContext` (appended after the original, which
+ * then still fills the context), `tailToolCallRequest` (runs another tool whose result
+ * replaces this one, but no tool echoes text back verbatim) and `decision: "deny"` with a
+ * `reason`, which replaces the result. Only the last keeps the output out, so it is used;
+ * the model gets `{"error": "<GEMINI_PREFIX><preview and notice>"}` (checked with a real session).
+ */
+export function geminiReplacement(text: string): Record<string, unknown> {
+  return { decision: 'deny', reason: `${GEMINI_PREFIX}${text}` };
+}

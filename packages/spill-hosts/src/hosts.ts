@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { hookCommandLine } from './command.js';
+import type { ConfigFileSpec, ConfigPath, HostDefinition, HostId, SetupEnvironment } from './types.js';
+
+const table =
+  (key: string) =>
+  (): readonly ConfigPath[] => [[key]];
+
+function xdgConfig(env: SetupEnvironment): string {
+  const xdg = env.env.XDG_CONFIG_HOME;
+  return xdg !== undefined && xdg.startsWith('/') ? xdg : join(env.home, '.config');
+}
+
+/** The first of `names` that exists in `dir`, else the last one. */
+function firstExisting(dir: string, names: readonly string[]): string {
+  for (const name of names) if (existsSync(join(dir, name))) return join(dir, name);
+  return join(dir, names[names.length - 1] ?? '');
+}
+
+const claudeCode: HostDefinition = {
+  id: 'claude-code',
+  label: 'Claude Code',
+  cap: 24 * 1024,
+  capReason:
+    'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens)',
+  notCovered: 'built-in tools other than Bash (their hook output contract is not checked)',
+  files(env, cap) {
+    const dir = env.configDir ?? env.env.CLAUDE_CONFIG_DIR;
+    const main = dir !== undefined && dir !== '' ? join(dir, '.claude.json') : join(env.home, '.claude.json');
+    const settings = dir !== undefined && dir !== '' ? join(dir, 'settings.json') : join(env.home, '.claude', 'settings.json');
+    return [
+      {
+        path: main,
+        scope: 'user',
+        format: 'jsonc',
+        strictJson: true,
+        style: 'command-args',
+        // User scope, then every project's own servers.
+        serverTables: (doc) => {
+          const projects = (doc as { projects?: unknown }).projects;
+          const names = projects !== null && typeof projects === 'object' ? Object.keys(projects) : [];
+          return [['mcpServers'], ...names.map((name) => ['projects', name, 'mcpServers'])];
+        },
+      },
+      {
+        path: settings,
+        scope: 'user',
+        format: 'jsonc',
+        strictJson: true,
+        style: 'command-args',
+        serverTables: () => [],
+        hook: { path: ['hooks', 'PostToolUse'], matcher: 'Bash', command: hookCommandLine('claude-code', env.command, cap) },
+      },
+      { path: join(env.cwd, '.mcp.json'), scope: 'project', format: 'jsonc', strictJson: true, style: 'command-args', serverTables: table('mcpServers') },
+    ];
+  },
+};
+
+const gemini: HostDefinition = {
+  id: 'gemini',
+  label: 'Gemini CLI',
+  cap: 32 * 1024,
+  capReason: 'under the 40,000 characters over which Gemini CLI cuts shell output to its first 8,000 and last 32,000',
+  notCovered: 'built-in tools other than run_shell_command, web_fetch and google_web_search',
+  files(env, cap) {
+    const dir = env.configDir ?? join(env.home, '.gemini');
+    return [
+      {
+        path: join(dir, 'settings.json'),
+        scope: 'user',
+        format: 'jsonc',
+        style: 'command-args',
+        serverTables: table('mcpServers'),
+        hook: {
+          path: ['hooks', 'AfterTool'],
+          matcher: 'run_shell_command|web_fetch|google_web_search',
+          command: hookCommandLine('gemini', env.command, cap),
+        },
+      },
+      { path: join(env.cwd, '.gemini', 'settings.json'), scope: 'project', format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') },
+    ];
+  },
+};
+
+const codex: HostDefinition = {
+  id: 'codex',
+  label: 'Codex CLI',
+  cap: 8 * 1024,
+  capReason: 'under the 10 KiB at which Codex cuts a tool result, with room for its own framing',
+  notCovered: 'built-in tools (shell, apply_patch): Codex offers no hook that replaces their output',
+  files(env) {
+    const home = env.configDir ?? env.env.CODEX_HOME ?? join(env.home, '.codex');
+    return [
+      { path: join(home, 'config.toml'), scope: 'user', format: 'toml', style: 'command-args', serverTables: table('mcp_servers') },
+      { path: join(env.cwd, '.codex', 'config.toml'), scope: 'project', format: 'toml', style: 'command-args', serverTables: table('mcp_servers') },
+    ];
+  },
+};
+
+const opencode: HostDefinition = {
+  id: 'opencode',
+  label: 'OpenCode',
+  cap: 16 * 1024,
+  capReason: 'about 4,000 tokens per result; OpenCode\'s own cut of tool output is not relied on',
+  notCovered: 'built-in tools (bash, webfetch, grep…): OpenCode offers no shell hook that replaces their output',
+  files(env) {
+    const dir = env.configDir ?? join(xdgConfig(env), 'opencode');
+    const names = ['opencode.jsonc', 'opencode.json'];
+    return [
+      { path: firstExisting(dir, names), scope: 'user', format: 'jsonc', style: 'command-array', serverTables: table('mcp') },
+      { path: firstExisting(env.cwd, names), scope: 'project', format: 'jsonc', style: 'command-array', serverTables: table('mcp') },
+    ];
+  },
+};
+
+const cursor: HostDefinition = {
+  id: 'cursor',
+  label: 'Cursor',
+  cap: 16 * 1024,
+  capReason: 'about 4,000 tokens per result; Cursor documents no cut of its own for MCP results',
+  notCovered: 'built-in tools: Cursor offers no hook that replaces their output',
+  files(env) {
+    const dir = env.configDir ?? join(env.home, '.cursor');
+    return [
+      { path: join(dir, 'mcp.json'), scope: 'user', format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') },
+      { path: join(env.cwd, '.cursor', 'mcp.json'), scope: 'project', format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') },
+    ];
+  },
+};
+
+const vscode: HostDefinition = {
+  id: 'vscode',
+  label: 'VS Code',
+  cap: 16 * 1024,
+  capReason: 'about 4,000 tokens per result; VS Code documents no cut of its own for MCP results',
+  notCovered: 'built-in tools: VS Code offers no hook that replaces their output; servers in settings.json ("mcp.servers")',
+  files(env) {
+    const user =
+      env.configDir ??
+      (process.platform === 'darwin' ? join(env.home, 'Library', 'Application Support', 'Code', 'User') : join(xdgConfig(env), 'Code', 'User'));
+    return [
+      { path: join(user, 'mcp.json'), scope: 'user', format: 'jsonc', style: 'command-args', serverTables: table('servers') },
+      { path: join(env.cwd, '.vscode', 'mcp.json'), scope: 'project', format: 'jsonc', style: 'command-args', serverTables: table('servers') },
+    ];
+  },
+};
+
+/** Every host definition, by id. */
+export const HOSTS: Readonly<Record<HostId, HostDefinition>> = {
+  'claude-code': claudeCode,
+  gemini,
+  codex,
+  opencode,
+  cursor,
+  vscode,
+};
+
+/** The files of `host`, without duplicates (a project directory that is the home directory). */
+export function hostFiles(host: HostDefinition, env: SetupEnvironment, cap: number): readonly ConfigFileSpec[] {
+  const seen = new Set<string>();
+  return host.files(env, cap).filter((spec) => (seen.has(spec.path) ? false : (seen.add(spec.path), true)));
+}

@@ -1,0 +1,24 @@
+/**
+ * Agent host configuration for spillway: `setupHost` wraps every MCP server a host is
+ * configured with and installs spillway's output hook where the host has one; `undoHost`
+ * takes exactly that back. Edits go through parsers that keep comments and formatting.
+ *
+ * @packageDocumentation
+ */
+export { setupHost, undoHost, manifestPath, type SetupOptions } from './setup.js';
+export { HOSTS, hostFiles } from './hosts.js';
+export { ConfigParseError } from './document.js';
+export { wrapCommand, unwrapCommand, hookCommandLine, type CommandLine } from './command.js';
+export {
+  HOST_IDS,
+  isHostId,
+  type ConfigFileSpec,
+  type ConfigPath,
+  type FileReport,
+  type HostDefinition,
+  type HostId,
+  type HookSpec,
+  type SetupEnvironment,
+  type SetupReport,
+  type SpillwayCommand,
+} from './types.js';

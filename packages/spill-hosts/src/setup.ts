@@ -1,0 +1,368 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { unwrapCommand, wrapCommand, isSpillwayHook, type CommandLine } from './command.js';
+import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
+import { lineDiff } from './diff.js';
+import { HOSTS, hostFiles } from './hosts.js';
+import type { ConfigFileSpec, ConfigPath, FileReport, HostDefinition, HostId, SetupEnvironment, SetupReport } from './types.js';
+
+/** What setup recorded about one file, so undo removes exactly that. Kept next to the file, 0600. */
+interface Manifest {
+  readonly version: 1;
+  readonly host: HostId;
+  /** Whether the file existed before the first setup. */
+  readonly existed: boolean;
+  /** The bytes before the first setup (base64), or `null` once a later setup ran on a file the host had changed. */
+  readonly original: string | null;
+  /** SHA-256 of the bytes setup last wrote. */
+  readonly after: string;
+  /** The servers wrapped. */
+  readonly servers: readonly { readonly path: ConfigPath; readonly hadArgs: boolean }[];
+  /** The hooks added; `created` is the key setup created to hold them, if any. */
+  readonly hooks: readonly { readonly path: ConfigPath; readonly command: string; readonly created: ConfigPath | null }[];
+}
+
+/** The undo record's path for a config file. */
+export function manifestPath(configPath: string): string {
+  return `${configPath}.spillway-undo.json`;
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function getIn(value: unknown, path: ConfigPath): unknown {
+  let target = value;
+  for (const key of path) {
+    if (target === null || typeof target !== 'object') return undefined;
+    target = (target as Record<string | number, unknown>)[key];
+  }
+  return target;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function strings(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}
+
+/** The command line of a stdio server entry, or why it is not one. */
+function commandOf(entry: Record<string, unknown>, spec: ConfigFileSpec): CommandLine | string {
+  if (spec.style === 'command-array') {
+    if (entry.type !== undefined && entry.type !== 'local') return 'a remote server';
+    const parts = strings(entry.command);
+    if (parts?.[0] === undefined) return 'no command';
+    return { command: parts[0], args: parts.slice(1) };
+  }
+  if (typeof entry.url === 'string' || typeof entry.httpUrl === 'string' || entry.type === 'http' || entry.type === 'sse') return 'a remote server';
+  if (typeof entry.command !== 'string' || entry.command === '') return 'no command';
+  const args = entry.args === undefined ? [] : strings(entry.args);
+  if (args === undefined) return 'args that are not strings';
+  return { command: entry.command, args };
+}
+
+function setCommand(doc: ConfigDocument, spec: ConfigFileSpec, path: ConfigPath, line: CommandLine, keepArgs: boolean): void {
+  if (spec.style === 'command-array') {
+    doc.set([...path, 'command'], [line.command, ...line.args]);
+    return;
+  }
+  doc.set([...path, 'command'], line.command);
+  doc.set([...path, 'args'], keepArgs || line.args.length > 0 ? [...line.args] : undefined);
+}
+
+function display(line: CommandLine): string {
+  return [line.command, ...line.args].join(' ');
+}
+
+function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument {
+  return spec.format === 'toml' ? tomlDocument(spec.path, text) : jsoncDocument(spec.path, text);
+}
+
+/** Reads a file as bytes, or `undefined` when it does not exist. */
+function readBytes(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+const BOM = '\uFEFF';
+
+function decode(bytes: Buffer | undefined): { bom: string; text: string } {
+  const text = bytes === undefined ? '' : bytes.toString('utf8');
+  return text.startsWith(BOM) ? { bom: BOM, text: text.slice(1) } : { bom: '', text };
+}
+
+/**
+ * Writes `bytes` over `path` atomically: a private temp file beside it, then a rename. A
+ * symlinked config (a dotfiles checkout) is written through to its target, and the mode of
+ * the file it replaces is kept.
+ */
+function writeAtomic(path: string, bytes: Uint8Array, fallbackMode = 0o600): void {
+  let target = path;
+  try {
+    if (lstatSync(path).isSymbolicLink()) target = realpathSync(path);
+  } catch {
+    // A file that does not exist yet is written where it was named.
+  }
+  let mode = fallbackMode;
+  try {
+    mode = statSync(target).mode & 0o7777;
+  } catch {
+    // New file.
+  }
+  const temp = join(dirname(target), `.${basename(target)}.spillway-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, target);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+function readManifest(path: string): Manifest | undefined {
+  const bytes = readBytes(manifestPath(path));
+  if (bytes === undefined) return undefined;
+  try {
+    const value = JSON.parse(bytes.toString('utf8')) as Manifest;
+    return (value.version as number) === 1 && Array.isArray(value.servers) && Array.isArray(value.hooks) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Options for {@link setupHost} and {@link undoHost}. */
+export interface SetupOptions {
+  /** Print the change, write nothing. */
+  readonly dryRun?: boolean | undefined;
+}
+
+function capOf(host: HostDefinition, env: SetupEnvironment): number {
+  return env.maxInlineBytes ?? host.cap;
+}
+
+/** Applies setup's edits to one document; returns the change lines and what to record. */
+function editFile(
+  host: HostDefinition,
+  spec: ConfigFileSpec,
+  doc: ConfigDocument,
+  env: SetupEnvironment,
+  cap: number,
+): { changes: string[]; servers: Manifest['servers'][number][]; hooks: Manifest['hooks'][number][] } {
+  const changes: string[] = [];
+  const servers: Manifest['servers'][number][] = [];
+  const hooks: Manifest['hooks'][number][] = [];
+  for (const tablePath of spec.serverTables(doc.value())) {
+    const servers_ = getIn(doc.value(), tablePath);
+    if (!isObject(servers_)) continue;
+    for (const [name, entry] of Object.entries(servers_)) {
+      if (!isObject(entry)) continue;
+      const where = tablePath.length > 1 ? ` (${tablePath.slice(0, -1).join(' ')})` : '';
+      const line = commandOf(entry, spec);
+      if (typeof line === 'string') {
+        changes.push(`left ${name}${where} as it is: ${line}`);
+        continue;
+      }
+      if (unwrapCommand(line) !== undefined) continue;
+      const path = [...tablePath, name];
+      setCommand(doc, spec, path, wrapCommand(line, env.command, cap, host.id), true);
+      servers.push({ path, hadArgs: spec.style === 'command-array' || entry.args !== undefined });
+      changes.push(`wrapped ${name}${where}: spillway mcp --max-inline-bytes ${cap} -- ${display(line)}`);
+    }
+  }
+  if (spec.hook !== undefined) {
+    const groups = getIn(doc.value(), spec.hook.path);
+    const installed =
+      Array.isArray(groups) &&
+      groups.some((group) => isObject(group) && Array.isArray(group.hooks) && group.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host.id)));
+    if (!installed) {
+      let created: ConfigPath | null = null;
+      for (let i = 1; i <= spec.hook.path.length; i++) {
+        if (getIn(doc.value(), spec.hook.path.slice(0, i)) === undefined) {
+          created = spec.hook.path.slice(0, i);
+          break;
+        }
+      }
+      doc.append(spec.hook.path, { matcher: spec.hook.matcher, hooks: [{ type: 'command', command: spec.hook.command }] });
+      hooks.push({ path: spec.hook.path, command: spec.hook.command, created });
+      changes.push(`added a ${String(spec.hook.path[spec.hook.path.length - 1])} hook for ${spec.hook.matcher}: ${spec.hook.command}`);
+    }
+  }
+  return { changes, servers, hooks };
+}
+
+function refused(spec: ConfigFileSpec, error: unknown): FileReport {
+  const message = error instanceof ConfigParseError ? error.message : `Cannot use ${spec.path}: ${error instanceof Error ? error.message : String(error)}; it was left untouched.`;
+  return { path: spec.path, scope: spec.scope, status: 'refused', changes: [], error: message };
+}
+
+/**
+ * Sets `host` up: wraps every stdio MCP server in its user and project configs with
+ * `spillway mcp`, and installs the output hook where the host has one. Idempotent; an
+ * unparseable file is refused (reported, untouched) and the others still go ahead.
+ */
+export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
+  const host = HOSTS[hostId];
+  const cap = capOf(host, env);
+  const dryRun = options.dryRun === true;
+  const files: FileReport[] = [];
+  for (const spec of hostFiles(host, env, cap)) {
+    try {
+      const bytes = readBytes(spec.path);
+      // A hook file may be created, but only where the host keeps its config.
+      if (bytes === undefined && (spec.hook === undefined || !existsSync(dirname(spec.path)))) {
+        files.push({ path: spec.path, scope: spec.scope, status: 'missing', changes: [] });
+        continue;
+      }
+      const { bom, text } = decode(bytes);
+      const doc = openDocument(spec, text);
+      const edit = editFile(host, spec, doc, env, cap);
+      if (spec.strictJson === true && !isStrictJson(text)) {
+        edit.changes.push(`warning: ${host.label} reads this file as strict JSON and ignores all of it while it has comments or trailing commas; remove them`);
+      }
+      const next = Buffer.from(bom + doc.text(), 'utf8');
+      const changed = edit.servers.length > 0 || edit.hooks.length > 0;
+      if (!changed) {
+        files.push({ path: spec.path, scope: spec.scope, status: 'unchanged', changes: edit.changes });
+        continue;
+      }
+      if (dryRun) {
+        files.push({ path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes, diff: lineDiff(text, doc.text()) });
+        continue;
+      }
+      const previous = readManifest(spec.path);
+      const before = bytes ?? Buffer.alloc(0);
+      const keepsOriginal = previous !== undefined && previous.original !== null && previous.after === sha256(before);
+      const manifest: Manifest = {
+        version: 1,
+        host: hostId,
+        existed: previous?.existed ?? bytes !== undefined,
+        original: previous === undefined ? before.toString('base64') : keepsOriginal ? previous.original : null,
+        after: sha256(next),
+        servers: [...(previous?.servers ?? []), ...edit.servers],
+        hooks: [...(previous?.hooks ?? []), ...edit.hooks],
+      };
+      // The record first: a config changed without one could not be undone.
+      writeAtomic(manifestPath(spec.path), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 0o600);
+      writeAtomic(spec.path, next);
+      files.push({ path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes });
+    } catch (error) {
+      files.push(refused(spec, error));
+    }
+  }
+  return { host: hostId, cap, capReason: env.maxInlineBytes === undefined ? host.capReason : 'set by --max-inline-bytes', dryRun, files };
+}
+
+function removeHooks(doc: ConfigDocument, host: HostId, record: Manifest['hooks'][number]): boolean {
+  const groups = getIn(doc.value(), record.path);
+  if (!Array.isArray(groups)) return false;
+  let removed = false;
+  for (let i = groups.length - 1; i >= 0; i--) {
+    const group: unknown = groups[i];
+    if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+    const ours = group.hooks.map((h, j) => (isObject(h) && (h.command === record.command || isSpillwayHook(h.command, host)) ? j : -1)).filter((j) => j >= 0);
+    if (ours.length === 0) continue;
+    removed = true;
+    if (ours.length === group.hooks.length) doc.set([...record.path, i], undefined);
+    else for (const j of ours.reverse()) doc.set([...record.path, i, 'hooks', j], undefined);
+  }
+  // Remove what setup created to hold the hook, once it holds nothing else.
+  if (record.created !== null) {
+    for (let end = record.path.length; end >= record.created.length; end--) {
+      const at = record.path.slice(0, end);
+      const value = getIn(doc.value(), at);
+      const empty = Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
+      if (!empty) break;
+      doc.set(at, undefined);
+    }
+  }
+  return removed;
+}
+
+/**
+ * Takes back what {@link setupHost} added. A file the host has not touched since gets its
+ * original bytes back (or is removed, if setup created it); a file the host has rewritten
+ * keeps the host's edits and loses only spillway's wrappers and hook.
+ */
+export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
+  const host = HOSTS[hostId];
+  const cap = capOf(host, env);
+  const dryRun = options.dryRun === true;
+  const files: FileReport[] = [];
+  for (const spec of hostFiles(host, env, cap)) {
+    try {
+      const manifest = readManifest(spec.path);
+      const bytes = readBytes(spec.path);
+      if (manifest === undefined) {
+        files.push({ path: spec.path, scope: spec.scope, status: bytes === undefined ? 'missing' : 'unchanged', changes: bytes === undefined ? [] : ['no setup recorded for this file'] });
+        continue;
+      }
+      if (bytes === undefined) {
+        if (!dryRun) unlinkSync(manifestPath(spec.path));
+        files.push({ path: spec.path, scope: spec.scope, status: 'missing', changes: ['the file is gone; its setup record was removed'] });
+        continue;
+      }
+      if (manifest.original !== null && sha256(bytes) === manifest.after) {
+        const original = Buffer.from(manifest.original, 'base64');
+        if (!dryRun) {
+          if (manifest.existed) writeAtomic(spec.path, original);
+          else unlinkSync(spec.path);
+          unlinkSync(manifestPath(spec.path));
+        }
+        files.push({
+          path: spec.path,
+          scope: spec.scope,
+          status: 'restored',
+          changes: [manifest.existed ? 'restored the bytes it had before setup' : 'removed the file setup created'],
+          diff: dryRun ? lineDiff(decode(bytes).text, decode(original).text) : undefined,
+        });
+        continue;
+      }
+      const { bom, text } = decode(bytes);
+      const doc = openDocument(spec, text);
+      const changes: string[] = [];
+      for (const record of manifest.servers) {
+        const entry = getIn(doc.value(), record.path);
+        if (!isObject(entry)) continue;
+        const line = commandOf(entry, spec);
+        const original = typeof line === 'string' ? undefined : unwrapCommand(line);
+        if (original === undefined) continue;
+        setCommand(doc, spec, record.path, original, record.hadArgs);
+        changes.push(`unwrapped ${String(record.path[record.path.length - 1])}: ${display(original)}`);
+      }
+      for (const record of manifest.hooks) {
+        if (removeHooks(doc, hostId, record)) changes.push(`removed the ${String(record.path[record.path.length - 1])} hook`);
+      }
+      if (!dryRun) {
+        if (changes.length > 0) writeAtomic(spec.path, Buffer.from(bom + doc.text(), 'utf8'));
+        unlinkSync(manifestPath(spec.path));
+      }
+      files.push({
+        path: spec.path,
+        scope: spec.scope,
+        status: changes.length > 0 ? 'removed' : 'unchanged',
+        changes: changes.length > 0 ? changes : ['nothing of spillway was left in it'],
+        diff: dryRun && changes.length > 0 ? lineDiff(text, doc.text()) : undefined,
+      });
+    } catch (error) {
+      files.push(refused(spec, error));
+    }
+  }
+  return { host: hostId, cap, capReason: host.capReason, dryRun, files };
+}

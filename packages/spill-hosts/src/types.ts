@@ -1,0 +1,110 @@
+/** The hosts `spillway setup` knows. */
+export const HOST_IDS = ['claude-code', 'gemini', 'codex', 'opencode', 'cursor', 'vscode'] as const;
+
+/** One of {@link HOST_IDS}. */
+export type HostId = (typeof HOST_IDS)[number];
+
+/** Whether `value` names a host. */
+export function isHostId(value: string): value is HostId {
+  return (HOST_IDS as readonly string[]).includes(value);
+}
+
+/** The absolute paths written into a host's config, so a host started from a desktop launcher (no shell PATH) finds them. */
+export interface SpillwayCommand {
+  /** Absolute path of the `node` binary. */
+  readonly node: string;
+  /** Absolute path of the `spillway` entry script. */
+  readonly spillway: string;
+}
+
+/** Where setup looks and what it writes. */
+export interface SetupEnvironment {
+  /** The home directory. */
+  readonly home: string;
+  /** The project directory (project-scoped configs are looked up here). */
+  readonly cwd: string;
+  /** The environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `XDG_CONFIG_HOME`…). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `--config-dir`: the host's user-level config directory instead of its default. */
+  readonly configDir?: string | undefined;
+  /** What to run. */
+  readonly command: SpillwayCommand;
+  /** `--max-inline-bytes` for the host, instead of its {@link HostDefinition.cap}. */
+  readonly maxInlineBytes?: number | undefined;
+}
+
+/** A path into a parsed config: keys and array indexes. */
+export type ConfigPath = readonly (string | number)[];
+
+/** How an MCP server entry names its command. */
+export type CommandStyle =
+  /** `command: "npx", args: ["-y", …]` (Claude Code, Gemini CLI, Codex, Cursor, VS Code). */
+  | 'command-args'
+  /** `command: ["npx", "-y", …]` (OpenCode). */
+  | 'command-array';
+
+/** An output hook setup installs. */
+export interface HookSpec {
+  /** Where the hook groups live, e.g. `["hooks", "PostToolUse"]`. */
+  readonly path: ConfigPath;
+  /** The group's `matcher`. */
+  readonly matcher: string;
+  /** The `spillway hook …` command line. */
+  readonly command: string;
+}
+
+/** One config file a host reads. */
+export interface ConfigFileSpec {
+  /** Absolute path. */
+  readonly path: string;
+  /** `user` or `project`. */
+  readonly scope: 'user' | 'project';
+  /** How to parse it. */
+  readonly format: 'jsonc' | 'toml';
+  /** Where the MCP server tables are (each an object of name → entry); empty for a hooks-only file. */
+  readonly serverTables: (doc: unknown) => readonly ConfigPath[];
+  /** How entries name their command. */
+  readonly style: CommandStyle;
+  /** The hook to install in this file, if any. */
+  readonly hook?: HookSpec | undefined;
+  /** The host reads this file as strict JSON and ignores all of it when it has comments or trailing commas. */
+  readonly strictJson?: boolean | undefined;
+}
+
+/** A host: where its configs are, which cap it gets and why. */
+export interface HostDefinition {
+  readonly id: HostId;
+  /** Its name for people. */
+  readonly label: string;
+  /** The cap written into every wrapped server (and hook), in UTF-8 bytes. */
+  readonly cap: number;
+  /** Why that cap. */
+  readonly capReason: string;
+  /** What setup cannot cover in this host. */
+  readonly notCovered: string;
+  /** The files to look at, given the environment and the cap chosen. */
+  files(env: SetupEnvironment, cap: number): readonly ConfigFileSpec[];
+}
+
+/** What setup did (or would do) to one file. */
+export interface FileReport {
+  readonly path: string;
+  readonly scope: 'user' | 'project';
+  /** `changed`: written (or would be, under a dry run); `unchanged`: nothing to do; `missing`: no such file; `refused`: unparseable, left untouched; `restored`/`removed`: undo results. */
+  readonly status: 'changed' | 'unchanged' | 'missing' | 'refused' | 'restored' | 'removed';
+  /** One line per change, for people. */
+  readonly changes: readonly string[];
+  /** Under a dry run: the lines removed and added. */
+  readonly diff?: string | undefined;
+  /** For `refused`: why. */
+  readonly error?: string | undefined;
+}
+
+/** What setup or undo did. */
+export interface SetupReport {
+  readonly host: HostId;
+  readonly cap: number;
+  readonly capReason: string;
+  readonly dryRun: boolean;
+  readonly files: readonly FileReport[];
+}

@@ -1,0 +1,25 @@
+/**
+ * Content-free usage events for spillway: each surface records what it passed, spilled or
+ * kept and which artifacts were read back; `summarizeUsage` answers `spillway stats`.
+ *
+ * @packageDocumentation
+ */
+export {
+  createUsageLog,
+  usageDigest,
+  usageDir,
+  usageDisabled,
+  usageListener,
+  toStored,
+  DEFAULT_USAGE_FILE_BYTES,
+  USAGE_FILE,
+  USAGE_OLD_FILE,
+  type PolicyEventLike,
+  type StoredUsageEvent,
+  type UsageEvent,
+  type UsageKind,
+  type UsageLog,
+  type UsageLogOptions,
+  type UsageSource,
+} from './log.js';
+export { summarizeUsage, BYTES_PER_TOKEN, type ReadBackStats, type UsageRow, type UsageStats } from './stats.js';
