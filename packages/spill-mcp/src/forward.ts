@@ -108,6 +108,7 @@ export class Forwarder {
   private readonly client: Client;
   private readonly hooks: ForwardHooks;
   private readonly taskTools = new Map<string, string>();
+  private readonly served: { serverInfo: { name: string; version: string }; capabilities: ServerCapabilities; instructions: string | undefined };
 
   /**
    * @param client - connected to the upstream server
@@ -123,10 +124,16 @@ export class Forwarder {
     const info = client.getServerVersion() ?? fallbackInfo;
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the low-level Server forwards requests as they are; McpServer cannot.
     this.server = new Server(info, { capabilities, ...(instructions === undefined ? {} : { instructions }) });
+    this.served = { serverInfo: info, capabilities, instructions };
     this.server.onerror = (error) => {
       hooks.warn('host side', error);
     };
     this.mirror(upstreamCaps);
+  }
+
+  /** The name, capabilities and instructions the host is given. */
+  get identity(): { serverInfo: { name: string; version: string }; capabilities: ServerCapabilities; instructions: string | undefined } {
+    return this.served;
   }
 
   /** Passes a notification from the upstream on to the host. */

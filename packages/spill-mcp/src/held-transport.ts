@@ -7,6 +7,16 @@ import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/t
  */
 export type Intercept = (request: JSONRPCRequest) => Promise<Record<string, unknown>> | undefined;
 
+/** Translates between the host's protocol era and the one spoken inside (see `host-era.ts`). */
+export interface HostEdge {
+  /** Messages to deliver inside before the host's own. */
+  opening(): JSONRPCMessage[];
+  /** A host message for the inside, or `undefined` when the edge answered it with `reply`. */
+  incoming(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void): JSONRPCMessage | undefined;
+  /** A message for the host, or `undefined` to drop it. */
+  outgoing(message: JSONRPCMessage): JSONRPCMessage | undefined;
+}
+
 /**
  * Wraps the host-side transport so that its first request (initialize) can be read before
  * the proxy's `Server` exists, then handed to that server as if it had just arrived. An
@@ -25,6 +35,7 @@ export class HeldTransport implements Transport {
   private held: JSONRPCMessage[] = [];
   private connected = false;
   private intercept: Intercept | undefined;
+  private edge: HostEdge | undefined;
 
   /** @param inner - the host-side transport, not yet started */
   constructor(inner: Transport) {
@@ -61,19 +72,26 @@ export class HeldTransport implements Transport {
     });
   }
 
+  /** Sets the {@link HostEdge}, before the SDK connects. */
+  translate(edge: HostEdge): void {
+    this.edge = edge;
+  }
+
   /** Sets the {@link Intercept}. */
   interceptRequests(intercept: Intercept): void {
     this.intercept = intercept;
   }
 
-  private dispatch(message: JSONRPCMessage): void {
-    const answer = 'method' in message && 'id' in message ? this.intercept?.(message) : undefined;
+  private dispatch(received: JSONRPCMessage): void {
+    const message = this.edge === undefined ? received : this.edge.incoming(received, (reply) => void this.inner.send(reply).catch(() => undefined));
+    if (message === undefined) return;
+    const answer = 'method' in message && 'id' in message ? this.intercept?.(message as JSONRPCRequest) : undefined;
     if (answer === undefined) {
       this.onmessage?.(message);
       return;
     }
     const id = (message as JSONRPCRequest).id;
-    void answer.then((result) => this.inner.send({ jsonrpc: '2.0', id, result })).catch((error: unknown) => {
+    void answer.then((result) => this.send({ jsonrpc: '2.0', id, result })).catch((error: unknown) => {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
     });
   }
@@ -84,6 +102,7 @@ export class HeldTransport implements Transport {
     const held = this.held;
     this.held = [];
     setImmediate(() => {
+      for (const message of this.edge?.opening() ?? []) this.onmessage?.(message);
       for (const message of held) this.dispatch(message);
     });
     return Promise.resolve();
@@ -91,7 +110,9 @@ export class HeldTransport implements Transport {
 
   /** Sends to the host. */
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.inner.send(message, options);
+    const out = this.edge === undefined ? message : this.edge.outgoing(message);
+    if (out === undefined) return Promise.resolve();
+    return this.inner.send(out, options);
   }
 
   /** Closes the host side. */

@@ -11,11 +11,13 @@ import { Diagnostics } from './diagnostics.js';
 import { SpillProxyError, UPSTREAM_ERROR_RPC_CODE } from './errors.js';
 import { Forwarder, rpcError } from './forward.js';
 import { HeldTransport } from './held-transport.js';
+import { ModernHostEdge, opensModern, refuseHostRequests } from './host-era.js';
 import { downstreamToolName, upstreamToolName } from './names.js';
 import { checkOptions, DEFAULT_REQUEST_TIMEOUT_MS, isHttp, type ResolvedOptions, type SpillProxyOptions } from './options.js';
 import { ResultSpiller } from './result-spill.js';
 import { OwnTools } from './spill-tools.js';
 import { UpstreamStdioTransport, type UpstreamExit } from './stdio-upstream.js';
+import { UpstreamEraTransport, type EraPreference } from './upstream-era.js';
 
 /** How a proxy ended. */
 export interface SpillProxyExit {
@@ -102,7 +104,8 @@ class ProxyRuntime implements SpillProxy {
   private readonly ownTools: OwnTools;
   private readonly spilling: boolean;
   private resolveClosed!: (exit: SpillProxyExit) => void;
-  private upstreamTransport: UpstreamStdioTransport | StreamableHTTPClientTransport | undefined;
+  private upstreamTransport: Transport | undefined;
+  private stdioUpstream: UpstreamStdioTransport | undefined;
   private client: Client | undefined;
   private forwarder: Forwarder | undefined;
   private upstreamGone: SpillProxyError | undefined;
@@ -145,13 +148,17 @@ class ProxyRuntime implements SpillProxy {
       await this.shutdown('downstream-closed');
       return;
     }
+    // A 2026-07-28 host opens with `server/discover` or any request that carries the
+    // envelope; it is served through an edge that translates to the 2025 era spoken inside.
+    const modern = opensModern(initialize) ? new ModernHostEdge(initialize) : undefined;
     const params = (initialize.params ?? {}) as { clientInfo?: Implementation; capabilities?: ClientCapabilities };
     // Tasks the host runs for the server are not forwarded; everything else is offered as the host offers it.
-    const { tasks: _tasks, ...forwardedCaps } = params.capabilities ?? {};
-    const clientInfo = params.clientInfo ?? { name: 'spillway-mcp', version: version() };
+    const { tasks: _tasks, ...legacyCaps } = params.capabilities ?? {};
+    const forwardedCaps = modern?.forwardedCapabilities ?? legacyCaps;
+    const clientInfo = modern?.clientInfo ?? params.clientInfo ?? { name: 'spillway-mcp', version: version() };
     const client = new Client(clientInfo, { capabilities: forwardedCaps });
     this.client = client;
-    const transport = this.makeUpstreamTransport();
+    const transport = this.makeUpstreamTransport(modern === undefined ? 'legacy' : 'modern');
     this.upstreamTransport = transport;
     client.onerror = (error) => {
       if (this.upstreamGone === undefined) this.diagnostics.warn('upstream', error);
@@ -189,6 +196,11 @@ class ProxyRuntime implements SpillProxy {
     this.forwarder = forwarder;
     client.fallbackNotificationHandler = (notification) => forwarder.notify(notification);
     forwarder.forwardHostRequests(forwardedCaps);
+    if (modern !== undefined) {
+      refuseHostRequests(client);
+      modern.serve(() => forwarder.identity);
+      downstream.translate(modern);
+    }
     // The SDK refuses `arguments` that are not an object before any handler runs; spillway's
     // own tools answer such a call with an error result the model can read.
     downstream.interceptRequests((request) => {
@@ -215,17 +227,18 @@ class ProxyRuntime implements SpillProxy {
   }
 
   private get exit(): UpstreamExit | undefined {
-    return this.upstreamTransport instanceof UpstreamStdioTransport ? this.upstreamTransport.exit : undefined;
+    return this.stdioUpstream?.exit;
   }
 
-  private makeUpstreamTransport(): UpstreamStdioTransport | StreamableHTTPClientTransport {
+  /** The transport to the upstream: over stdio, in whichever era it speaks, the host's first. */
+  private makeUpstreamTransport(prefer: EraPreference): Transport {
     const upstream = this.config.upstream;
     if (isHttp(upstream)) {
       return new StreamableHTTPClientTransport(new URL(String(upstream.url)), {
         requestInit: { headers: { ...(upstream.headers ?? {}) } },
       });
     }
-    return new UpstreamStdioTransport({
+    this.stdioUpstream = new UpstreamStdioTransport({
       command: upstream.command,
       args: upstream.args ?? [],
       env: upstream.env ?? process.env,
@@ -236,6 +249,7 @@ class ProxyRuntime implements SpillProxy {
         this.diagnostics.malformed(error, line);
       },
     });
+    return new UpstreamEraTransport(this.stdioUpstream, prefer);
   }
 
   private stdioDownstream(): Transport {
