@@ -5,36 +5,24 @@ import {
   CallToolRequestSchema,
   CallToolResultSchema,
   CancelTaskRequestSchema,
-  CancelTaskResultSchema,
   CompleteRequestSchema,
-  CompleteResultSchema,
   CreateMessageRequestSchema,
   CreateMessageResultSchema,
-  CreateTaskResultSchema,
   ElicitRequestSchema,
   ElicitResultSchema,
-  EmptyResultSchema,
   GetPromptRequestSchema,
-  GetPromptResultSchema,
   GetTaskPayloadRequestSchema,
-  GetTaskPayloadResultSchema,
   GetTaskRequestSchema,
-  GetTaskResultSchema,
   ListPromptsRequestSchema,
-  ListPromptsResultSchema,
   ListResourcesRequestSchema,
-  ListResourcesResultSchema,
   ListResourceTemplatesRequestSchema,
-  ListResourceTemplatesResultSchema,
   ListRootsRequestSchema,
   ListRootsResultSchema,
   ListTasksRequestSchema,
-  ListTasksResultSchema,
   ListToolsRequestSchema,
-  ListToolsResultSchema,
   PingRequestSchema,
   ReadResourceRequestSchema,
-  ReadResourceResultSchema,
+  ResultSchema,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -163,15 +151,19 @@ export class Forwarder {
     };
   }
 
+  /**
+   * Forwards one request. Only the result's envelope is checked here (any JSON object): the
+   * host's own SDK validates the result it receives, and the proxy's server checks a tool
+   * result before answering, so a small result is not walked more often than needed.
+   */
   private async forward(
     request: { readonly method: string; readonly params?: Record<string, unknown> | undefined },
-    schema: Parameters<Client['request']>[1],
     extra: Extra,
   ): Promise<AnyResult> {
     const gone = this.hooks.gone();
     if (gone !== undefined) throw gone;
     try {
-      const result: unknown = await this.client.request(request, schema, this.options(request.params as Params, extra));
+      const result: unknown = await this.client.request(request, ResultSchema, this.options(request.params as Params, extra));
       return result as AnyResult;
     } catch (error) {
       throw this.hooks.gone() ?? upstreamRpcError(error);
@@ -181,12 +173,11 @@ export class Forwarder {
   private mirror(caps: ServerCapabilities): void {
     const server = this.server;
     const hooks = this.hooks;
-    const f = (schema: Parameters<Client['request']>[1]): never =>
-      ((r: Parameters<Forwarder['forward']>[0], e: Extra) => this.forward(r, schema, e)) as never;
-    server.setRequestHandler(PingRequestSchema, f(EmptyResultSchema));
+    const f = (): never => ((r: Parameters<Forwarder['forward']>[0], e: Extra) => this.forward(r, e)) as never;
+    server.setRequestHandler(PingRequestSchema, f());
     server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-      const page = caps.tools === undefined ? { tools: [] } : await this.forward(request, ListToolsResultSchema, extra);
-      const tools = (page.tools as Tool[]).map((tool) => hooks.mirrorTool(tool));
+      const page = caps.tools === undefined ? { tools: [] } : await this.forward(request, extra);
+      const tools = (Array.isArray(page.tools) ? (page.tools as Tool[]) : []).map((tool) => hooks.mirrorTool(tool));
       const first = request.params?.cursor === undefined;
       return { ...page, tools: first ? [...hooks.tools.list(), ...tools] : tools };
     });
@@ -196,41 +187,41 @@ export class Forwarder {
       if (caps.tools === undefined) throw rpcError(-32602, `Unknown tool: ${shown}`);
       const forwarded = { ...request, params: { ...request.params, name: hooks.upstreamToolName(shown) } };
       if (request.params.task !== undefined) {
-        const created = await this.forward(forwarded, CreateTaskResultSchema, extra);
+        const created = await this.forward(forwarded, extra);
         const taskId = (created.task as { taskId?: unknown } | undefined)?.taskId;
         if (typeof taskId === 'string') this.taskTools.set(taskId, shown);
         return created;
       }
-      const result = await this.forward(forwarded, CallToolResultSchema, extra);
+      const result = await this.forward(forwarded, extra);
       return (await hooks.onResult('tool', shown, result));
     });
     if (caps.prompts !== undefined) {
-      server.setRequestHandler(ListPromptsRequestSchema, f(ListPromptsResultSchema));
+      server.setRequestHandler(ListPromptsRequestSchema, f());
       server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-        const result = await this.forward(request, GetPromptResultSchema, extra);
+        const result = await this.forward(request, extra);
         return (await hooks.onResult('prompt', request.params.name, result));
       });
     }
     if (caps.resources !== undefined) {
-      server.setRequestHandler(ListResourcesRequestSchema, f(ListResourcesResultSchema));
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, f(ListResourceTemplatesResultSchema));
+      server.setRequestHandler(ListResourcesRequestSchema, f());
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, f());
       server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
-        const result = await this.forward(request, ReadResourceResultSchema, extra);
+        const result = await this.forward(request, extra);
         return (await hooks.onResult('resource', request.params.uri, result));
       });
       if (caps.resources.subscribe === true) {
-        server.setRequestHandler(SubscribeRequestSchema, f(EmptyResultSchema));
-        server.setRequestHandler(UnsubscribeRequestSchema, f(EmptyResultSchema));
+        server.setRequestHandler(SubscribeRequestSchema, f());
+        server.setRequestHandler(UnsubscribeRequestSchema, f());
       }
     }
-    if (caps.completions !== undefined) server.setRequestHandler(CompleteRequestSchema, f(CompleteResultSchema));
-    if (caps.logging !== undefined) server.setRequestHandler(SetLevelRequestSchema, f(EmptyResultSchema));
+    if (caps.completions !== undefined) server.setRequestHandler(CompleteRequestSchema, f());
+    if (caps.logging !== undefined) server.setRequestHandler(SetLevelRequestSchema, f());
     if (caps.tasks !== undefined) {
-      server.setRequestHandler(GetTaskRequestSchema, f(GetTaskResultSchema));
-      server.setRequestHandler(ListTasksRequestSchema, f(ListTasksResultSchema));
-      server.setRequestHandler(CancelTaskRequestSchema, f(CancelTaskResultSchema));
+      server.setRequestHandler(GetTaskRequestSchema, f());
+      server.setRequestHandler(ListTasksRequestSchema, f());
+      server.setRequestHandler(CancelTaskRequestSchema, f());
       server.setRequestHandler(GetTaskPayloadRequestSchema, async (r, e) => {
-        const payload = await this.forward(r, GetTaskPayloadResultSchema, e);
+        const payload = await this.forward(r, e);
         const toolName = this.taskTools.get(r.params.taskId);
         if (toolName === undefined || !CallToolResultSchema.safeParse(payload).success) return payload;
         return (await hooks.onResult('tool', toolName, payload));
