@@ -181,6 +181,12 @@ describe.each(HOST_KINDS.map((kind) => ({ kind })))('a $kind host through spillw
     await expectRetrievable(host, promptText(await host.getPrompt('big-prompt')), 'prompt 4321');
   });
 
+  it(kind === 'v2-pinned' ? 'refuses a sampling request from the 2025 server with an error that names it' : 'answers a sampling request the host did not offer with an error, not a hang', async () => {
+    const text = textOf(await host.callTool('sample', {}));
+    expect(text.startsWith('refused: ')).toBe(true);
+    if (kind === 'v2-pinned') expect(text).toContain('cannot carry a sampling/createMessage request from a 2025-era server to a 2026-07-28 host');
+  });
+
   it('passes 300 progress notifications written in one burst with the result, all before it', async () => {
     const result = await host.callTool('burst', { n: 300 }, { onprogress: () => undefined });
     expect(textOf(result)).toBe('sent 300');

@@ -31,7 +31,7 @@ describe('an SDK-built server through the proxy', () => {
     } while (cursor !== undefined);
     expect(pages[0]).toEqual(['spill_read', 'spill_grep', 'big', 'small']);
     expect(pages[1]).toEqual(['upstream_spill_read', 'garbage']);
-    expect(pages.length).toBe(7); // 13 upstream tools, 2 a page
+    expect(pages.length).toBe(7); // 14 upstream tools, 2 a page
     expect(pages.flat().length).toBe(new Set(pages.flat()).size);
   });
 

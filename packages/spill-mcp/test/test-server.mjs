@@ -9,6 +9,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
+  CreateMessageResultSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -29,6 +30,7 @@ const TOOLS = [
   { name: 'structured', description: 'Answers with structured content.', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
   { name: 'bigerror', description: 'Fails with a long error text.', inputSchema: { type: 'object' } },
   { name: 'headers', description: 'Echoes the request headers it received (HTTP only).', inputSchema: { type: 'object' } },
+  { name: 'sample', description: 'Asks the host for a sampling/createMessage, whatever the host declared, and says what came back.', inputSchema: { type: 'object' } },
   { name: 'burst', description: 'Sends `n` progress notifications and the answer in one write.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
 ];
 const PAGE = 2;
@@ -97,6 +99,12 @@ function makeServer() {
         return { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } };
       case 'bigerror':
         return { content: [{ type: 'text', text: `error detail\n`.repeat(5000) }], isError: true };
+      case 'sample': {
+        const answer = await extra
+          .sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } }, CreateMessageResultSchema)
+          .then((r) => `answered: ${JSON.stringify(r)}`, (error) => `refused: ${error.message}`);
+        return { content: [{ type: 'text', text: answer }] };
+      }
       case 'burst': {
         // One write holds every notification and the response, as a fast server's would.
         const token = request.params._meta?.progressToken;
