@@ -24,10 +24,19 @@ export const SPILL_PROXY_ERROR_CODES: readonly SpillProxyErrorCode[] = [
  */
 export const UPSTREAM_ERROR_RPC_CODE = -32000;
 
+/**
+ * The marker that identifies a {@link SpillProxyError}. `Symbol.for` makes it the same
+ * symbol in every copy of this package (and every realm), so {@link isSpillProxyError}
+ * works across duplicate installs, where `instanceof` does not.
+ */
+export const SPILL_PROXY_ERROR_MARKER: unique symbol = Symbol.for('spillway.SpillProxyError') as never;
+
 /** A failure of the proxy itself, with a stable {@link SpillProxyErrorCode}. */
 export class SpillProxyError extends Error {
   /** The stable code. */
   readonly code: SpillProxyErrorCode;
+  /** Always `true`; see {@link SPILL_PROXY_ERROR_MARKER}. */
+  readonly [SPILL_PROXY_ERROR_MARKER] = true as const;
 
   /**
    * @param code - the stable code
@@ -41,7 +50,12 @@ export class SpillProxyError extends Error {
   }
 }
 
-/** Whether `value` is a {@link SpillProxyError}, optionally with the given code. */
+/**
+ * Whether `value` is a {@link SpillProxyError} from any copy of this package, optionally
+ * with the given code. It checks the {@link SPILL_PROXY_ERROR_MARKER}, not `instanceof`.
+ */
 export function isSpillProxyError(value: unknown, code?: SpillProxyErrorCode): value is SpillProxyError {
-  return value instanceof SpillProxyError && (code === undefined || value.code === code);
+  if (typeof value !== 'object' || value === null) return false;
+  if ((value as Record<symbol, unknown>)[SPILL_PROXY_ERROR_MARKER] !== true) return false;
+  return code === undefined || (value as { code?: unknown }).code === code;
 }

@@ -49,6 +49,9 @@ export class UpstreamStdioTransport implements Transport {
   private chunks: Buffer[] = [];
   private buffered = 0;
   private skipping = false;
+  private lines: Buffer[] = [];
+  private next = 0;
+  private waiting = false;
   private exitStatus: UpstreamExit | undefined;
   private closed = false;
 
@@ -97,6 +100,7 @@ export class UpstreamStdioTransport implements Transport {
       });
       child.stdout.on('data', (chunk: Buffer) => {
         this.receive(chunk);
+        this.drain();
       });
       const sink = this.options.stderr;
       if (sink === null) child.stderr.resume();
@@ -121,8 +125,41 @@ export class UpstreamStdioTransport implements Transport {
       const line = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
       this.chunks = [];
       this.buffered = 0;
-      if (line !== undefined) this.deliver(line);
+      if (line !== undefined) this.lines.push(line);
     }
+  }
+
+  /**
+   * Delivers the complete lines in order. The SDK handles a notification a microtask after
+   * it arrives but a response at once, and forgets a request's progress handler with its
+   * response: a response that follows progress in the same burst waits for a macrotask,
+   * so that every progress notification is handled first.
+   */
+  private drain(): void {
+    if (this.waiting) return;
+    let notified = false;
+    while (this.next < this.lines.length) {
+      const line = this.lines[this.next] as Buffer;
+      const message = this.parse(line);
+      if (message === undefined) {
+        this.next += 1;
+        continue;
+      }
+      const isResponse = !('method' in message);
+      if (isResponse && notified) {
+        this.waiting = true;
+        setImmediate(() => {
+          this.waiting = false;
+          this.drain();
+        });
+        return;
+      }
+      this.next += 1;
+      if ('method' in message && !('id' in message)) notified = true;
+      this.onmessage?.(message);
+    }
+    this.lines = [];
+    this.next = 0;
   }
 
   private keep(part: Buffer): void {
@@ -142,16 +179,16 @@ export class UpstreamStdioTransport implements Transport {
     this.buffered += part.length;
   }
 
-  private deliver(buffer: Buffer): void {
+  private parse(buffer: Buffer): JSONRPCMessage | undefined {
     let text = buffer.toString('utf8');
     if (text.endsWith('\r')) text = text.slice(0, -1);
-    if (text.trim() === '') return;
+    if (text.trim() === '') return undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
       this.options.onMalformed(error instanceof Error ? error : new Error(String(error)), text);
-      return;
+      return undefined;
     }
     // Requests and notifications are small: validate them fully. A response is checked for
     // its envelope only (the SDK validates its result against the request's own schema), so
@@ -166,16 +203,13 @@ export class UpstreamStdioTransport implements Transport {
       typeof envelope.result === 'object' &&
       envelope.result !== null &&
       !Array.isArray(envelope.result);
-    if (isResponse) {
-      this.onmessage?.(value as JSONRPCMessage);
-      return;
-    }
+    if (isResponse) return value as JSONRPCMessage;
     const parsed = JSONRPCMessageSchema.safeParse(value);
     if (!parsed.success) {
       this.options.onMalformed(new Error(`not a JSON-RPC message: ${parsed.error.message.split('\n')[0] ?? ''}`), text);
-      return;
+      return undefined;
     }
-    this.onmessage?.(parsed.data);
+    return parsed.data;
   }
 
   private finish(): void {

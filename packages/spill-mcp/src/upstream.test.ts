@@ -31,7 +31,7 @@ describe('an SDK-built server through the proxy', () => {
     } while (cursor !== undefined);
     expect(pages[0]).toEqual(['spill_read', 'spill_grep', 'big', 'small']);
     expect(pages[1]).toEqual(['upstream_spill_read', 'garbage']);
-    expect(pages.length).toBe(6); // 12 upstream tools, 2 a page
+    expect(pages.length).toBe(7); // 14 upstream tools, 2 a page
     expect(pages.flat().length).toBe(new Set(pages.flat()).size);
   });
 
@@ -86,16 +86,29 @@ describe('an SDK-built server through the proxy', () => {
     expect(host.stderr()).toContain('this is not json');
   });
 
-  it('caps spill_grep at maxGrepMatches, whatever the model asks for, within its size hint', async () => {
+  it('leaves the bound on spill_grep to the shared tools: no clamp of its own, a default when the model names none', async () => {
     const big = await host.client.callTool({ name: 'big', arguments: { lines: 5000 } });
     const locator = /stored at: (\S+?)\. /.exec(textOf(big))?.[1] ?? '';
-    const grep = await host.client.callTool({ name: 'spill_grep', arguments: { locator, pattern: '^line ', maxMatches: 5000 } });
-    const rows = textOf(grep).split('\n').filter((line) => /^\d+: /.test(line));
-    expect(rows.length).toBe(200);
-    expect(textOf(grep)).toContain('more exist');
+    const rows = (result: object): number => textOf(result).split('\n').filter((line) => /^\d+: /.test(line)).length;
+    const asked = await host.client.callTool({ name: 'spill_grep', arguments: { locator, pattern: '^line ', maxMatches: 250 } });
+    expect(rows(asked)).toBe(250);
+    expect(textOf(asked)).toContain('more exist');
+    const unasked = await host.client.callTool({ name: 'spill_grep', arguments: { locator, pattern: '^line ' } });
+    expect(rows(unasked)).toBe(100);
     const { tools } = await host.client.listTools();
     const hint = tools.find((t) => t.name === 'spill_grep')?._meta?.['anthropic/maxResultSizeChars'];
-    expect(textOf(grep).length).toBeLessThanOrEqual(hint as number);
+    expect(textOf(asked).length).toBeLessThanOrEqual(hint as number);
+  });
+
+  it('answers a spillway tool called with arguments that are not an object with an error result the model can read', async () => {
+    for (const args of [[1, 2], 'locator', 7, null]) {
+      const response = await host.client.request(
+        { method: 'tools/call', params: { name: 'spill_read', arguments: args as never } },
+        CallToolResultSchema,
+      );
+      expect(response.isError).toBe(true);
+      expect(textOf(response)).toContain('spill_read takes an object of arguments');
+    }
   });
 
   it('spills a large error result and it stays an error', async () => {

@@ -1,13 +1,21 @@
-// A small MCP server built on the SDK's low-level Server, for what the published servers
-// do not do: a paginated tool list, a tool named like the proxy's own, large output on
-// demand, malformed lines and dying mid-call. `node test-server.mjs stdio` serves on
-// stdin/stdout; `node test-server.mjs http` serves Streamable HTTP on 127.0.0.1 and prints
-// `listening <port>` on stdout.
+// A small MCP server built on the SDK's low-level Server (2025 era), for what the published
+// servers do not do: a paginated tool list, a tool named like the proxy's own, large output,
+// resources and prompts on demand, progress and the result in one write, malformed lines and
+// dying mid-call. `node test-server.mjs stdio` serves on stdin/stdout; `node test-server.mjs
+// http` serves Streamable HTTP on 127.0.0.1 and prints `listening <port>` on stdout.
 import { createServer } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const TOOLS = [
   { name: 'big', description: 'Returns `lines` numbered lines.', inputSchema: { type: 'object', properties: { lines: { type: 'integer' } } } },
@@ -22,12 +30,25 @@ const TOOLS = [
   { name: 'structured', description: 'Answers with structured content.', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
   { name: 'bigerror', description: 'Fails with a long error text.', inputSchema: { type: 'object' } },
   { name: 'headers', description: 'Echoes the request headers it received (HTTP only).', inputSchema: { type: 'object' } },
+  { name: 'sample', description: 'Asks the host for a sampling/createMessage, whatever the host declared, and says what came back.', inputSchema: { type: 'object' } },
+  { name: 'burst', description: 'Sends `n` progress notifications and the answer in one write.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } } },
 ];
 const PAGE = 2;
 let cancelledWaits = 0;
 
 function makeServer() {
-  const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: 'Test instructions.' });
+  const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true }, logging: {}, resources: {}, prompts: {} }, instructions: 'Test instructions.' });
+  const numbered = (n, word) => Array.from({ length: n }, (_, i) => `${word} ${i + 1} ${'z'.repeat(40)}`).join('\n');
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [{ uri: 'legacy://big', name: 'big' }, { uri: 'legacy://small', name: 'small' }] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const { uri } = request.params;
+    if (uri !== 'legacy://big' && uri !== 'legacy://small') throw Object.assign(new Error(`no resource ${uri}`), { code: -32002 });
+    return { contents: [{ uri, mimeType: 'text/plain', text: uri === 'legacy://big' ? numbered(5000, 'resource') : 'a small resource' }] };
+  });
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: [{ name: 'big-prompt' }, { name: 'small-prompt' }] }));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: request.params.name === 'big-prompt' ? numbered(5000, 'prompt') : 'a small prompt' } }],
+  }));
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     const start = Number(request.params?.cursor ?? '0');
     const end = start + PAGE;
@@ -78,6 +99,23 @@ function makeServer() {
         return { content: [{ type: 'text', text: '{"n":1}' }], structuredContent: { n: 1 } };
       case 'bigerror':
         return { content: [{ type: 'text', text: `error detail\n`.repeat(5000) }], isError: true };
+      case 'sample': {
+        const answer = await extra
+          .sendRequest({ method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } }, CreateMessageResultSchema)
+          .then((r) => `answered: ${JSON.stringify(r)}`, (error) => `refused: ${error.message}`);
+        return { content: [{ type: 'text', text: answer }] };
+      }
+      case 'burst': {
+        // One write holds every notification and the response, as a fast server's would.
+        const token = request.params._meta?.progressToken;
+        const n = Number(args.n ?? 300);
+        const id = extra.requestId;
+        const lines = [];
+        for (let i = 1; i <= n && token !== undefined; i++) lines.push(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: i, total: n } }));
+        lines.push(JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: `sent ${n}` }] } }));
+        process.stdout.write(`${lines.join('\n')}\n`);
+        return new Promise(() => {});
+      }
       case 'headers':
         return { content: [{ type: 'text', text: JSON.stringify(extra.requestInfo?.headers ?? {}) }] };
       default:

@@ -1,0 +1,75 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_GREP_MAX_LINE_BYTES, type SpillReader } from '@spillway/core';
+import { runSpillTool, spillToolDefinitions, type SpillToolDefinition } from '@spillway/policy/tools';
+
+/** The `_meta` key that tells Claude Code how large a tool's answers may be before it spills them itself. */
+export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars';
+
+// 200 matching lines cut at the reader's line bound, with their numbers.
+const GREP_PAGE_CHARS = 200 * (DEFAULT_GREP_MAX_LINE_BYTES + 32);
+
+/** The limits of the proxy's own tools. */
+export interface OwnToolLimits {
+  /** Byte cap on one `spill_read` answer. */
+  readonly maxReadBytes: number;
+  /** `maxMatches` of a `spill_grep` call that names none. */
+  readonly defaultMaxMatches: number;
+}
+
+/**
+ * spillway's own tools, offered next to the upstream's: every definition of the shared
+ * tool list of `@spillway/policy/tools`, each run by the shared implementation (which
+ * bounds every answer). Adding a shared tool adds it here with no other change.
+ */
+export class OwnTools {
+  private readonly reader: SpillReader | undefined;
+  private readonly limits: OwnToolLimits;
+  private readonly definitions: readonly SpillToolDefinition[];
+
+  /**
+   * @param reader - the backend's reader; without one the proxy offers no tools
+   * @param limits - the answers' limits
+   * @param definitions - the shared tool list
+   */
+  constructor(reader: SpillReader | undefined, limits: OwnToolLimits, definitions: readonly SpillToolDefinition[] = spillToolDefinitions) {
+    this.reader = reader;
+    this.limits = limits;
+    this.definitions = reader === undefined ? [] : definitions;
+  }
+
+  /** The tools as MCP lists them, with a size hint for hosts that spill on their own. */
+  list(): Tool[] {
+    // Claude Code spills an answer above the hint itself. The shared implementation bounds
+    // every answer; the hint leaves room for a read at the cap or a page of grep matches.
+    const hint = Math.max(this.limits.maxReadBytes, GREP_PAGE_CHARS) + 1_024;
+    return this.definitions.map((definition) => ({
+      name: definition.name,
+      description: definition.description,
+      inputSchema: definition.inputSchema as unknown as Tool['inputSchema'],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      _meta: { [MAX_RESULT_SIZE_META_KEY]: hint },
+    }));
+  }
+
+  /** Whether `name` is one of these tools. */
+  has(name: string): boolean {
+    return this.definitions.some((definition) => definition.name === name);
+  }
+
+  /**
+   * Runs one. Whatever the arguments are (missing, an array, a string), the answer is a
+   * result the model can read, with `isError: true` when the call failed.
+   */
+  async call(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    const reader = this.reader;
+    if (reader === undefined || !this.has(name)) {
+      return { content: [{ type: 'text', text: `Unknown tool: ${name}` }], isError: true };
+    }
+    const answer = await runSpillTool(reader, name, args === undefined ? {} : args, {
+      maxReadBytes: this.limits.maxReadBytes,
+      defaultMaxMatches: this.limits.defaultMaxMatches,
+      signal,
+    });
+    return { content: [{ type: 'text', text: answer.text }], ...(answer.isError ? { isError: true } : {}) };
+  }
+}
