@@ -182,7 +182,13 @@ export function leafName(suggested: string, maxLeafBytes: number = MAX_LEAF_BYTE
   return `${prefix}-${sanitizeName(suggested, maxLeafBytes - LEAF_RANDOM_HEX - 1)}`;
 }
 
-/** Whether `name` has the shape of a published leaf of at most `maxLeafBytes` (not a temp file, not hidden). */
+/** Control characters, NUL included: {@link sanitizeName} never keeps one. */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Whether `name` has the shape of a published leaf of at most `maxLeafBytes`: not a temp
+ * file, not hidden, one segment, no control character.
+ */
 export function isLeafName(name: string, maxLeafBytes: number = MAX_LEAF_BYTES): boolean {
-  return LEAF_RE.test(name) && Buffer.byteLength(name, 'utf8') <= maxLeafBytes && !name.includes('/');
+  return LEAF_RE.test(name) && Buffer.byteLength(name, 'utf8') <= maxLeafBytes && !name.includes('/') && !CONTROL.test(name);
 }

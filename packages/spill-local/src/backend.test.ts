@@ -47,7 +47,7 @@ describe('createLocalBackend options', () => {
     [{ durable: true, signal: null }, 'signal'],
   ])('rejects the unknown key in %j with a TypeError that names it and lists the known ones', (opts, key) => {
     expect(() => createLocalBackend(opts as never)).toThrow(
-      new TypeError(`createLocalBackend: unknown option "${key}"; the known options are root, createRoot, temporary, durable, maxOpenFiles.`),
+      new TypeError(`createLocalBackend: unknown option "${key}"; expected one of root, createRoot, temporary, durable, maxOpenFiles.`),
     );
   });
 
