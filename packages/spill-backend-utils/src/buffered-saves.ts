@@ -19,7 +19,7 @@ export interface BufferedSavesOptions {
    * it throws is the save's error (throw a `SpillError`, such as `SPILL_STORAGE_FAILED`
    * with the store's error as `cause`).
    */
-  put(input: SaveEnvelope, bytes: Uint8Array, signal: AbortSignal | undefined): SpillRef | Promise<SpillRef>;
+  readonly put: (input: SaveEnvelope, bytes: Uint8Array, signal: AbortSignal | undefined) => SpillRef | Promise<SpillRef>;
 }
 
 /** The two save methods of a backend, as {@link bufferedSaves} makes them. */

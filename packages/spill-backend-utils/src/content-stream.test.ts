@@ -14,7 +14,7 @@ async function failureOf(run: () => Promise<unknown>): Promise<unknown> {
 describe('forEachChunk', () => {
   it('hands over every chunk of a sync or async iterable, in order', async () => {
     async function* gen(): AsyncGenerator<string> {
-      yield 'a';
+      yield await Promise.resolve('a');
       yield 'b';
     }
     for (const content of [['a', 'b'], gen()]) {
@@ -29,7 +29,7 @@ describe('forEachChunk', () => {
   it('turns a throwing producer into SPILL_STREAM_FAILED with the throw as cause', async () => {
     const boom = new Error('source broke');
     async function* gen(): AsyncGenerator<string> {
-      yield 'a';
+      yield await Promise.resolve('a');
       throw boom;
     }
     const error = await failureOf(() => forEachChunk(gen(), undefined, () => undefined));

@@ -83,7 +83,7 @@ export class ContentStream {
 
   #value(step: unknown): string | undefined {
     if (typeof step !== 'object' || step === null) throw streamFailed(new TypeError('The stream iterator returned a non-object result.'));
-    const { done, value } = step as IteratorResult<unknown>;
+    const { done, value } = step as { done?: unknown; value?: unknown };
     if (done === true) {
       this.#finished = true;
       return undefined;

@@ -183,6 +183,7 @@ export function leafName(suggested: string, maxLeafBytes: number = MAX_LEAF_BYTE
 }
 
 /** Control characters, NUL included: {@link sanitizeName} never keeps one. */
+// eslint-disable-next-line no-control-regex -- the control characters are what is looked for
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

@@ -81,7 +81,7 @@ describe('the public API', () => {
     const arbitraries: Record<string, unknown> = await import('./arbitraries.js');
     const inputs: Record<string, unknown> = await import('./inputs.js');
     expect(typeof oracle.ReferenceArtifact).toBe('function');
-    expect(typeof arbitraries.contentArbitrary).toBe('object');
+    expect(typeof arbitraries.contentArbitrary).toBe('function');
     expect(Array.isArray(inputs.NAMING_EXAMPLES)).toBe(true);
   });
 });

@@ -331,6 +331,7 @@ class ProxyRuntime implements SpillProxy {
       backend: options.backend,
       maxInlineBytes: options.maxInlineBytes ?? DEFAULT_MAX_INLINE_BYTES,
       skipTools: SPILL_TOOL_NAMES,
+      noticeReader: 'spill-tools', // the notice names the spill_* tools this proxy adds ('spill-tools-and-search' once spill_search is offered)
       previewBytes: options.previewBytes,
       saveTimeoutMs: options.saveTimeoutMs,
       onEvent: (event) => {

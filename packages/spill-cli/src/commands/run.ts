@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import { Command } from 'commander';
 import { callId, isSpillError, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
+import { retrievalHintFor } from '@spillway/core/notice';
 import type { SpillEvent, SpillSpilledEvent } from '@spillway/policy';
 import { exitCodeOf, runChild, type ChildOutcome } from '../child.js';
 import { cliMessage } from '../cli-error.js';
@@ -116,6 +117,7 @@ export function registerRun(program: Command, ctx: CliContext): void {
     const policy = createSpillPolicy({
       backend,
       maxInlineBytes: options.maxInlineBytes,
+      noticeReader: 'spillway-cli', // a shell reads back with the spillway commands
       skipTools: [],
       onEvent: (event) => {
         if (event.type === 'spilled') spilled = event;
@@ -290,7 +292,7 @@ async function spillFromSink(
     totalBytes: stored,
     maxInlineBytes: cap,
     locator: ref.locator,
-    retrievalHint: ref.retrievalHint,
+    retrievalHint: retrievalHintFor('spillway-cli'),
     ...(preface.length === 0 ? {} : { preface: preface.join('\n') }),
   });
   if (preview !== undefined) return { text: preview.text, ref, omittedBytes: preview.omittedBytes };
