@@ -23,7 +23,7 @@ async function run(args: string[], extra: Record<string, string> = {}, input?: s
 }
 
 function locatorIn(text: string): string {
-  const found = /Full formatted result stored at: (.*?)\. Use read/.exec(text)?.[1];
+  const found = /Full formatted result stored at: (.*?)\. Use /.exec(text)?.[1];
   if (found === undefined) throw new Error(`no notice in: ${text.slice(-300)}`);
   return found;
 }

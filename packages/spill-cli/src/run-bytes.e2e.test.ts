@@ -25,7 +25,7 @@ function run(args: string[], extra: Record<string, string> = {}): Promise<BinRes
 }
 
 function locatorIn(text: string): string {
-  const found = /Full formatted result stored at: (.*?)\. Use read/.exec(text)?.[1];
+  const found = /Full formatted result stored at: (.*?)\. Use /.exec(text)?.[1];
   if (found === undefined) throw new Error(`no notice in: ${text.slice(-300)}`);
   return found;
 }

@@ -2,20 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
-import type {
-  ListOptions,
-  SaveTextSpill,
-  SaveTextStreamSpill,
-  SpillBackend,
-  SpillCallOptions,
-  SpillCatalog,
-  SpillEntry,
-  SpillFileSink,
-  SpillLocator,
-  SpillReader,
-  SpillRef,
-  SweepTempResult,
-} from '@spillway/core';
+import type { ListOptions, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillFileSink, SpillLocator, SpillReader, SpillRef, SweepTempResult } from '@spillway/core';
 import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';

@@ -2,19 +2,7 @@ import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { configInteger } from '@spillway/backend-utils';
 import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
-import type {
-  ListOptions,
-  SaveTextSpill,
-  SaveTextStreamSpill,
-  SpillBackend,
-  SpillCallOptions,
-  SpillCatalog,
-  SpillEntry,
-  SpillLocator,
-  SpillReader,
-  SpillRef,
-  SweepTempResult,
-} from '@spillway/core';
+import type { ListOptions, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef, SweepTempResult } from '@spillway/core';
 import { DEFAULT_READ_BYTES, openByteSource } from './byte-source.js';
 import type { ReadContext } from './byte-source.js';
 import { createSpillReader } from '@spillway/retrieval';
