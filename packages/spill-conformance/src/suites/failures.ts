@@ -170,11 +170,12 @@ export function describeFailedSaves<F extends SpillBackendFixture>(options: Reso
       await h.expectNothingPublished(before, 'a save aborted mid-stream', ctx);
     });
 
-    test('aborting while the stream waits for a chunk that never comes rejects with SPILL_ABORTED and tells the producer to stop', async (h, ctx) => {
+    test('aborting while the stream waits for its next chunk rejects with SPILL_ABORTED at once and tells the producer to stop', async (h, ctx) => {
       const controller = new AbortController();
       let asked = (): void => undefined;
       const waiting = new Promise<void>((resolve) => (asked = resolve));
       const producer = { stopped: false };
+      let release = (): void => undefined;
       const stalled: AsyncIterable<string> = {
         [Symbol.asyncIterator]: () => {
           let first = true;
@@ -185,7 +186,13 @@ export function describeFailedSaves<F extends SpillBackendFixture>(options: Reso
                 return Promise.resolve({ done: false, value: 'the only chunk\n' });
               }
               asked();
-              return new Promise<IteratorResult<string>>(() => undefined); // never settles
+              // Answered only after the abort: a backend that waits for the producer instead
+              // of the signal sees the stream end, and fails here rather than hanging.
+              return new Promise<IteratorResult<string>>((resolve) => {
+                release = () => {
+                  resolve({ done: true, value: undefined });
+                };
+              });
             },
             return: () => {
               producer.stopped = true;
@@ -200,6 +207,7 @@ export function describeFailedSaves<F extends SpillBackendFixture>(options: Reso
       );
       await Promise.race([waiting, saving.then(() => undefined, () => undefined)]);
       controller.abort(new Error('gave up waiting'));
+      release();
       await saving;
       if (!producer.stopped) fail('the save gave up on a stalled stream without calling its iterator\'s return(): the producer was never told to stop');
       await h.expectNothingPublished(before, 'a save aborted while its stream stalled', ctx);
