@@ -45,10 +45,10 @@ describe('template backend specifics', () => {
     expect((error as Error).cause).toMatchObject({ code: 'EIO' });
   });
 
-  it('issues spill+template:// locators whose key never holds the suggested name', async () => {
+  it('issues spill+template:// locators named by the shared rule, where a name is never a path', async () => {
     const store = new Map<string, TemplateArtifact>();
     const ref = await createTemplateBackend({ store }).saveText(request);
-    expect(ref.locator).toMatch(/^spill\+template:\/\/session-[0-9a-f]{32}\/[0-9a-f]{32}$/);
+    expect(ref.locator).toMatch(/^spill\+template:\/\/session-[0-9a-f]{32}\/[0-9a-f]{20}-x$/);
     expect([...store.keys()]).toEqual([ref.locator.slice('spill+template://'.length)]);
   });
 

@@ -94,6 +94,7 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
       ...policyOptions,
       backend: namedByCall(policyOptions.backend),
       skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES],
+      noticeReader: policyOptions.noticeReader ?? 'spill-tools', // the model reads back with spillTools
     });
     owner = policyOptions.backend ?? {};
   }

@@ -23,7 +23,7 @@ async function run(args: string[], extra: Record<string, string> = {}, input?: s
 }
 
 function locatorIn(text: string): string {
-  const found = /Full formatted result stored at: (.*?)\. Use read/.exec(text)?.[1];
+  const found = /Full formatted result stored at: (.*?)\. Use /.exec(text)?.[1];
   if (found === undefined) throw new Error(`no notice in: ${text.slice(-300)}`);
   return found;
 }
@@ -251,7 +251,7 @@ describe('spillway save, ls, rm', () => {
     expect((await readFile(ref.locator, 'utf8'))).toBe(content);
 
     const text = await run(['save', '--session', 'e2e-save'], {}, 'short\n');
-    expect(text.out).toMatch(/^\(Omitted 6 bytes\. Full formatted result stored at: .*stdin\.txt\. Use read with offset\/limit, or grep this path to search within it\.\)\n$/);
+    expect(text.out).toMatch(/^\(Omitted 6 bytes\. Full formatted result stored at: .*stdin\.txt\. Use spillway read with --offset\/--limit, spillway grep to search within it, or spillway cat to copy it whole\.\)\n$/);
 
     const listed = JSON.parse((await run(['ls', '--session', 'e2e-save', '--json'])).out) as { entries: { locator: string; session: string }[]; count: number };
     expect(listed.count).toBe(2);

@@ -25,7 +25,7 @@ function run(args: string[], extra: Record<string, string> = {}): Promise<BinRes
 }
 
 function locatorIn(text: string): string {
-  const found = /Full formatted result stored at: (.*?)\. Use read/.exec(text)?.[1];
+  const found = /Full formatted result stored at: (.*?)\. Use /.exec(text)?.[1];
   if (found === undefined) throw new Error(`no notice in: ${text.slice(-300)}`);
   return found;
 }
@@ -63,7 +63,7 @@ describe('spillway run stores the output byte for byte', () => {
     const size = (await stat(source)).size;
     expect(r.out).toContain(`(The output is binary or not UTF-8: ${String(size)} bytes, stored exactly;`);
     // The binary line comes right before the notice, which keeps its exact wording.
-    expect(r.out).toMatch(/invalid bytes\.\)\n\(Omitted \d+ bytes\. Full formatted result stored at: .*\. Use read with offset\/limit, or grep this path to search within it\.\)\n$/);
+    expect(r.out).toMatch(/invalid bytes\.\)\n\(Omitted \d+ bytes\. Full formatted result stored at: .*\. Use spillway read with --offset\/--limit, spillway grep to search within it, or spillway cat to copy it whole\.\)\n$/);
     expect(Buffer.byteLength(r.out) - 1).toBeLessThanOrEqual(4000);
   });
 

@@ -80,3 +80,23 @@ export const HOSTILE_SESSION_IDS: readonly (readonly [label: string, sessionId: 
   ['a space', ' '],
   ['10000 characters', 's'.repeat(10_000)],
 ];
+
+/**
+ * The naming rule every backend shares, as examples: a suggested name and the safe name it
+ * becomes after the random prefix (`<20 hex>-<name>`), written out by hand so that the
+ * suite checks the rule rather than repeating its code. The extension is kept and never
+ * added (`README` stays `README`), separators and other characters become `_`, and a name
+ * that reduces to nothing becomes `result.txt`.
+ */
+export const NAMING_EXAMPLES: readonly (readonly [suggested: string, leafName: string])[] = [
+  ['notes.md', 'notes.md'],
+  ['page.html', 'page.html'],
+  ['README', 'README'],
+  ['build output (1).log', 'build_output_1.log'],
+  ['../x', 'x'],
+  ['/etc/passwd', 'etc_passwd'],
+  ['', 'result.txt'],
+  ['.hidden', 'hidden'],
+  ['a\uFF0Fb.txt', 'a_b.txt'],
+  ['Отчёт.txt', 'Отчёт.txt'],
+];

@@ -72,4 +72,16 @@ describe('the public API', () => {
     expect(typeof api.resolveConformanceOptions).toBe('function');
     expect('resolveOptions' in api).toBe(false);
   });
+
+  it('keeps the entry to what a backend test imports, with the rest on subpaths', async () => {
+    const api: Record<string, unknown> = await import('./index.js');
+    expect(Object.keys(api).length).toBeLessThanOrEqual(8);
+    expect(typeof api.describeSpillBackend).toBe('function');
+    const oracle: Record<string, unknown> = await import('./oracle.js');
+    const arbitraries: Record<string, unknown> = await import('./arbitraries.js');
+    const inputs: Record<string, unknown> = await import('./inputs.js');
+    expect(typeof oracle.ReferenceArtifact).toBe('function');
+    expect(typeof arbitraries.contentArbitrary).toBe('function');
+    expect(Array.isArray(inputs.NAMING_EXAMPLES)).toBe(true);
+  });
 });

@@ -91,7 +91,7 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
     }
     policy = givenPolicy;
   } else {
-    policy = createSpillPolicy({ ...policyOptions, skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES] });
+    policy = createSpillPolicy({ ...policyOptions, noticeReader: policyOptions.noticeReader ?? 'spill-tools', skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES] });
   }
   const readerBackend = retrieval === undefined ? (policyOptions.backend?.reader === undefined ? undefined : policyOptions.backend) : retrieval;
   const tools = readerBackend === false || readerBackend === undefined ? [] : createSpillTools({ backend: readerBackend, maxReadBytes });

@@ -47,7 +47,7 @@ describe('createLocalBackend options', () => {
     [{ durable: true, signal: null }, 'signal'],
   ])('rejects the unknown key in %j with a TypeError that names it and lists the known ones', (opts, key) => {
     expect(() => createLocalBackend(opts as never)).toThrow(
-      new TypeError(`createLocalBackend: unknown option "${key}"; the known options are root, createRoot, temporary, durable, maxOpenFiles.`),
+      new TypeError(`createLocalBackend: unknown option "${key}"; expected one of root, createRoot, temporary, durable, maxOpenFiles.`),
     );
   });
 
@@ -211,34 +211,6 @@ describe('streaming', () => {
     await expect(backend.saveTextStream(streamRequest(['ok', 42 as unknown as string]))).rejects.toMatchObject({
       code: 'SPILL_STREAM_FAILED',
     });
-  });
-
-  it('aborts a stream that is waiting for its next chunk: SPILL_ABORTED, temp removed, nothing published', async () => {
-    const backend = createLocalBackend({ root });
-    const ac = new AbortController();
-    let returned = false;
-    const never: AsyncIterable<string> = {
-      [Symbol.asyncIterator]() {
-        let first = true;
-        return {
-          next: () => {
-            if (first) {
-              first = false;
-              return Promise.resolve({ done: false, value: 'some text' });
-            }
-            setTimeout(() => { ac.abort(); }, 10);
-            return new Promise<IteratorResult<string>>(() => undefined);
-          },
-          return: () => {
-            returned = true;
-            return Promise.resolve({ done: true, value: undefined });
-          },
-        };
-      },
-    };
-    await expect(backend.saveTextStream(streamRequest(never), { signal: ac.signal })).rejects.toMatchObject({ code: 'SPILL_ABORTED' });
-    expect(returned).toBe(true);
-    expect(fs.readdirSync(path.join(root, sessionDirName(sessionId('session-a'))))).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
 import type {
   ListOptions,
@@ -154,15 +155,9 @@ function checkOptions(options: unknown): {
   maxOpenFiles: number;
 } {
   if (options === undefined) return { root: defaultLocalRoot(), createRoot: true, durable: false, maxOpenFiles: DEFAULT_MAX_OPEN_FILES };
-  if (typeof options !== 'object' || options === null) throw new TypeError('createLocalBackend options must be an object.');
   // A misspelt key (`rooot`) would otherwise silently fall back to a default, such as a
   // temporary root that vanishes with the machine.
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.includes(key)) {
-      throw new TypeError(`createLocalBackend: unknown option ${JSON.stringify(key)}; the known options are ${KNOWN_OPTIONS.join(', ')}.`);
-    }
-  }
-  const { root, createRoot, temporary, durable, maxOpenFiles } = options as Record<string, unknown>;
+  const { root, createRoot, temporary, durable, maxOpenFiles: maxOpenFilesOption } = configOptions('createLocalBackend', options, KNOWN_OPTIONS);
   if (temporary !== undefined && typeof temporary !== 'boolean') throw new TypeError('options.temporary must be a boolean.');
   if (temporary === true && (root !== undefined || createRoot !== undefined)) {
     throw new TypeError('options.temporary makes its own throwaway root: pass either temporary or root/createRoot, not both.');
@@ -173,12 +168,7 @@ function checkOptions(options: unknown): {
   }
   if (createRoot !== undefined && typeof createRoot !== 'boolean') throw new TypeError('options.createRoot must be a boolean.');
   if (durable !== undefined && typeof durable !== 'boolean') throw new TypeError('options.durable must be a boolean.');
-  if (
-    maxOpenFiles !== undefined &&
-    (typeof maxOpenFiles !== 'number' || !Number.isSafeInteger(maxOpenFiles) || maxOpenFiles < MIN_MAX_OPEN_FILES)
-  ) {
-    throw new TypeError(`options.maxOpenFiles must be a whole number of at least ${MIN_MAX_OPEN_FILES}; got ${typeof maxOpenFiles === 'number' ? maxOpenFiles : typeof maxOpenFiles}.`);
-  }
+  const maxOpenFiles = configInteger('createLocalBackend', 'maxOpenFiles', maxOpenFilesOption, { min: MIN_MAX_OPEN_FILES, fallback: DEFAULT_MAX_OPEN_FILES });
   // undefined root below means the throwaway mkdtemp root; no root and no `temporary`
   // means the per-user state root, which is created when missing like the CLI's.
   const defaulted = root === undefined && temporary !== true;
@@ -186,7 +176,7 @@ function checkOptions(options: unknown): {
     root: typeof root === 'string' ? path.resolve(root) : defaulted ? defaultLocalRoot() : undefined,
     createRoot: createRoot === true || defaulted,
     durable: durable === true,
-    maxOpenFiles: typeof maxOpenFiles === 'number' ? maxOpenFiles : DEFAULT_MAX_OPEN_FILES,
+    maxOpenFiles,
   };
 }
 

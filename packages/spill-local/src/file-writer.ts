@@ -1,12 +1,9 @@
+import { Utf8ChunkEncoder, isHighSurrogate } from '@spillway/backend-utils';
 import { storageError } from './errors.js';
 import type { FsOps } from './fs-ops.js';
 
 /** Default size of the batching buffer: small chunks are gathered into writes this big. */
 export const WRITE_BUFFER_BYTES = 1024 * 1024;
-
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
 
 /**
  * Encodes text to UTF-8 into one reusable buffer and writes it to a descriptor with
@@ -23,7 +20,7 @@ export class FileWriter {
   readonly #buf: Buffer;
   #filled = 0;
   #position = 0;
-  #pending = '';
+  readonly #chunks = new Utf8ChunkEncoder();
 
   constructor(ops: FsOps, fd: number, bufferBytes = WRITE_BUFFER_BYTES) {
     this.#ops = ops;
@@ -33,13 +30,7 @@ export class FileWriter {
 
   /** Adds one chunk of a stream; a trailing high surrogate waits for the next chunk. */
   async writeChunk(chunk: string): Promise<void> {
-    let text = this.#pending === '' ? chunk : this.#pending + chunk;
-    this.#pending = '';
-    if (text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
-      this.#pending = text.slice(-1);
-      text = text.slice(0, -1);
-    }
-    await this.writeText(text);
+    await this.writeText(this.#chunks.take(chunk));
   }
 
   /** Adds a complete string (no carry between calls). */
@@ -75,11 +66,8 @@ export class FileWriter {
 
   /** Writes a carried lone surrogate (as U+FFFD) and flushes. Resolves the total bytes. */
   async end(): Promise<number> {
-    if (this.#pending !== '') {
-      const last = this.#pending;
-      this.#pending = '';
-      await this.writeText(last);
-    }
+    const last = this.#chunks.rest();
+    if (last !== '') await this.writeText(last);
     await this.flush();
     return this.#position;
   }

@@ -12,7 +12,6 @@ import {
   boundSuggestion,
   isLeafName,
   leafName,
-  randomHex,
   sanitizeName,
   sessionDirName,
   tempName,
@@ -194,29 +193,6 @@ describe('session directory names', () => {
       { numRuns: 300 },
     );
     expect(sessionDirName(sessionId('s'.repeat(1_000_000)))).toMatch(SESSION_DIR_RE);
-  });
-});
-
-describe('randomHex', () => {
-  it('hands out each pooled byte once: names drawn across many pool refills are distinct and well formed', () => {
-    const seen = new Set<string>();
-    // 3,000 × 16 bytes spans about a dozen refills of the pool, and leaves it part-used.
-    for (let i = 0; i < 3000; i++) {
-      const hex = randomHex(16);
-      expect(hex).toMatch(/^[0-9a-f]{32}$/);
-      seen.add(hex);
-    }
-    expect(seen.size).toBe(3000);
-    expect(randomHex(1)).toMatch(/^[0-9a-f]{2}$/);
-    expect(() => randomHex(5000)).toThrow(RangeError);
-  });
-
-  it('its bits look uniform: each hex digit appears about equally often', () => {
-    const counts = new Map<string, number>();
-    for (let i = 0; i < 2000; i++) for (const d of randomHex(16)) counts.set(d, (counts.get(d) ?? 0) + 1);
-    // 64,000 digits: 4,000 expected per digit; ±15% is far outside chance for a fair source.
-    expect(counts.size).toBe(16);
-    for (const n of counts.values()) expect(Math.abs(n - 4000)).toBeLessThan(600);
   });
 });
 

@@ -1,7 +1,10 @@
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import { isSpillError, raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
+import { raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
 import type { SaveTextSpill, SpillCallOptions, SpillFileSinkHandle, SpillRef } from '@spillway/core';
+import { RETRIEVAL_HINTS } from '@spillway/core/notice';
+import { ContentStream } from '@spillway/backend-utils';
+import type { ContentChunks } from '@spillway/backend-utils';
 import { errnoOf, spillError, storageError, unsafe } from './errors.js';
 import { FileWriter } from './file-writer.js';
 import { SINK_CREATE_FLAGS, TEMP_CREATE_FLAGS } from './fs-ops.js';
@@ -12,7 +15,7 @@ import type { OpenSessionDir, RootGuard } from './root-guard.js';
 import type { Semaphore } from './semaphore.js';
 
 /** The hint every local locator carries: the model can use its ordinary file tools. */
-export const LOCAL_RETRIEVAL_HINT = 'Use read with offset/limit, or grep this path to search within it.';
+export const LOCAL_RETRIEVAL_HINT = RETRIEVAL_HINTS['file-tools'];
 
 /** How many random names to try when the final name already exists. */
 const PUBLISH_TRIES = 8;
@@ -61,42 +64,16 @@ export type ContentSource =
 
 type Envelope = Omit<SaveTextSpill, 'content'>;
 
-async function pump(
-  writer: FileWriter,
-  chunks: Iterable<unknown> | AsyncIterable<unknown>,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const iterator: Iterator<unknown> | AsyncIterator<unknown> =
-    Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
-  let finished = false;
+async function pump(writer: FileWriter, chunks: ContentChunks, signal: AbortSignal | undefined): Promise<void> {
+  const stream = new ContentStream(chunks);
   try {
-    for (;;) {
-      let step: IteratorResult<unknown>;
-      try {
-        step = await raceAbort(Promise.resolve(iterator.next()), signal, 'The save');
-      } catch (error) {
-        if (isSpillError(error)) throw error;
-        throw spillError('SPILL_STREAM_FAILED', 'The content stream threw before it ended; nothing was stored.', error);
-      }
-      if (step.done === true) {
-        finished = true;
-        return;
-      }
-      if (typeof step.value !== 'string') {
-        throw spillError('SPILL_STREAM_FAILED', `The content stream yielded a ${step.value === null ? 'null' : typeof step.value}, not a string; nothing was stored.`);
-      }
-      await writer.writeChunk(step.value);
+    for (let chunk = await stream.next(signal); chunk !== undefined; chunk = await stream.next(signal)) {
+      await writer.writeChunk(chunk);
       throwIfAborted(signal, 'The save');
     }
-  } finally {
-    if (!finished && typeof iterator.return === 'function') {
-      // Tell the producer to stop; never wait on it (it may be the thing that hangs).
-      try {
-        Promise.resolve(iterator.return()).catch(() => undefined);
-      } catch {
-        // a throwing return() changes nothing: the save already failed
-      }
-    }
+  } catch (error) {
+    stream.stop();
+    throw error;
   }
 }
 

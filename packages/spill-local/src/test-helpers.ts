@@ -98,6 +98,10 @@ export function nobodyReadableDistIndex(): string {
   const coreTo = path.join(top, 'node_modules', '@spillway', 'core');
   copy(path.join(corePkg, 'dist'), path.join(coreTo, 'dist'));
   copy(path.join(corePkg, 'package.json'), path.join(coreTo, 'package.json'));
+  const utilsPkg = path.dirname(createRequire(import.meta.url).resolve('@spillway/backend-utils/package.json'));
+  const utilsTo = path.join(top, 'node_modules', '@spillway', 'backend-utils');
+  copy(path.join(utilsPkg, 'dist'), path.join(utilsTo, 'dist'));
+  copy(path.join(utilsPkg, 'package.json'), path.join(utilsTo, 'package.json'));
   // The retrieval engine and its one dependency (the RE2 engine), as installed.
   const retrievalPkg = path.dirname(createRequire(import.meta.url).resolve('@spillway/retrieval/package.json'));
   const retrievalTo = path.join(top, 'node_modules', '@spillway', 'retrieval');

@@ -120,6 +120,7 @@ class ProxyRuntime implements SpillProxy {
       backend: options.backend,
       maxInlineBytes: config.maxInlineBytes,
       skipTools: SPILL_TOOL_NAMES,
+      noticeReader: 'spill-tools', // the notice names the spill_* tools this proxy adds ('spill-tools-and-search' once spill_search is offered)
       previewBytes: options.previewBytes,
       saveTimeoutMs: options.saveTimeoutMs,
       onEvent: (event) => {

@@ -1,38 +1,18 @@
-import {
-  SpillError,
-  assertSaveTextRequest,
-  assertSaveTextStreamRequest,
-  isSpillError,
-  raceAbort,
-  throwIfAborted,
-  utf8ByteLength,
-} from '@spillway/core';
-import type {
-  ListOptions,
-  SaveBytesStreamSpill,
-  SaveTextSpill,
-  SaveTextStreamSpill,
-  SpillBackend,
-  SpillCallOptions,
-  SpillCatalog,
-  SpillEntry,
-  SpillLocator,
-  SpillReader,
-  SpillRef,
-} from '@spillway/core';
+import { SpillError, throwIfAborted } from '@spillway/core';
+import type { ListOptions, SaveBytesStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
+import { RETRIEVAL_HINTS } from '@spillway/core/notice';
+import { bufferedSaves, configInteger, configOptions, optionsBag, randomBytes, randomHex, signalOf } from '@spillway/backend-utils';
+import type { SaveEnvelope } from '@spillway/backend-utils';
 import { ArtifactStore } from './artifact-store.js';
 import type { Artifact, Cursor } from './artifact-store.js';
 import { createSpillReader } from '@spillway/retrieval';
 import type { SpillByteSource } from '@spillway/retrieval';
-import { optionsBag, signalOf } from './call-options.js';
 import { LOCATOR_ID_BYTES, formatLocator, parseLocator } from './locator.js';
-import { randomBytes, randomHex } from './random-id.js';
 import { fnv1a64Utf16 } from './session-key.js';
-import { Utf8Accumulator } from './utf8-accumulator.js';
 import { collectBytes } from './save-bytes.js';
 
 /** The sentence a memory locator's notice ends with: the model has no file, only these tools. */
-export const MEMORY_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
+export const MEMORY_RETRIEVAL_HINT = RETRIEVAL_HINTS['spill-tools'];
 
 /** Default {@link MemoryBackendOptions.maxBytes}: 64 MiB. */
 export const DEFAULT_MEMORY_MAX_BYTES = 64 * 1024 * 1024;
@@ -133,18 +113,7 @@ export interface MemoryBackend extends SpillBackend {
   stats(): MemoryBackendStats;
 }
 
-const KNOWN_OPTIONS = new Set(['maxBytes', 'maxArtifacts', 'maxTombstones', 'now']);
-
-function configInteger(options: Readonly<Record<string, unknown>>, key: string, min: number, fallback: number): number {
-  const value = options[key];
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(
-      `createMemoryBackend: ${key} must be an integer of at least ${min}; got ${typeof value === 'number' ? String(value) : typeof value}.`,
-    );
-  }
-  return value;
-}
+const KNOWN_OPTIONS = ['maxBytes', 'maxArtifacts', 'maxTombstones', 'now'] satisfies readonly (keyof MemoryBackendOptions)[];
 
 /**
  * The suggested name as a short, safe label; it never decides where data goes. Only its
@@ -159,96 +128,12 @@ function displayName(suggested: string): string {
   return cleaned === '' ? 'spill.txt' : cleaned;
 }
 
-function tooLarge(bytes: number | undefined, maxBytes: number): SpillError {
-  const size = bytes === undefined ? 'more than' : `${bytes} bytes, more than`;
+function tooLarge(maxBytes: number, bytes?: number): SpillError {
+  const size = bytes === undefined ? 'more than' : `${String(bytes)} bytes, more than`;
   return new SpillError(
     'SPILL_TOO_LARGE',
     `The content is ${size} the memory backend's maxBytes (${maxBytes} bytes); raise maxBytes or use a disk backend such as @spillway/local.`,
   );
-}
-
-function streamFailed(cause: unknown): SpillError {
-  return new SpillError(
-    'SPILL_STREAM_FAILED',
-    'The content stream threw before it finished, so nothing was stored; retry the save once the source is fixed.',
-    { cause },
-  );
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'object') return Array.isArray(value) ? 'an array' : 'an object';
-  return `a ${typeof value}`;
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
-function closeQuietly(iterator: Iterator<unknown> | AsyncIterator<unknown>): void {
-  try {
-    const result = iterator.return?.();
-    if (result instanceof Promise) result.catch(() => undefined);
-  } catch {
-    // The stream already failed or was abandoned; its cleanup error changes nothing.
-  }
-}
-
-/**
- * Pulls every chunk of `content` into `sink`. Sync iterables are read with `next()` (a
- * yielded Promise is not awaited: it is not a string), async ones with their async
- * iterator. The event loop gets a turn every few milliseconds so that an abort can land.
- */
-async function consumeStream(
-  content: Iterable<string> | AsyncIterable<string>,
-  signal: AbortSignal | undefined,
-  sink: (chunk: string) => void,
-): Promise<void> {
-  let iterator: Iterator<unknown> | AsyncIterator<unknown>;
-  let isAsync: boolean;
-  try {
-    isAsync = Symbol.asyncIterator in content;
-    iterator = isAsync
-      ? (content as AsyncIterable<unknown>)[Symbol.asyncIterator]()
-      : (content as Iterable<unknown>)[Symbol.iterator]();
-  } catch (cause) {
-    throw streamFailed(cause);
-  }
-  let lastYield = Date.now();
-  try {
-    for (;;) {
-      let step: IteratorResult<unknown>;
-      try {
-        step = isAsync
-          ? await raceAbort((iterator as AsyncIterator<unknown>).next(), signal, 'The save')
-          : (iterator as Iterator<unknown>).next();
-      } catch (error) {
-        if (isSpillError(error, 'SPILL_ABORTED')) throw error;
-        throw streamFailed(error);
-      }
-      if (typeof step !== 'object' || (step as unknown) === null) {
-        throw streamFailed(new TypeError('The stream iterator returned a non-object result.'));
-      }
-      if (step.done === true) return;
-      const chunk = step.value;
-      if (typeof chunk !== 'string') {
-        throw new SpillError(
-          'SPILL_STREAM_FAILED',
-          `The content stream yielded ${describeValue(chunk)} where a string was expected, so nothing was stored; yield strings only.`,
-          { cause: new TypeError(`Stream chunk is ${describeValue(chunk)}.`) },
-        );
-      }
-      sink(chunk);
-      if (!isAsync && Date.now() - lastYield >= 10) {
-        await yieldToEventLoop();
-        lastYield = Date.now();
-      }
-      throwIfAborted(signal, 'The save');
-    }
-  } catch (error) {
-    closeQuietly(iterator);
-    throw error;
-  }
 }
 
 /**
@@ -271,27 +156,19 @@ async function consumeStream(
  * @throws TypeError when an option is invalid (see {@link MemoryBackendOptions}).
  */
 export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryBackend {
-  if (typeof options !== 'object' || (options as unknown) === null) {
-    throw new TypeError('createMemoryBackend: options must be an object when given.');
-  }
-  const bag = options as Readonly<Record<string, unknown>>;
-  for (const key of Object.keys(bag)) {
-    if (!KNOWN_OPTIONS.has(key)) {
-      throw new TypeError(`createMemoryBackend: unknown option ${JSON.stringify(key)}; expected one of ${[...KNOWN_OPTIONS].join(', ')}.`);
-    }
-  }
-  const maxBytes = configInteger(bag, 'maxBytes', 0, DEFAULT_MEMORY_MAX_BYTES);
-  const maxArtifacts = configInteger(bag, 'maxArtifacts', 1, DEFAULT_MEMORY_MAX_ARTIFACTS);
-  const maxTombstones = configInteger(bag, 'maxTombstones', 0, DEFAULT_MEMORY_MAX_TOMBSTONES);
+  const factory = 'createMemoryBackend';
+  const bag = configOptions(factory, options, KNOWN_OPTIONS);
+  const maxBytes = configInteger(factory, 'maxBytes', bag.maxBytes, { min: 0, fallback: DEFAULT_MEMORY_MAX_BYTES });
+  const maxArtifacts = configInteger(factory, 'maxArtifacts', bag.maxArtifacts, { min: 1, fallback: DEFAULT_MEMORY_MAX_ARTIFACTS });
+  const maxTombstones = configInteger(factory, 'maxTombstones', bag.maxTombstones, { min: 0, fallback: DEFAULT_MEMORY_MAX_TOMBSTONES });
   const now = bag.now ?? Date.now;
   if (typeof now !== 'function') throw new TypeError('createMemoryBackend: now must be a function returning epoch milliseconds.');
   const wallClock = now as () => number;
-  const encoder = new TextEncoder();
   const salt = randomBytes(8);
   const store = new ArtifactStore(maxBytes, maxArtifacts, maxTombstones);
   const sessionKeyOf = (id: string): string => fnv1a64Utf16(id, salt);
 
-  function publish(input: Omit<SaveTextSpill, 'content'>, bytes: Uint8Array): SpillRef {
+  function publish(input: SaveEnvelope, bytes: Uint8Array): SpillRef {
     const sessionId: string = input.owner.sessionId;
     const key = store.session(sessionId)?.key ?? sessionKeyOf(sessionId);
     const locator = formatLocator(key, randomHex(LOCATOR_ID_BYTES));
@@ -403,38 +280,13 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
   return {
     name: 'memory',
 
-    async saveText(input: SaveTextSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
-      await Promise.resolve();
-      assertSaveTextRequest(input);
-      const signal = signalOf(optionsBag(saveOptions, 'save'));
-      throwIfAborted(signal, 'The save');
-      const { content } = input;
-      if (content.length > maxBytes) throw tooLarge(undefined, maxBytes); // every code unit is at least a byte
-      const size = utf8ByteLength(content);
-      if (size > maxBytes) throw tooLarge(size, maxBytes);
-      return publish(input, encoder.encode(content));
-    },
-
-    async saveTextStream(input: SaveTextStreamSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
-      await Promise.resolve();
-      assertSaveTextStreamRequest(input);
-      const signal = signalOf(optionsBag(saveOptions, 'save'));
-      throwIfAborted(signal, 'The save');
-      const accumulator = new Utf8Accumulator(maxBytes);
-      await consumeStream(input.content, signal, (chunk) => {
-        accumulator.push(chunk);
-      });
-      const bytes = accumulator.finish();
-      throwIfAborted(signal, 'The save');
-      return publish(input, bytes);
-    },
+    ...bufferedSaves({ maxBytes, tooLarge, put: publish }),
 
     async saveBytesStream(input: SaveBytesStreamSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
       await Promise.resolve();
       const signal = signalOf(optionsBag(saveOptions, 'save'));
-      return publish(input, await collectBytes(input, signal, maxBytes, (size) => tooLarge(size, maxBytes)));
+      return publish(input, await collectBytes(input, signal, maxBytes, (size) => tooLarge(maxBytes, size)));
     },
-
     reader,
     catalog,
 

@@ -1,27 +1,19 @@
 import { callId, sessionId } from '@spillway/core';
 import type { SaveTextSpill, SaveTextStreamSpill, SpillEntry } from '@spillway/core';
 
+/** The envelope of every test save: session `session`, tool `bash`, name `out.txt` unless given. */
+function envelope(session: string, suggestedName = 'out.txt'): Omit<SaveTextSpill, 'content'> {
+  return { owner: { sessionId: sessionId(session) }, source: { toolName: 'bash', callId: callId('call-1') }, suggestedName };
+}
+
 /** A save request with sensible defaults. */
 export function request(content: string, session = 'session-1', suggestedName = 'out.txt'): SaveTextSpill {
-  return {
-    owner: { sessionId: sessionId(session) },
-    source: { toolName: 'bash', callId: callId('call-1') },
-    suggestedName,
-    content,
-  };
+  return { ...envelope(session, suggestedName), content };
 }
 
 /** A streaming save request. */
-export function streamRequest(
-  content: Iterable<string> | AsyncIterable<string>,
-  session = 'session-1',
-): SaveTextStreamSpill {
-  return {
-    owner: { sessionId: sessionId(session) },
-    source: { toolName: 'bash', callId: callId('call-1') },
-    suggestedName: 'out.txt',
-    content,
-  };
+export function streamRequest(content: Iterable<string> | AsyncIterable<string>, session = 'session-1'): SaveTextStreamSpill {
+  return { ...envelope(session), content };
 }
 
 /** Drains an async iterable. */

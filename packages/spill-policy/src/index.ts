@@ -26,5 +26,5 @@ export type {
   ToolExecution,
   ToolResult,
 } from './types.js';
-export { findSpillNotices, formatSpillNotice, hasSpillNotice, parseSpillNotice } from './notice.js';
-export type { FindSpillNoticesOptions, FoundSpillNotice, ParseSpillNoticeOptions, SpillNotice } from './notice.js';
+export { RETRIEVAL_HINTS, findSpillNotices, formatSpillNotice, hasSpillNotice, parseSpillNotice, retrievalHintFor } from './notice.js';
+export type { FindSpillNoticesOptions, FoundSpillNotice, ParseSpillNoticeOptions, SpillNotice, SpillNoticeReader } from './notice.js';

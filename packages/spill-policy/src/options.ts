@@ -1,4 +1,6 @@
 import type { SpillBackend } from '@spillway/core';
+import { RETRIEVAL_HINTS } from '@spillway/core/notice';
+import { withRetrievalHint } from './notice-reader.js';
 import type { SpillEvent, SpillPolicyOptions } from './types.js';
 
 /** Tools whose results are never spilled unless `skipTools` says otherwise. */
@@ -18,6 +20,7 @@ const KNOWN_OPTION_KEYS: readonly string[] = Object.freeze([
   'previewBytes',
   'saveTimeoutMs',
   'onEvent',
+  'noticeReader',
 ] satisfies (keyof SpillPolicyOptions)[]);
 
 /** Options after validation. */
@@ -52,7 +55,7 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
       );
     }
   }
-  const { backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent } = options;
+  const { backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent, noticeReader } = options;
   if (backend !== undefined) {
     const b = backend as Partial<Record<keyof SpillBackend, unknown>> | null;
     if (typeof b !== 'object' || b === null || typeof b.saveText !== 'function' || typeof b.saveTextStream !== 'function') {
@@ -78,7 +81,11 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw new TypeError('onEvent must be a function, or omitted.');
   }
-  return { backend, cap, skipTools: skip, previewLimit, saveTimeoutMs: timeout, onEvent };
+  if (noticeReader !== undefined && !Object.hasOwn(RETRIEVAL_HINTS, noticeReader)) {
+    throw new TypeError(`noticeReader must be one of ${Object.keys(RETRIEVAL_HINTS).join(', ')}, or omitted; got ${describe(noticeReader)}.`);
+  }
+  const hinted = backend === undefined || noticeReader === undefined ? backend : withRetrievalHint(backend, RETRIEVAL_HINTS[noticeReader]);
+  return { backend: hinted, cap, skipTools: skip, previewLimit, saveTimeoutMs: timeout, onEvent };
 }
 
 function nonNegativeInteger(name: string, value: unknown): number {

@@ -1,3 +1,4 @@
+import type { SpillNoticeReader } from '@spillway/core/notice';
 import type { SpillBackend } from '@spillway/core';
 
 /**
@@ -176,6 +177,21 @@ export interface SpillPolicyOptions {
   readonly saveTimeoutMs?: number | undefined;
   /** Receives every spill and non-spill. It may throw or reject; the call is unaffected. */
   readonly onEvent?: ((event: SpillEvent) => void) | undefined;
+  /**
+   * Who reads the notice, named by what they can call to get the full result back; it picks
+   * the notice's retrieval hint (one of `RETRIEVAL_HINTS` in `@spillway/core/notice`), so
+   * the notice names tools the reader really has:
+   *
+   * - `'spill-tools'`: the surface offers `spill_read` and `spill_grep` (the MCP proxy, the
+   *   framework adapters); `'spill-tools-and-search'` where it offers `spill_search` too;
+   * - `'spillway-cli'`: an agent or a person at a shell, who has `spillway read`, `grep`, `cat`;
+   * - `'file-tools'`: a model with file tools (`read`, `grep`), for artifacts that are files.
+   *
+   * Omitted: the backend's own `retrievalHint` (a local file names `read`/`grep`, an
+   * in-memory or S3 artifact names the `spill_*` tools). The notice's format is unchanged,
+   * so `parseSpillNotice` reads it either way.
+   */
+  readonly noticeReader?: SpillNoticeReader | undefined;
 }
 
 /** Feeds output that arrives in pieces (command output) through the policy. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type SpillEntry, type SpillLocator, callId, isSpillError, sessionId } from '@spillway/core';
 import { type LocalBackend, createLocalBackend } from '@spillway/local';
-import { formatSpillNotice } from '@spillway/policy/notice';
+import { formatSpillNotice } from '@spillway/core/notice';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRetention } from './retention.js';
 import { explainMissingArtifacts } from './missing.js';

@@ -9,7 +9,7 @@ import {
 } from '@spillway/core';
 import { LOCAL_RETRIEVAL_HINT } from '@spillway/local';
 import { MEMORY_RETRIEVAL_HINT, type MemoryBackend, createMemoryBackend } from '@spillway/memory';
-import { formatSpillNotice } from '@spillway/policy/notice';
+import { formatSpillNotice } from '@spillway/core/notice';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explainMissingArtifacts } from './missing.js';

@@ -1,17 +1,13 @@
 import { type SpillEntry, type SpillLocator, spillLocator } from '@spillway/core';
-import { findSpillNotices } from '@spillway/policy/notice';
+import { KNOWN_RETRIEVAL_HINTS, findSpillNotices } from '@spillway/core/notice';
 
 const NOTICE_START = '(Omitted ';
 
 /**
- * Hints recognised without being asked: those of the local and memory backends. They are
- * copied here because retention must not depend on a backend package; a test compares
- * them with the backends' exported constants.
+ * Hints recognised without being asked: every sentence of `RETRIEVAL_HINTS` in
+ * `@spillway/core/notice`, which the shipped backends and surfaces use.
  */
-export const DEFAULT_KNOWN_HINTS: readonly string[] = [
-  'Use read with offset/limit, or grep this path to search within it.',
-  'Use spill_read with offset/limit, or spill_grep to search within it.',
-];
+export const DEFAULT_KNOWN_HINTS: readonly string[] = KNOWN_RETRIEVAL_HINTS;
 
 /**
  * The longest stretch of text kept back between two chunks while a notice may still be

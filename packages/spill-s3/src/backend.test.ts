@@ -17,7 +17,7 @@ describe('saveText', () => {
     const f = await fixture({ encryption: { serverSideEncryption: 'aws:kms', kmsKeyId: 'alias/spill', bucketKeyEnabled: true } });
     const ref = await f.backend.saveText(request('héllo\n'));
     expect(ref.bytes).toBe(7);
-    expect(ref.locator).toMatch(new RegExp(`^s3://${BUCKET}/${f.prefix}/session-[0-9a-f]{32}/[0-9a-f]{20}-page\\.html\\.txt$`));
+    expect(ref.locator).toMatch(new RegExp(`^s3://${BUCKET}/${f.prefix}/session-[0-9a-f]{32}/[0-9a-f]{20}-page\\.html$`));
     const { key } = parseLocator({ bucket: BUCKET, prefix: f.prefix }, ref.locator);
     const head = await f.client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
     expect(head.ContentType).toBe('text/plain; charset=utf-8');

@@ -1,5 +1,6 @@
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
+import { configInteger } from '@spillway/backend-utils';
 import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
 import type {
   ListOptions,
@@ -136,12 +137,8 @@ const KNOWN_OPTIONS: readonly string[] = [
   'retry',
 ] satisfies readonly (keyof S3BackendOptions)[];
 
-function wholeNumber(what: string, value: unknown, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new TypeError(`createS3Backend: ${what} must be a whole number from ${String(min)} to ${String(max)}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
-  }
-  return value;
+function wholeNumber(what: string, value: unknown, fallback: number, min: number, max?: number): number {
+  return configInteger('createS3Backend', what, value, { min, fallback, ...(max === undefined ? {} : { max }) });
 }
 
 function retrySettings(value: unknown): RetrySettings {

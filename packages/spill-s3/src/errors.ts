@@ -67,6 +67,52 @@ export function isNoSuchKey(error: unknown): boolean {
 }
 
 /**
+ * The IAM action that allows each S3 operation the backend sends. The operation's own
+ * name is often not an action: `HeadBucket` and `ListObjectsV2` are `s3:ListBucket`, the
+ * parts of a multipart upload are `s3:PutObject`, `HeadObject` is `s3:GetObject`.
+ */
+export const IAM_ACTIONS: Readonly<Record<string, string>> = Object.freeze({
+  HeadBucket: 's3:ListBucket',
+  ListObjectsV2: 's3:ListBucket',
+  PutObject: 's3:PutObject',
+  CreateMultipartUpload: 's3:PutObject',
+  UploadPart: 's3:PutObject',
+  CompleteMultipartUpload: 's3:PutObject',
+  GetObject: 's3:GetObject',
+  HeadObject: 's3:GetObject',
+  DeleteObject: 's3:DeleteObject',
+  AbortMultipartUpload: 's3:AbortMultipartUpload',
+  ListMultipartUploads: 's3:ListBucketMultipartUploads',
+  ListParts: 's3:ListMultipartUploadParts',
+});
+
+/** Where the policy the backend needs is written down. */
+const POLICY_DOCS = 'the least-privilege IAM policy in docs/s3.md ("A least-privilege IAM policy"), linked from the @spillway/s3 README';
+
+/**
+ * What a refused request says: what was refused, then the likely causes, the most likely
+ * first. A store that does not know the key (InvalidAccessKeyId, SignatureDoesNotMatch, or
+ * a bare 403 from a HEAD, which carries no code) is by far the most common cause, then a
+ * request sent to the wrong endpoint or region, and only then a missing permission.
+ */
+function accessDeniedMessage(operation: string, bucket: string, detail: string, code: string | undefined): string {
+  const action = IAM_ACTIONS[operation];
+  const keysKnownBad = code === 'InvalidAccessKeyId' || code === 'SignatureDoesNotMatch';
+  const keys = keysKnownBad
+    ? `the store does not know these credentials (${code}): check the access key id and secret (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the profile)`
+    : 'wrong credentials: check the access key id and secret (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the profile) are the ones this store issued';
+  const permission =
+    action === undefined
+      ? `the credentials lack the permission for ${operation}`
+      : `the credentials lack ${action} on ${operation === 'HeadBucket' || action.startsWith('s3:ListBucket') ? `arn:aws:s3:::${bucket}` : `arn:aws:s3:::${bucket}/<prefix>/*`} (what ${operation} needs)`;
+  return (
+    `Access denied (${detail}): the store refused ${operation} on bucket "${bucket}". ` +
+    `Likely causes, most likely first: 1) ${keys}; 2) the wrong endpoint or region: the request reached another store or region than the bucket's (check endpoint and region); ` +
+    `3) a missing permission: ${permission}. The permissions the backend needs are in ${POLICY_DOCS}.`
+  );
+}
+
+/**
  * Turns anything a request threw into a {@link SpillError} that names the bucket and the
  * operation, with the SDK's error as `cause`. A SpillError passes through unchanged, and
  * an aborted `signal` always answers `SPILL_ABORTED`.
@@ -80,11 +126,7 @@ export function s3Error(error: unknown, operation: string, bucket: string, signa
   const detail = [status === undefined ? undefined : `HTTP ${String(status)}`, code].filter((x) => x !== undefined).join(' ');
   const what = `${operation} on bucket "${bucket}"`;
   if (code === 'AccessDenied' || code === 'Forbidden' || code === 'InvalidAccessKeyId' || code === 'SignatureDoesNotMatch' || status === 403) {
-    return new SpillError(
-      'SPILL_STORAGE_FAILED',
-      `Access denied (${detail}) for ${what}; grant the credentials s3:${operation} on the bucket and prefix (see the least-privilege policy in the @spillway/s3 README).`,
-      { cause: error },
-    );
+    return new SpillError('SPILL_STORAGE_FAILED', accessDeniedMessage(operation, bucket, detail, code), { cause: error });
   }
   if (code === 'NoSuchBucket' || (operation === 'HeadBucket' && status === 404)) {
     return new SpillError('SPILL_STORAGE_FAILED', `The bucket "${bucket}" does not exist (${operation} answered NoSuchBucket); create it, or fix the bucket name and endpoint.`, {

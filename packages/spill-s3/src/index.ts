@@ -1,6 +1,6 @@
 /**
  * `@spillway/s3`: a spillway backend on any S3-compatible object store. Artifacts land at
- * `<prefix>/session-<h>/<random>-<name>.txt` with a conditional PutObject that never
+ * `<prefix>/session-<h>/<random>-<name>` (the naming rule every backend shares) with a conditional PutObject that never
  * overwrites, streams go up as multipart uploads in bounded memory (aborted on failure),
  * the reader works over ranged GetObjects, and the catalog pages through ListObjectsV2.
  *

@@ -1,5 +1,5 @@
 import { isSpillError, sessionId, spillLocator } from '@spillway/core';
-import { sanitizeName, sessionDirName } from '@spillway/local';
+import { sanitizeName, sessionDirName } from '@spillway/backend-utils/naming';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_LEAF_BYTES, locatorOf, makeLayout, newKey, parseKey, parseLocator } from './layout.js';
@@ -17,17 +17,23 @@ function codeOf(fn: () => unknown): string | undefined {
 }
 
 describe('keys', () => {
-  it('are <prefix>/session-<h>/<random>-<name>.txt with the local backend’s session hash and name rules', () => {
+  it('are <prefix>/session-<h>/<random>-<name> by the shared session hash and name rule', () => {
     const key = newKey(layout, sessionId('chat-42'), 'web fetch: page?.html');
     const [p1, p2, session, leaf] = key.split('/');
     expect([p1, p2]).toEqual(['agents', 'prod']);
     expect(session).toBe(sessionDirName(sessionId('chat-42')));
     expect(leaf).toMatch(/^[0-9a-f]{20}-/);
-    expect(leaf?.slice(21)).toBe(`${sanitizeName('web fetch: page?.html', 255)}.txt`);
+    expect(leaf?.slice(21)).toBe(sanitizeName('web fetch: page?.html'));
   });
 
-  it('keep a .txt suggestion as it is', () => {
+  it('keep the suggested extension, as the local backend does: notes.md stays notes.md', () => {
     expect(newKey(layout, sessionId('s'), 'out.txt').endsWith('-out.txt')).toBe(true);
+    expect(newKey(layout, sessionId('s'), 'notes.md').endsWith('-notes.md')).toBe(true);
+  });
+
+  it('still parse keys saved with the older .txt suffix', () => {
+    const old = `${newKey(layout, sessionId('s'), 'notes.md')}.txt`;
+    expect(parseLocator(layout, locatorOf(layout, old)).key).toBe(old);
   });
 
   it('always parse back, stay one segment and within the leaf limit, for any name and session', () => {
@@ -64,7 +70,6 @@ describe('locators', () => {
     ['a dot segment', good.replace('agents/prod/', 'agents/prod/../prod/')],
     ['a bad session hash', good.replace(/session-[0-9a-f]{32}/, 'session-xyz')],
     ['a leaf without the random id', good.replace(/\/[0-9a-f]{20}-/, '/abc-')],
-    ['a leaf that is not .txt', good.replace(/\.txt$/, '.sh')],
     ['a nested leaf', good.replace(/-a\.txt$/, '-a/b.txt')],
   ])('refuses %s with SPILL_INVALID_LOCATOR', (_label, locator) => {
     expect(codeOf(() => parseLocator(layout, locator as never))).toBe('SPILL_INVALID_LOCATOR');

@@ -1,23 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { SpillError, spillLocator, utf8ByteLength } from '@spillway/core';
 import type { SessionId, SpillLocator } from '@spillway/core';
-import { sanitizeName, sessionDirName } from '@spillway/local';
+import { randomHex } from '@spillway/backend-utils';
+import { LEAF_RANDOM_HEX, SESSION_DIR_RE, isLeafName, leafName, sessionDirName } from '@spillway/backend-utils/naming';
 
 /** The scheme every locator of this backend starts with. */
 export const LOCATOR_SCHEME = 's3://';
-/** Hex digits of the random id that starts every leaf (80 bits, as in the local backend). */
-export const LEAF_RANDOM_HEX = 20;
+/** Hex digits of the random id that starts every leaf (80 bits): the shared naming rule's. */
+export { LEAF_RANDOM_HEX };
 /**
  * The most bytes a leaf may have. Below the local backend's 255 because stores that keep
  * objects as files add suffixes to the key's last segment (s3rver adds 22 bytes), and a
  * file name is at most 255 bytes.
  */
 export const MAX_LEAF_BYTES = 224;
-/** Every leaf ends with this, whatever the suggested name. */
-export const LEAF_EXTENSION = '.txt';
 
-const SESSION_RE = /^session-[0-9a-f]{32}$/;
-const LEAF_RE = new RegExp(`^[0-9a-f]{${LEAF_RANDOM_HEX}}-[^/]*\\.txt$`, 's');
+const SESSION_RE = SESSION_DIR_RE;
 // S3 bucket names (the DNS-compatible rules every S3-compatible store accepts).
 const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
@@ -41,7 +38,7 @@ export interface ParsedKey {
   readonly key: string;
   /** `session-<h>`. */
   readonly session: string;
-  /** `<random>-<name>.txt`. */
+  /** `<random>-<name>`. */
   readonly leaf: string;
 }
 
@@ -81,19 +78,20 @@ export function sessionPrefix(layout: Layout, session: SessionId): string {
 }
 
 /**
- * A fresh key: `<prefix>/session-<h>/<random>-<name>.txt`. The session hash and the name
- * rules are the local backend's (`sessionDirName`, `sanitizeName`), so one session's
- * artifacts carry the same `session-<h>` on every backend.
+ * A fresh key: `<prefix>/session-<h>/<random>-<name>`, by the naming rule every backend
+ * shares (`sessionDirName`, `leafName` from `@spillway/backend-utils/naming`), so one
+ * session and one suggested name look alike on every backend. `randomId` replaces the
+ * random part (tests use it to make keys collide).
  */
-export function newKey(layout: Layout, session: SessionId, suggestedName: string, randomId: () => string = freshId): string {
-  let name = sanitizeName(suggestedName, MAX_LEAF_BYTES - LEAF_RANDOM_HEX - 1 - LEAF_EXTENSION.length);
-  if (!name.toLowerCase().endsWith(LEAF_EXTENSION)) name += LEAF_EXTENSION;
-  return `${sessionPrefix(layout, session)}${randomId()}-${name}`;
+export function newKey(layout: Layout, session: SessionId, suggestedName: string, randomId?: () => string): string {
+  const leaf = leafName(suggestedName, MAX_LEAF_BYTES);
+  const named = randomId === undefined ? leaf : `${randomId()}${leaf.slice(LEAF_RANDOM_HEX)}`;
+  return `${sessionPrefix(layout, session)}${named}`;
 }
 
 /** A fresh random id: {@link LEAF_RANDOM_HEX} hex digits. */
 export function freshId(): string {
-  return randomBytes(LEAF_RANDOM_HEX / 2).toString('hex');
+  return randomHex(LEAF_RANDOM_HEX / 2);
 }
 
 /** The locator of a key: `s3://<bucket>/<key>`. */
@@ -110,7 +108,8 @@ export function parseKey(layout: Layout, key: string): ParsedKey | undefined {
   if (slash === -1) return undefined;
   const session = rest.slice(0, slash);
   const leaf = rest.slice(slash + 1);
-  if (!SESSION_RE.test(session) || !LEAF_RE.test(leaf) || utf8ByteLength(leaf) > MAX_LEAF_BYTES) return undefined;
+  // Keys saved before the naming rule was shared end in `.txt`; they still match.
+  if (!SESSION_RE.test(session) || !isLeafName(leaf, MAX_LEAF_BYTES)) return undefined;
   return { key, session, leaf };
 }
 

@@ -6,8 +6,11 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import type { CompletedPart, S3Client, ServerSideEncryption } from '@aws-sdk/client-s3';
-import { SpillError, isSpillError, raceAbort, throwIfAborted } from '@spillway/core';
+import { SpillError, throwIfAborted } from '@spillway/core';
 import type { SaveTextSpill, SpillRef } from '@spillway/core';
+import { RETRIEVAL_HINTS } from '@spillway/core/notice';
+import { ContentStream, Utf8ChunkEncoder } from '@spillway/backend-utils';
+import type { ContentChunks } from '@spillway/backend-utils';
 import { isKeyTaken } from './errors.js';
 import { locatorOf, newKey } from './layout.js';
 import type { Layout } from './layout.js';
@@ -15,7 +18,7 @@ import { Passthrough, request } from './request.js';
 import type { RequestContext } from './request.js';
 
 /** The `retrievalHint` of every artifact: the model has no file to `read`, so it names the retrieval tools. */
-export const S3_RETRIEVAL_HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
+export const S3_RETRIEVAL_HINT = RETRIEVAL_HINTS['spill-tools'];
 /** The Content-Type of every artifact. */
 export const CONTENT_TYPE = 'text/plain; charset=utf-8';
 /** The first size of a stream's part buffer, before it grows to the part size. */
@@ -107,66 +110,6 @@ export async function putOnce(ctx: SaveContext, input: Envelope, body: Uint8Arra
     }
   }
   throw keyTakenTooOften(ctx);
-}
-
-/**
- * Encodes string chunks to UTF-8 as one text: a high surrogate at the end of a chunk waits
- * for the next chunk, so a pair split across chunks encodes as the character it is.
- */
-class ChunkEncoder {
-  #pending = '';
-  encode(chunk: string): Buffer {
-    let text = this.#pending + chunk;
-    this.#pending = '';
-    const last = text.charCodeAt(text.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) {
-      this.#pending = text.slice(-1);
-      text = text.slice(0, -1);
-    }
-    return Buffer.from(text, 'utf8');
-  }
-  flush(): Buffer {
-    const rest = Buffer.from(this.#pending, 'utf8');
-    this.#pending = '';
-    return rest;
-  }
-}
-
-type Chunks = Iterable<unknown> | AsyncIterable<unknown>;
-
-/** Pulls strings from a content stream; SPILL_STREAM_FAILED when it throws or yields a non-string. */
-class ChunkReader {
-  readonly #iterator: Iterator<unknown> | AsyncIterator<unknown>;
-  #finished = false;
-  constructor(chunks: Chunks) {
-    this.#iterator = Symbol.asyncIterator in chunks ? chunks[Symbol.asyncIterator]() : chunks[Symbol.iterator]();
-  }
-  async next(signal: AbortSignal | undefined): Promise<string | undefined> {
-    let step: IteratorResult<unknown>;
-    try {
-      step = await raceAbort(Promise.resolve(this.#iterator.next()), signal, 'The save');
-    } catch (error) {
-      if (isSpillError(error)) throw error;
-      throw new SpillError('SPILL_STREAM_FAILED', 'The content stream threw before it ended; nothing was stored.', { cause: error });
-    }
-    if (step.done === true) {
-      this.#finished = true;
-      return undefined;
-    }
-    if (typeof step.value !== 'string') {
-      throw new SpillError('SPILL_STREAM_FAILED', `The content stream yielded a ${step.value === null ? 'null' : typeof step.value}, not a string; nothing was stored.`);
-    }
-    return step.value;
-  }
-  /** Tells an unfinished producer to stop, without waiting on it (it may be what hangs). */
-  stop(): void {
-    if (this.#finished || typeof this.#iterator.return !== 'function') return;
-    try {
-      Promise.resolve(this.#iterator.return()).catch(() => undefined);
-    } catch {
-      // a throwing return() changes nothing: the save already failed
-    }
-  }
 }
 
 /** One multipart upload in progress. */
@@ -261,10 +204,10 @@ export async function completeUpload(ctx: SaveContext, upload: Upload, signal: A
  * becomes a multipart upload, completed with `If-None-Match: *`. Until completion nothing
  * is visible under the key; on any failure or abort the upload is aborted.
  */
-export async function saveStream(ctx: SaveContext, input: Envelope, chunks: Chunks, signal: AbortSignal | undefined): Promise<SpillRef> {
+export async function saveStream(ctx: SaveContext, input: Envelope, chunks: ContentChunks, signal: AbortSignal | undefined): Promise<SpillRef> {
   throwIfAborted(signal, 'The save');
-  const reader = new ChunkReader(chunks);
-  const encoder = new ChunkEncoder();
+  const reader = new ContentStream(chunks);
+  const encoder = new Utf8ChunkEncoder();
   // The buffer starts small and doubles up to partBytes, so a short stream (the common
   // case) does not hold 8 MiB; once a part is full it is reused for every later part.
   let part = Buffer.allocUnsafe(Math.min(ctx.partBytes, FIRST_BUFFER_BYTES));
@@ -272,11 +215,11 @@ export async function saveStream(ctx: SaveContext, input: Envelope, chunks: Chun
   let total = 0;
   let upload: Upload | undefined;
   try {
-    const take = async (data: Buffer): Promise<void> => {
+    const take = async (data: Uint8Array): Promise<void> => {
       let at = 0;
       while (at < data.length) {
         const n = Math.min(part.length - fill, data.length - at);
-        data.copy(part, fill, at, at + n);
+        part.set(data.subarray(at, at + n), fill);
         fill += n;
         at += n;
         if (fill === part.length && part.length < ctx.partBytes) {
@@ -298,7 +241,7 @@ export async function saveStream(ctx: SaveContext, input: Envelope, chunks: Chun
       await take(data);
       throwIfAborted(signal, 'The save');
     }
-    const rest = encoder.flush();
+    const rest = encoder.end();
     total += rest.length;
     await take(rest);
     if (upload === undefined) return await putOnce(ctx, input, part.subarray(0, fill), signal);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { Command } from 'commander';
 import { callId, type SpillRef } from '@spillway/core';
-import { formatSpillNotice } from '@spillway/policy/notice';
+import { formatSpillNotice, retrievalHintFor } from '@spillway/policy/notice';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { decodeUtf8 } from '../decode.js';
 import { jsonLine, saveJson } from '../json.js';
@@ -79,7 +79,7 @@ export function registerSave(program: Command, ctx: CliContext): void {
       ref = await backend.saveTextStream({ ...request, content: decodeUtf8(ctx.io.stdin) });
     }
     ctx.recordUsage({ kind: 'spilled', surface: 'save', tool: options.name, session: sessionId, artifact: ref.locator, bytes: ref.bytes, shownBytes: 0 });
-    const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: ref.retrievalHint });
+    const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: retrievalHintFor('spillway-cli') });
     await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice)) : `${notice}\n`);
   });
 }

@@ -11,6 +11,7 @@ export const EXPECTED_FAILURES: Readonly<Record<ReferenceBug, readonly string[]>
   'ignore-abort': [
     'an already-aborted signal makes saveText reject with SPILL_ABORTED',
     'aborting while a stream is still delivering makes saveTextStream reject with SPILL_ABORTED',
+    'aborting while the stream waits for its next chunk rejects with SPILL_ABORTED at once',
   ],
   'encode-chunks-separately': ['joins a surrogate pair split across chunks delivered as an array', 'a stream split anywhere, even inside a surrogate pair'],
   'read-off-by-one': ['returns a small artifact whole with default options', 'read answers what the reference reader answers'],

@@ -10,6 +10,7 @@ import {
   assertSaveTextRequest,
   assertSaveTextStreamRequest,
   isSpillError,
+  raceAbort,
   spillLocator,
   type GrepOptions,
   type GrepResult,
@@ -188,14 +189,24 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       }
       checkAbort(callOptions.signal);
       const parts: string[] = [];
+      const { signal } = callOptions;
+      // Iterated by hand so that an abort lands while the producer is silent, and the
+      // producer is told to stop (return()) whenever the save gives up early.
+      const content = input.content as Iterable<unknown> | AsyncIterable<unknown>;
+      const iterator = Symbol.asyncIterator in content ? content[Symbol.asyncIterator]() : content[Symbol.iterator]();
       try {
-        for await (const chunk of input.content as AsyncIterable<unknown>) {
-          checkAbort(callOptions.signal);
+        for (;;) {
+          const next = Promise.resolve(iterator.next());
+          const step = bug === 'ignore-abort' ? await next : await raceAbort(next, signal, 'The save');
+          if (step.done === true) break;
+          const chunk: unknown = step.value;
+          checkAbort(signal);
           if (typeof chunk !== 'string') throw new TypeError(`The stream yielded ${typeof chunk}, not a string.`);
           // Encoding each chunk on its own turns a split surrogate pair into two U+FFFD.
           parts.push(bug === 'encode-chunks-separately' ? toStoredText(chunk) : chunk);
         }
       } catch (error) {
+        void Promise.resolve(iterator.return?.()).catch(() => undefined);
         if (isSpillError(error, 'SPILL_ABORTED')) throw error;
         if (bug === 'publish-partial-stream') publish(input, parts.join(''));
         throw new SpillError('SPILL_STREAM_FAILED', 'The content stream failed.', { cause: error });

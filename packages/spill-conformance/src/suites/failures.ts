@@ -1,6 +1,6 @@
 import type { SaveTextStreamSpill, SpillErrorCode } from '@spillway/core';
 import { describe, type TestContext } from 'vitest';
-import { expectAnySpillRejection, expectSpillRejection, type Harness } from '../harness.js';
+import { expectAnySpillRejection, expectSpillRejection, fail, type Harness } from '../harness.js';
 import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { testDefiner } from './define-test.js';
 
@@ -168,6 +168,49 @@ export function describeFailedSaves<F extends SpillBackendFixture>(options: Reso
       openGate();
       await saving;
       await h.expectNothingPublished(before, 'a save aborted mid-stream', ctx);
+    });
+
+    test('aborting while the stream waits for its next chunk rejects with SPILL_ABORTED at once and tells the producer to stop', async (h, ctx) => {
+      const controller = new AbortController();
+      let asked = (): void => undefined;
+      const waiting = new Promise<void>((resolve) => (asked = resolve));
+      const producer = { stopped: false };
+      let release = (): void => undefined;
+      const stalled: AsyncIterable<string> = {
+        [Symbol.asyncIterator]: () => {
+          let first = true;
+          return {
+            next: () => {
+              if (first) {
+                first = false;
+                return Promise.resolve({ done: false, value: 'the only chunk\n' });
+              }
+              asked();
+              // Answered only after the abort: a backend that waits for the producer instead
+              // of the signal sees the stream end, and fails here rather than hanging.
+              return new Promise<IteratorResult<string>>((resolve) => {
+                release = () => {
+                  resolve({ done: true, value: undefined });
+                };
+              });
+            },
+            return: () => {
+              producer.stopped = true;
+              return Promise.resolve({ done: true, value: undefined });
+            },
+          };
+        },
+      };
+      const before = await h.snapshot();
+      const saving = expectSpillRejection('saveTextStream aborted while waiting', 'SPILL_ABORTED', () =>
+        h.backend.saveTextStream(h.streamRequest(stalled), { signal: controller.signal }),
+      );
+      await Promise.race([waiting, saving.then(() => undefined, () => undefined)]);
+      controller.abort(new Error('gave up waiting'));
+      release();
+      await saving;
+      if (!producer.stopped) fail('the save gave up on a stalled stream without calling its iterator\'s return(): the producer was never told to stop');
+      await h.expectNothingPublished(before, 'a save aborted while its stream stalled', ctx);
     });
 
     for (const [label, make] of MALFORMED_REQUESTS) {

@@ -2,7 +2,7 @@ import { utf8ByteLength, type SpillEntry, type SpillRef } from '@spillway/core';
 import { describe } from 'vitest';
 import { splitAt, toChunkSource } from '../arbitraries.js';
 import { checkRef, fail, type Harness } from '../harness.js';
-import { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from '../hostile-inputs.js';
+import { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES, NAMING_EXAMPLES } from '../hostile-inputs.js';
 import type { ResolvedConformanceOptions, SpillBackendFixture } from '../options.js';
 import { testDefiner } from './define-test.js';
 
@@ -22,6 +22,10 @@ async function storedNow<F extends SpillBackendFixture>(h: Harness<F>): Promise<
   const listStored = h.options.hooks.listStored;
   return listStored === undefined ? undefined : new Set(await listStored(h.fixture));
 }
+
+/** The last segment of a locator: a bare random id (the name appears nowhere), or `<20 hex>-<name>`. */
+const BARE_ID = /^[0-9a-f]{16,}$/;
+const NAMED_LEAF = /^[0-9a-f]{20}-/;
 
 function added(before: Set<string>, after: Set<string>): string[] {
   return [...after].filter((x) => !before.has(x));
@@ -127,6 +131,21 @@ export function describeIsolation<F extends SpillBackendFixture>(options: Resolv
   });
 
   describe('hostile suggested names', () => {
+    test('a suggested name shows in the locator, if at all, as the shared naming rule makes it (notes.md is <random>-notes.md)', async (h, ctx) => {
+      const named: string[] = [];
+      for (const [suggested, expected] of NAMING_EXAMPLES) {
+        const ref = await h.save('named by the rule\n', { suggestedName: suggested });
+        const leaf = ref.locator.slice(ref.locator.lastIndexOf('/') + 1);
+        if (BARE_ID.test(leaf)) continue;
+        named.push(suggested);
+        if (!NAMED_LEAF.test(leaf) || leaf.slice(21) !== expected) {
+          fail(`the suggested name ${JSON.stringify(suggested)} gave the locator leaf ${JSON.stringify(leaf)}; the shared rule makes <20 hex>-${expected} (see @spillway/backend-utils/naming)`);
+        }
+      }
+      if (named.length === 0) await ctx.annotate('the locators name no artifact: the naming rule does not apply');
+      else if (named.length !== NAMING_EXAMPLES.length) fail(`only some suggested names show in the locators: ${JSON.stringify(named)}`);
+    });
+
     for (const [label, name] of HOSTILE_SUGGESTED_NAMES) {
       test(`a suggested name of ${label} saves, round-trips and lands where a plain name does`, async (h, ctx) => {
         const s0 = await storedNow(h);

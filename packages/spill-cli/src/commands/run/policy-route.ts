@@ -16,6 +16,7 @@ export async function runThroughPolicy(input: RouteInput): Promise<void> {
   const policy = createSpillPolicy({
     backend,
     maxInlineBytes: options.maxInlineBytes,
+    noticeReader: 'spillway-cli', // a shell reads back with the spillway commands
     skipTools: [],
     onEvent: (event) => {
       if (event.type === 'spilled') spilled = event;

@@ -1,3 +1,4 @@
+import { retrievalHintFor } from '@spillway/core/notice';
 import { isSpillError, type SessionId, type SpillRef } from '@spillway/core';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
 import { cliMessage } from '../../cli-error.js';
@@ -100,7 +101,7 @@ export async function previewFromEnds(input: {
     totalBytes: stored,
     maxInlineBytes: input.cap,
     locator: ref.locator,
-    retrievalHint: ref.retrievalHint,
+    retrievalHint: retrievalHintFor('spillway-cli'),
     ...(preface.length === 0 ? {} : { preface: preface.join('\n') }),
   });
   return preview === undefined ? undefined : { text: preview.text, locator: ref.locator, omittedBytes: preview.omittedBytes, storedBytes: stored };

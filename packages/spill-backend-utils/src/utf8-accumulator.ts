@@ -1,20 +1,16 @@
 import { SpillError, utf8ByteLength } from '@spillway/core';
+import { Utf8ChunkEncoder } from './utf8-chunk-encoder.js';
 
 const encoder = new TextEncoder();
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
-}
 
 /** Size of the buffers encoded chunks are packed into. */
 const SEGMENT_BYTES = 1 << 20;
 
 /**
- * Encodes a string that arrives in chunks to UTF-8, exactly as `TextEncoder` would encode
- * the concatenation. A chunk ending in a high surrogate keeps it back until the next chunk
- * shows whether a low surrogate completes the pair (then 4 bytes) or not (then U+FFFD,
- * 3 bytes). Memory is bounded by `maxBytes`: a chunk that would pass it throws
- * `SPILL_TOO_LARGE` before anything of it is encoded. Bytes are packed into 1 MiB
+ * Encodes a string that arrives in chunks to UTF-8 in memory, exactly as `TextEncoder`
+ * would encode the concatenation (a pair split across chunks is carried over by
+ * {@link Utf8ChunkEncoder}). Memory is bounded by `maxBytes`: a chunk that would pass it
+ * throws `SPILL_TOO_LARGE` (from `tooLarge`, when given) before anything of it is encoded. Bytes are packed into 1 MiB
  * segments, joined once at the end, so the peak is about twice the content, whatever the
  * chunk sizes.
  */
@@ -23,12 +19,17 @@ export class Utf8Accumulator {
   #current = new Uint8Array(0);
   #currentUsed = 0;
   #total = 0;
-  #pending = '';
+  readonly #chunks = new Utf8ChunkEncoder();
   readonly #maxBytes: number;
+  readonly #tooLargeError: ((maxBytes: number) => SpillError) | undefined;
 
-  /** @param maxBytes - the most bytes the result may hold */
-  constructor(maxBytes: number) {
+  /**
+   * @param maxBytes - the most bytes the result may hold
+   * @param tooLarge - makes the error for content past `maxBytes` (a backend's own wording)
+   */
+  constructor(maxBytes: number, tooLarge?: (maxBytes: number) => SpillError) {
     this.#maxBytes = maxBytes;
+    this.#tooLargeError = tooLarge;
   }
 
   /** Bytes encoded so far, not counting a held-back high surrogate. */
@@ -38,23 +39,15 @@ export class Utf8Accumulator {
 
   /** Appends one chunk. */
   push(chunk: string): void {
-    let text = this.#pending + chunk;
-    this.#pending = '';
-    if (text.length > 0 && isHighSurrogate(text.charCodeAt(text.length - 1))) {
-      this.#pending = text.slice(-1);
-      text = text.slice(0, -1);
-    }
+    const text = this.#chunks.take(chunk);
     if (text.length === 0) return;
     this.#append(text);
   }
 
   /** Flushes a held-back surrogate (as U+FFFD) and returns exactly the encoded bytes. */
   finish(): Uint8Array {
-    if (this.#pending !== '') {
-      const last = this.#pending;
-      this.#pending = '';
-      this.#append(last);
-    }
+    const last = this.#chunks.rest();
+    if (last !== '') this.#append(last);
     this.#seal();
     const segments = this.#segments.splice(0);
     const [only] = segments;
@@ -94,9 +87,12 @@ export class Utf8Accumulator {
   }
 
   #tooLarge(): never {
-    throw new SpillError(
-      'SPILL_TOO_LARGE',
-      `The streamed content passed the memory backend's maxBytes (${this.#maxBytes} bytes); raise maxBytes or use a disk backend such as @spillway/local.`,
-    );
+    throw this.#tooLargeError?.(this.#maxBytes) ?? tooLargeError(this.#maxBytes);
   }
+}
+
+/** The default `SPILL_TOO_LARGE` error for content past a backend's limit of `maxBytes`. */
+export function tooLargeError(maxBytes: number, actualBytes?: number): SpillError {
+  const size = actualBytes === undefined ? 'more than' : `${String(actualBytes)} bytes, more than`;
+  return new SpillError('SPILL_TOO_LARGE', `The content is ${size} ${String(maxBytes)} bytes, the most this backend stores; raise its limit or use a larger store.`);
 }

@@ -10,6 +10,8 @@ describe('random ids', () => {
       seen.add(id);
     }
     expect(seen.size).toBe(5000);
+    expect(randomHex(1)).toMatch(/^[0-9a-f]{2}$/);
+    expect(() => randomHex(5000)).toThrow(RangeError);
   });
 
   it('look uniform: every byte value turns up, none far too often', () => {

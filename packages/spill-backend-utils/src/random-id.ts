@@ -11,6 +11,7 @@ const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'
 
 /** Claims `byteCount` unused pool bytes (refilling the pool when too few are left); returns where they start. */
 function claim(byteCount: number): number {
+  if (byteCount > POOL_BYTES) throw new RangeError(`Random ids are served at most ${String(POOL_BYTES)} bytes at a time.`);
   if (next + byteCount > POOL_BYTES) {
     crypto.getRandomValues(pool);
     next = 0;
