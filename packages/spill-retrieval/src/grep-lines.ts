@@ -5,6 +5,8 @@ import type { SpillByteSource } from './byte-source.js';
 import type { CompiledPattern } from './dialect.js';
 import type { LineIndex } from './line-index.js';
 import type { GrepSettings } from './options.js';
+import { textFinder } from './find-folded.js';
+import { foldCase } from './fold-case.js';
 import { scanNeedle } from './scan-bytes.js';
 import type { ByteBlock } from './scan-bytes.js';
 import { literalNominate, scanBlock } from './scan-text.js';
@@ -59,7 +61,8 @@ function yieldToEventLoop(): Promise<void> {
 
 /**
  * Searches a byte source line by line. A case-sensitive literal is a byte search; a
- * regular expression (or a case-insensitive literal) runs on the native engine in a
+ * case-insensitive literal is a linear-time search of the case-folded needle in the
+ * case-folded text, in-process; a regular expression runs on the native engine in a
  * worker thread within a per-block budget, and on the linear-time RE2 engine in-process
  * when there are no workers, when the pattern has no native equivalent, or from the
  * block where the native engine ran out of budget on. Counting newlines teaches `index`.
@@ -75,10 +78,16 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   };
 
   const bytesMode = settings.literal && !settings.ignoreCase && NodeBufferCtor !== undefined;
+  // A case-insensitive literal: fold both sides and search linearly (never a regex, whose
+  // cost on a long repetitive needle grows with the needle times the text).
+  const foldedMode = settings.literal && settings.ignoreCase;
+  const foldedNeedle = foldedMode ? foldCase(pattern) : '';
+  const findFolded = foldedMode ? textFinder(foldedNeedle) : undefined;
   // Stored text holds no newline inside a line: a literal with one never matches.
   const impossible = settings.literal && pattern.includes('\n');
   const needle = bytesMode ? NodeBufferCtor.from(pattern) : undefined;
-  let lease: WorkerLease | undefined = !bytesMode && compiled.native !== undefined && run.pool.available ? run.pool.lease() : undefined;
+  let lease: WorkerLease | undefined =
+    !bytesMode && !foldedMode && compiled.native !== undefined && run.pool.available ? run.pool.lease() : undefined;
 
   const re2 = compiled.re2;
   const linearFirst: FirstMatch =
@@ -223,7 +232,18 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           lastYield = now();
           checkTime();
         }
-        result = scanBlock(decodeUtf8(region), scan, linearFirst, linearNominate, checkTime);
+        const text = decodeUtf8(region);
+        if (findFolded !== undefined) {
+          // Folding keeps every index, so a hit in the folded block is at the same place in the block.
+          const folded = foldCase(text);
+          const first: FirstMatch = (line) => {
+            const at = findFolded(foldCase(line), 0, checkTime);
+            return at === -1 ? undefined : [at, at + foldedNeedle.length];
+          };
+          result = scanBlock(text, scan, first, (_block, from) => findFolded(folded, from, checkTime), checkTime);
+        } else {
+          result = scanBlock(text, scan, linearFirst, linearNominate, checkTime);
+        }
       }
 
       for (const m of result.matches) found.push(m);
