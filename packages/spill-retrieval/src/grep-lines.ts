@@ -1,4 +1,5 @@
 import { SpillError, throwIfAborted } from '@spillway/core';
+import { RE2JS } from 're2js';
 import type { GrepMatch, GrepResult } from '@spillway/core';
 import { DEFAULT_PREFERRED_READ_BYTES, readExactly, readReusing } from './byte-source.js';
 import type { SpillByteSource } from './byte-source.js';
@@ -40,6 +41,22 @@ const NodeBufferCtor = (globalThis as { Buffer?: BufferCtor }).Buffer;
 
 function asBuffer(bytes: Uint8Array): ByteBlock | undefined {
   return NodeBufferCtor?.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
+
+/** A line longer than this (in bytes) is searched by the linear engine in a worker, where one can be had. */
+const LONG_LINE_BYTES = 16 * 1024;
+
+/** Whether `region` holds a line longer than {@link LONG_LINE_BYTES}. */
+function hasLongLine(region: Uint8Array): boolean {
+  if (region.length <= LONG_LINE_BYTES) return false;
+  const view = asBuffer(region) ?? region;
+  let previous = -1;
+  for (let i = view.indexOf(NEWLINE); ; i = view.indexOf(NEWLINE, i + 1)) {
+    const end = i === -1 ? view.length : i;
+    if (end - previous - 1 > LONG_LINE_BYTES) return true;
+    if (i === -1) return false;
+    previous = i;
+  }
 }
 
 /** What {@link grepSource} needs besides the source. */
@@ -86,10 +103,14 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   // Stored text holds no newline inside a line: a literal with one never matches.
   const impossible = settings.literal && pattern.includes('\n');
   const needle = bytesMode ? NodeBufferCtor.from(pattern) : undefined;
-  let lease: WorkerLease | undefined =
-    !bytesMode && !foldedMode && compiled.native !== undefined && run.pool.available ? run.pool.lease() : undefined;
+  const leaseFirst = !bytesMode && !foldedMode && compiled.native !== undefined && run.pool.available;
+  let lease: WorkerLease | undefined = leaseFirst ? run.pool.lease() : undefined;
+  // A pool that had no worker to give (its reserve hook refused) is not asked again in this grep.
+  let refused = leaseFirst && lease === undefined;
 
   const re2 = compiled.re2;
+  const re2Source = settings.literal ? RE2JS.quote(pattern) : pattern;
+  const re2Flags = settings.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
   const linearFirst: FirstMatch =
     settings.literal && !settings.ignoreCase
       ? (text) => {
@@ -224,6 +245,40 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           // block; the next one goes back to a fresh worker, until too many ran over.
           timeouts++;
           lease = timeouts < MAX_NATIVE_TIMEOUTS ? (run.pool.lease() ?? lease) : lease;
+        }
+      }
+      if (result === undefined && findFolded === undefined && !refused && run.pool.available && hasLongLine(region)) {
+        // The linear engine, in a worker, for a block with a long line: in process it cannot
+        // be stopped inside one line, and a large pattern over a long line costs their
+        // product. The worker is given what is left of the deadline and terminated when it
+        // runs out. (Short lines stay in process, where the deadline is checked between them.)
+        if (lease?.active !== true) {
+          const next = run.pool.lease();
+          if (next === undefined) refused = true;
+          else lease = next;
+        }
+        if (lease?.active === true) {
+          const running = lease.run(
+            {
+              ...scan,
+              bytes: shared ? region : region.slice(),
+              line: '',
+              block: '',
+              flags: '',
+              ...(compiled.literal === undefined ? {} : { literal: compiled.literal }),
+              re2: { source: re2Source, flags: re2Flags },
+            },
+            Math.max(1, deadline - now()),
+            signal,
+          );
+          countRegion(region);
+          const outcome = await running.catch((error: unknown) => {
+            throwIfAborted(signal, 'The grep');
+            throw new SpillError('SPILL_STORAGE_FAILED', `grep's regex worker failed: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+          });
+          checkTime(); // a worker stopped at the deadline ends the grep here
+          // Any other 'timeout' means no worker could be had: search in process below.
+          if (outcome.kind === 'done') result = outcome.result;
         }
       }
       if (result === undefined) {
