@@ -2,10 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RememberedSpills } from './remembered.js';
 
-const entry = (sessionId: string, toolName = 't', size = '1:10') => ({ sessionId, toolName, size, answer: Promise.resolve(sessionId) });
+const entry = (sessionId: string, toolName = 't', digest = '1:10') => ({ sessionId, toolName, digest, answer: Promise.resolve(sessionId) });
 
 describe('RememberedSpills', () => {
-  it('tells calls apart by session, tool and size under one call id', () => {
+  it('tells calls apart by session, tool and text digest under one call id', () => {
     const memory = new RememberedSpills<string>(10);
     const a = entry('chat-a');
     const b = entry('chat-b');
@@ -17,12 +17,16 @@ describe('RememberedSpills', () => {
     expect(memory.get('call-1', 'chat-a', 't', '1:11')).toBeUndefined();
     expect(memory.size).toBe(2);
     const a2 = entry('chat-a', 't', '1:11');
-    memory.set('call-1', a2); // replaces chat-a's entry
+    memory.set('call-1', a2); // another text under the same call: kept beside chat-a's first
+    expect(memory.size).toBe(3);
+    expect(memory.get('call-1', 'chat-a', 't', '1:10')?.answer).toBe(a.answer);
+    const a3 = entry('chat-a', 't', '1:11');
+    memory.set('call-1', a3); // the same text again: replaces a2
+    expect(memory.size).toBe(3);
+    memory.forget('call-1', a2.answer); // already replaced: nothing happens
+    expect(memory.get('call-1', 'chat-a', 't', '1:11')?.answer).toBe(a3.answer);
+    memory.forget('call-1', a3.answer);
     expect(memory.size).toBe(2);
-    memory.forget('call-1', a.answer); // already replaced: nothing happens
-    expect(memory.get('call-1', 'chat-a', 't', '1:11')?.answer).toBe(a2.answer);
-    memory.forget('call-1', a2.answer);
-    expect(memory.size).toBe(1);
   });
 
   it('gives a call looked up since the last pass a second chance', () => {

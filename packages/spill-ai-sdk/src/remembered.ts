@@ -16,15 +16,15 @@ export interface RememberedSpill<T> {
   readonly sessionId: string;
   /** The tool that produced it. */
   readonly toolName: string;
-  /** The output's size when it was spilled (blocks and UTF-16 units). */
-  readonly size: string;
+  /** The digest of the output's text (see `contentDigest`): a reused call id with other text is another spill. */
+  readonly digest: string;
   /** The answer, possibly still pending. */
   readonly answer: Promise<T>;
   /** The answer once it resolved. */
   value?: T;
 }
 
-/** The spills of one tool call id (more than one only when sessions reuse ids). */
+/** The spills of one tool call id (more than one only when sessions or chats reuse ids). */
 interface Bucket<T> {
   entries: RememberedSpill<T>[];
   /** Looked up since eviction last passed over it. */
@@ -42,12 +42,12 @@ export class RememberedSpills<T> {
     this.#max = max;
   }
 
-  /** What is remembered for this call, when it was for an output of the same `size`. */
-  get(toolCallId: string, sessionId: string, toolName: string, size: string): RememberedSpill<T> | undefined {
+  /** What is remembered for this call, when it was for an output with the same text (`digest`). */
+  get(toolCallId: string, sessionId: string, toolName: string, digest: string): RememberedSpill<T> | undefined {
     const bucket = this.#buckets.get(toolCallId);
     if (bucket === undefined) return undefined;
     for (const entry of bucket.entries) {
-      if (entry.sessionId === sessionId && entry.toolName === toolName && entry.size === size) {
+      if (entry.sessionId === sessionId && entry.toolName === toolName && entry.digest === digest) {
         bucket.used = true;
         return entry;
       }
@@ -55,7 +55,7 @@ export class RememberedSpills<T> {
     return undefined;
   }
 
-  /** Remembers `answer` (possibly still pending) for this call, in place of any earlier one. */
+  /** Remembers `answer` (possibly still pending) for this call, in place of any earlier one for the same text. */
   set(toolCallId: string, entry: Omit<RememberedSpill<T>, 'value'>): void {
     if (this.#max === 0) return;
     const bucket = this.#buckets.get(toolCallId);
@@ -63,7 +63,9 @@ export class RememberedSpills<T> {
       this.#buckets.set(toolCallId, { entries: [{ ...entry }], used: false });
     } else {
       const before = bucket.entries.length;
-      bucket.entries = bucket.entries.filter((e) => e.sessionId !== entry.sessionId || e.toolName !== entry.toolName);
+      bucket.entries = bucket.entries.filter(
+        (e) => e.sessionId !== entry.sessionId || e.toolName !== entry.toolName || e.digest !== entry.digest,
+      );
       this.#count -= before - bucket.entries.length;
       bucket.entries.push({ ...entry });
     }
@@ -106,7 +108,7 @@ export class RememberedSpills<T> {
         continue;
       }
       if (id === newest && bucket.entries.length > 1) {
-        // Only the newest call's own older sessions are left to drop: keep its last entry.
+        // Only the newest call's own older entries are left to drop: keep its last one.
         const last = bucket.entries.at(-1) as RememberedSpill<T>;
         this.#count -= bucket.entries.length - 1;
         this.#buckets.set(id, { entries: [last], used: false });

@@ -4,6 +4,7 @@ import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
 import type { SpillBackend } from '@spillway/core';
 import type { ToolSet } from 'ai';
 import { defaultModelOutput, fromPolicyResult, toPolicyResult, type ToolResultOutput } from './model-output.js';
+import { contentDigest } from './content-digest.js';
 import { RememberedSpills } from './remembered.js';
 
 /** The tool call a `sessionId` function is asked about. */
@@ -152,39 +153,68 @@ function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
 /** The model output after the policy: `base` itself, or the preview plus notice. Never throws or rejects. */
 function spill(spiller: Spiller, call: SpillCallInfo, base: ToolResultOutput): ToolResultOutput | Promise<ToolResultOutput> {
   try {
-    const { policy, memory, cap } = spiller;
+    const { policy, cap } = spiller;
     if (!policy.enabled) return base;
     const result = toPolicyResult(base);
     if (result === undefined) return base;
-    const chars = charsOf(result);
+    const texts = textsOf(result);
+    // A part that is not text (an image, a file): the policy leaves the output whole.
+    if (texts === undefined) return base;
     // At most 3 UTF-8 bytes per UTF-16 unit (and per block separator): surely under the cap.
-    if (cap !== undefined && 3 * (chars + result.content.length) <= cap) return base;
+    if (cap !== undefined && 3 * (charsOf(texts) + texts.length) <= cap) return base;
     const sessionId = spiller.session(call);
     if (typeof sessionId !== 'string' || sessionId === '') return base;
-    const { toolCallId, toolName } = call;
-    const size = `${String(result.content.length)}:${String(chars)}`;
-    const remembered = memory.get(toolCallId, sessionId, toolName, size);
-    if (remembered !== undefined) return remembered.value ?? remembered.answer;
-    const answer = policy
-      .applyToResult({ toolName, callId: toolCallId, sessionId }, result)
-      .then((shown) => (shown === result ? base : fromPolicyResult(base, shown)))
-      .catch(() => base);
-    memory.set(toolCallId, { sessionId, toolName, size, answer });
-    return answer.then((shown) => {
-      // Only spills are remembered: nothing was stored for an output that was kept.
-      if (shown === base) memory.forget(toolCallId, answer);
-      else memory.settle(toolCallId, answer, shown);
-      return shown;
-    });
+    const digest = contentDigest(texts);
+    if (typeof digest === 'string') return spillOnce(spiller, call, base, result, sessionId, digest);
+    return digest.then(
+      (d) => spillOnce(spiller, call, base, result, sessionId, d),
+      () => base,
+    );
   } catch {
     return base;
   }
 }
 
-/** The total length of the result's text blocks, in UTF-16 units. */
-function charsOf(result: ToolResult): number {
+/** Answers the remembered spill of this very text under this call, or spills it and remembers that. */
+function spillOnce(
+  spiller: Spiller,
+  call: SpillCallInfo,
+  base: ToolResultOutput,
+  result: ToolResult,
+  sessionId: string,
+  digest: string,
+): ToolResultOutput | Promise<ToolResultOutput> {
+  const { policy, memory } = spiller;
+  const { toolCallId, toolName } = call;
+  const remembered = memory.get(toolCallId, sessionId, toolName, digest);
+  if (remembered !== undefined) return remembered.value ?? remembered.answer;
+  const answer = policy
+    .applyToResult({ toolName, callId: toolCallId, sessionId }, result)
+    .then((shown) => (shown === result ? base : fromPolicyResult(base, shown)))
+    .catch(() => base);
+  memory.set(toolCallId, { sessionId, toolName, digest, answer });
+  return answer.then((shown) => {
+    // Only spills are remembered: nothing was stored for an output that was kept.
+    if (shown === base) memory.forget(toolCallId, answer);
+    else memory.settle(toolCallId, answer, shown);
+    return shown;
+  });
+}
+
+/** The texts of the result's blocks, or undefined when a block is not text. */
+function textsOf(result: ToolResult): string[] | undefined {
+  const texts: string[] = [];
+  for (const block of result.content) {
+    if (block.type !== 'text' || typeof block.text !== 'string') return undefined;
+    texts.push(block.text);
+  }
+  return texts;
+}
+
+/** The total length of the texts, in UTF-16 units. */
+function charsOf(texts: readonly string[]): number {
   let chars = 0;
-  for (const block of result.content) chars += typeof block.text === 'string' ? block.text.length : 0;
+  for (const text of texts) chars += text.length;
   return chars;
 }
 

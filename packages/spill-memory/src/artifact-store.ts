@@ -7,6 +7,7 @@
  * `map.keys().next()` walks over all of them, so a "delete the first key" queue costs
  * O(n) per eviction (measured: one million evictions from a 10 000-entry Map took 12 s).
  */
+import { Tombstones, type RemovalReason } from './tombstones.js';
 
 /** One stored artifact. */
 export interface Artifact {
@@ -33,37 +34,7 @@ export interface SessionBucket {
   tail: Artifact | undefined;
 }
 
-/** Why a locator no longer resolves. */
-export type RemovalReason = 'evicted' | 'deleted';
-
-/** A bounded memory of removed locators: a ring of the most recent, with a `Map` index. */
-class Tombstones {
-  readonly #ring: (string | undefined)[];
-  readonly #reasons = new Map<string, RemovalReason>();
-  #next = 0;
-
-  constructor(capacity: number) {
-    this.#ring = new Array<string | undefined>(capacity).fill(undefined);
-  }
-
-  add(locator: string, reason: RemovalReason): void {
-    const capacity = this.#ring.length;
-    if (capacity === 0) return;
-    const old = this.#ring[this.#next];
-    if (old !== undefined) this.#reasons.delete(old);
-    this.#ring[this.#next] = locator;
-    this.#reasons.set(locator, reason);
-    this.#next = (this.#next + 1) % capacity;
-  }
-
-  get(locator: string): RemovalReason | undefined {
-    return this.#reasons.get(locator);
-  }
-
-  get size(): number {
-    return this.#reasons.size;
-  }
-}
+export type { RemovalReason } from './tombstones.js';
 
 const EMPTY = new Uint8Array(0);
 

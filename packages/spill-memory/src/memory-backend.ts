@@ -38,7 +38,8 @@ export interface MemoryBackendOptions {
   /**
    * How many removed locators are remembered, so that reading an evicted or deleted one
    * answers `SPILL_EXPIRED` rather than `SPILL_NOT_FOUND`. The oldest are forgotten first. A
-   * non-negative integer; default {@link DEFAULT_MEMORY_MAX_TOMBSTONES} (about 1 MB).
+   * non-negative integer; default {@link DEFAULT_MEMORY_MAX_TOMBSTONES} (about 400 KB, allocated
+   * when the backend is created).
    */
   readonly maxTombstones?: number;
   /** The wall clock for `createdAt`, in epoch milliseconds. Default `Date.now`. */

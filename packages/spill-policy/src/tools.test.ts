@@ -89,7 +89,7 @@ describe('spill_grep', () => {
   it('says when there are more matches than shown', async () => {
     const { reader, locator } = await stored(lines);
     const answer = await runSpillGrep(reader, { locator, pattern: 'line', literal: true, maxMatches: 2 });
-    expect(answer.text).toBe('1: line 1\n2: line 2\n(2 matching lines shown for "line"; more exist. Narrow the pattern or raise maxMatches.)');
+    expect(answer.text).toBe('1: line 1\n2: line 2\n(2 matching lines shown for "line"; more exist after line 2. Raise maxMatches (up to 200), or narrow the pattern, or read on from line 3 with spill_read.)');
   });
 
   it('says when nothing matches', async () => {
@@ -130,7 +130,7 @@ describe('definitions and dispatch', () => {
   it('words a line cut by the byte cap and a line that does not fit', () => {
     const base = { totalBytes: 100, truncated: true, hasMore: true } as const;
     expect(formatReadAnswer({ ...base, text: 'abc', startLine: 3, endLine: 3 })).toBe(
-      'abc\n(Line 3; line 3 was cut because it is too long to show whole. Search within it with spill_grep, or continue with offset 4.)',
+      'abc\n(Line 3; line 3 was cut because it is too long to show whole. Search within it with spill_grep, or continue with spill_read offset 4.)',
     );
     expect(formatReadAnswer({ ...base, text: '', startLine: 3, endLine: 2 })).toBe(
       '(Line 3 does not fit in one answer. Search within it with spill_grep.)',

@@ -16,6 +16,15 @@ import {
   spillLocator,
 } from '@spillway/core';
 import type { GrepResult, ReadResult, SpillErrorCode, SpillReader } from '@spillway/core';
+import {
+  boundRows,
+  DEFAULT_SPILL_ANSWER_BYTES,
+  DEFAULT_SPILL_ANSWER_MATCHES,
+  MIN_SPILL_ANSWER_BYTES,
+  utf8Prefix,
+} from './answer-bound.js';
+
+export { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES, MIN_SPILL_ANSWER_BYTES } from './answer-bound.js';
 
 /** The name of the tool that reads lines of a spilled result back. */
 export const SPILL_READ_TOOL = 'spill_read';
@@ -118,14 +127,66 @@ export const spillGrepTool: SpillToolDefinition = {
 /** Both retrieval tools' definitions, in a stable order. */
 export const spillToolDefinitions: readonly SpillToolDefinition[] = [spillReadTool, spillGrepTool];
 
-/** Limits an adapter applies to every retrieval call. */
+/**
+ * Limits an adapter applies to every retrieval call. Whatever the model asks for, an
+ * answer's text is at most `maxAnswerBytes` UTF-8 bytes and a `spill_grep` answer holds at
+ * most `maxMatches` lines; an answer that was cut says so and how to continue.
+ */
 export interface SpillToolOptions {
-  /** Byte cap on one `spill_read` answer's text. Default {@link DEFAULT_READ_MAX_BYTES}. */
+  /**
+   * Cap, in UTF-8 bytes, on the whole text of one answer (the footer included), at least
+   * {@link MIN_SPILL_ANSWER_BYTES}. Default {@link DEFAULT_SPILL_ANSWER_BYTES}.
+   */
+  readonly maxAnswerBytes?: number;
+  /** The most matching lines one `spill_grep` answer holds. Default {@link DEFAULT_SPILL_ANSWER_MATCHES}. */
+  readonly maxMatches?: number;
+  /**
+   * Byte cap on one `spill_read` answer's lines. Default {@link DEFAULT_READ_MAX_BYTES};
+   * never more than `maxAnswerBytes` leaves beside the footer.
+   */
   readonly maxReadBytes?: number;
   /** Default `maxMatches` when the model gives none. Default {@link DEFAULT_GREP_MAX_MATCHES}. */
   readonly defaultMaxMatches?: number;
   /** Cancels the call. */
   readonly signal?: AbortSignal;
+}
+
+/** Room kept beside a `spill_read` answer's lines for its footer. */
+const READ_FOOTER_BYTES = 256;
+/** The most characters of a pattern quoted back in a footer. */
+const QUOTED_PATTERN_CHARS = 120;
+
+interface Limits {
+  readonly maxAnswerBytes: number;
+  readonly maxMatches: number;
+}
+
+function positiveInteger(value: unknown, name: string, min: number): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)) {
+    throw new TypeError(`${name} must be a whole number of at least ${String(min)}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
+  }
+}
+
+/**
+ * Checks an adapter's {@link SpillToolOptions} once, at construction, so that a bad
+ * configuration fails the deployment rather than every call.
+ *
+ * @throws TypeError for a `maxAnswerBytes` under {@link MIN_SPILL_ANSWER_BYTES}, or a
+ * `maxMatches`, `maxReadBytes` or `defaultMaxMatches` that is not a positive whole number.
+ */
+export function checkSpillToolOptions(options: SpillToolOptions): void {
+  positiveInteger(options.maxAnswerBytes, 'maxAnswerBytes', MIN_SPILL_ANSWER_BYTES);
+  positiveInteger(options.maxMatches, 'maxMatches', 1);
+  positiveInteger(options.maxReadBytes, 'maxReadBytes', 1);
+  positiveInteger(options.defaultMaxMatches, 'defaultMaxMatches', 1);
+}
+
+function limitsOf(options: SpillToolOptions): Limits {
+  checkSpillToolOptions(options);
+  return {
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_SPILL_ANSWER_BYTES,
+    maxMatches: options.maxMatches ?? DEFAULT_SPILL_ANSWER_MATCHES,
+  };
 }
 
 /** What a retrieval tool call answers: text for the model, plus the reader's data. */
@@ -171,15 +232,17 @@ function optional(args: Record<string, unknown>, key: string): { readonly [k: st
   return args[key] === undefined ? {} : { [key]: args[key] };
 }
 
-function failure(error: unknown, tool: string): SpillToolAnswer {
+function failure(error: unknown, tool: string, maxBytes = DEFAULT_SPILL_ANSWER_BYTES): SpillToolAnswer {
+  // An error's message may quote what the model sent (a huge locator or pattern): bound it too.
+  const bounded = (text: string): string => utf8Prefix(text, maxBytes);
   if (error instanceof ArgumentError) {
-    return { text: error.message, isError: true, code: 'SPILL_INVALID_INPUT' };
+    return { text: bounded(error.message), isError: true, code: 'SPILL_INVALID_INPUT' };
   }
   if (isSpillError(error)) {
-    return { text: `${tool} failed (${error.code}): ${error.message}`, isError: true, code: error.code };
+    return { text: bounded(`${tool} failed (${error.code}): ${error.message}`), isError: true, code: error.code };
   }
   const message = error instanceof Error ? error.message : String(error);
-  return { text: `${tool} failed: ${message}`, isError: true, code: undefined };
+  return { text: bounded(`${tool} failed: ${message}`), isError: true, code: undefined };
 }
 
 /**
@@ -191,46 +254,78 @@ export async function runSpillRead(
   args: unknown,
   options: SpillToolOptions = {},
 ): Promise<SpillToolAnswer> {
+  let cap = DEFAULT_SPILL_ANSWER_BYTES;
   try {
+    const limits = limitsOf(options);
+    cap = limits.maxAnswerBytes;
     const a = record(args, SPILL_READ_TOOL);
     const locator = spillLocator(locatorArg(a, SPILL_READ_TOOL));
     const result = await reader.read(locator, {
       ...(optional(a, 'offset') as { offset?: number }),
       ...(optional(a, 'limit') as { limit?: number }),
-      maxBytes: options.maxReadBytes ?? DEFAULT_READ_MAX_BYTES,
+      maxBytes: Math.min(options.maxReadBytes ?? DEFAULT_READ_MAX_BYTES, cap - READ_FOOTER_BYTES),
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { text: formatReadAnswer(result), isError: false, data: result };
+    const bounded = boundRead(result, cap - READ_FOOTER_BYTES);
+    return { text: utf8Prefix(formatReadAnswer(bounded, cap), cap), isError: false, data: bounded };
   } catch (error) {
-    return failure(error, SPILL_READ_TOOL);
+    return failure(error, SPILL_READ_TOOL, cap);
   }
 }
 
 /**
+ * The read answer cut to `maxBytes` of text, for a reader that returned more than it was
+ * asked for: whole lines when at least one fits, else the first bytes of the line.
+ */
+function boundRead(result: ReadResult, maxBytes: number): ReadResult {
+  const shown = utf8Prefix(result.text, maxBytes);
+  if (shown === result.text) return result;
+  const lastBreak = shown.lastIndexOf('\n');
+  if (lastBreak === -1) {
+    const { nextOffset: _next, ...rest } = result;
+    return { ...rest, text: shown, endLine: result.startLine, truncated: true, hasMore: true };
+  }
+  const text = shown.slice(0, lastBreak + 1);
+  let lines = 0;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  const endLine = result.startLine + lines - 1;
+  return { ...result, text, endLine, truncated: false, hasMore: true, nextOffset: endLine + 1 };
+}
+
+/**
  * Runs `spill_grep` with untrusted arguments. Never throws: a bad argument, locator or
- * pattern answers `isError: true` with text the model can act on.
+ * pattern answers `isError: true` with text the model can act on. The answer holds at
+ * most `maxMatches` lines and `maxAnswerBytes` bytes, whatever `maxMatches` the model
+ * asked for; when it holds fewer than exist, it says after which line more follow.
  */
 export async function runSpillGrep(
   reader: SpillReader,
   args: unknown,
   options: SpillToolOptions = {},
 ): Promise<SpillToolAnswer> {
+  let cap = DEFAULT_SPILL_ANSWER_BYTES;
   try {
+    const limits = limitsOf(options);
+    cap = limits.maxAnswerBytes;
     const a = record(args, SPILL_GREP_TOOL);
     const locator = spillLocator(locatorArg(a, SPILL_GREP_TOOL));
     const pattern = a.pattern;
     if (typeof pattern !== 'string') {
       throw new ArgumentError(`${SPILL_GREP_TOOL} needs \`pattern\`: a regular expression, or plain text with literal: true.`);
     }
+    const asked = a.maxMatches ?? Math.min(options.defaultMaxMatches ?? DEFAULT_GREP_MAX_MATCHES, limits.maxMatches);
+    // A bad value goes to the reader as it is, so that its one validation answers it.
+    const clamped = typeof asked === 'number' && asked > limits.maxMatches;
     const result = await reader.grep(locator, pattern, {
       ...(optional(a, 'literal') as { literal?: boolean }),
       ...(optional(a, 'ignoreCase') as { ignoreCase?: boolean }),
-      maxMatches: (a.maxMatches ?? options.defaultMaxMatches ?? DEFAULT_GREP_MAX_MATCHES) as number,
+      maxMatches: (clamped ? limits.maxMatches : asked) as number,
       ...(options.signal ? { signal: options.signal } : {}),
     });
-    return { text: formatGrepAnswer(result, pattern), isError: false, data: result };
+    const answer = grepAnswer(result, pattern, { cap, ceiling: limits.maxMatches, clamped });
+    return { text: answer.text, isError: false, data: answer.data };
   } catch (error) {
-    return failure(error, SPILL_GREP_TOOL);
+    return failure(error, SPILL_GREP_TOOL, cap);
   }
 }
 
@@ -255,9 +350,10 @@ export function runSpillTool(
 
 /**
  * Words a {@link ReadResult} for the model: the text verbatim, then one line in
- * parentheses that says which lines were shown and how to continue.
+ * parentheses that says which lines were shown and how to continue. With `maxAnswerBytes`,
+ * the footer of a line cut to fit says that the answer's cap cut it.
  */
-export function formatReadAnswer(result: ReadResult): string {
+export function formatReadAnswer(result: ReadResult, maxAnswerBytes?: number): string {
   const { text, startLine, endLine, hasMore, nextOffset, truncated, totalBytes } = result;
   let footer: string;
   if (endLine < startLine) {
@@ -268,28 +364,59 @@ export function formatReadAnswer(result: ReadResult): string {
       : `(No line ${String(startLine)}: the stored result ends before it. It holds ${String(totalBytes)} bytes.)`;
   } else {
     const range = endLine === startLine ? `Line ${String(startLine)}` : `Lines ${String(startLine)}-${String(endLine)}`;
+    const cap = maxAnswerBytes === undefined ? '' : `, the most one answer holds (${String(maxAnswerBytes)} bytes)`;
     if (!hasMore) footer = `(${range}; end of the stored result, ${String(totalBytes)} bytes in all.)`;
     else if (nextOffset !== undefined) footer = `(${range} of a ${String(totalBytes)}-byte result. More follows: continue with ${SPILL_READ_TOOL} offset ${String(nextOffset)}.)`;
-    else if (truncated) footer = `(${range}; line ${String(endLine)} was cut because it is too long to show whole. Search within it with ${SPILL_GREP_TOOL}, or continue with offset ${String(endLine + 1)}.)`;
+    else if (truncated) footer = `(${range}; line ${String(endLine)} was cut because it is too long to show whole${cap}. Search within it with ${SPILL_GREP_TOOL}, or continue with ${SPILL_READ_TOOL} offset ${String(endLine + 1)}.)`;
     else footer = `(${range} of a ${String(totalBytes)}-byte result. More follows.)`;
   }
   const separator = text === '' || text.endsWith('\n') ? '' : '\n';
   return `${text}${separator}${footer}`;
 }
 
+/** How {@link grepAnswer} bounds an answer. */
+interface GrepBound {
+  /** Byte cap on the whole text. */
+  readonly cap: number;
+  /** The most matches one answer holds. */
+  readonly ceiling: number;
+  /** True when the model asked for more than `ceiling`. */
+  readonly clamped: boolean;
+}
+
+function quote(pattern: string): string {
+  return JSON.stringify(pattern.length > QUOTED_PATTERN_CHARS ? `${pattern.slice(0, QUOTED_PATTERN_CHARS)}…` : pattern);
+}
+
+/** The grep answer's text within the bound, and the reader's answer trimmed to what it shows. */
+function grepAnswer(result: GrepResult, pattern: string, bound: GrepBound): { text: string; data: GrepResult } {
+  const rows = result.matches.map((m) => `${String(m.line)}: ${m.text}${m.truncated ? ' [line cut]' : ''}`);
+  const quoted = quote(pattern);
+  const footer = (shown: number): string => {
+    const n = rows.length;
+    if (n === 0) return `(No line matches ${quoted}.)`;
+    const last = result.matches[Math.max(0, shown - 1)]?.line ?? 0;
+    const onward = `Narrow the pattern, or read on from line ${String(last + 1)} with ${SPILL_READ_TOOL}.`;
+    if (shown < n) {
+      return `(${String(shown)} matching line${shown === 1 ? '' : 's'} shown for ${quoted}, the most one answer holds (${String(bound.cap)} bytes); more exist after line ${String(last)}. ${onward})`;
+    }
+    if (!result.limitReached) return `(${String(n)} matching line${n === 1 ? '' : 's'} for ${quoted}.)`;
+    if (bound.clamped || n >= bound.ceiling) {
+      return `(${String(n)} matching lines shown for ${quoted}, the most one answer holds (${String(bound.ceiling)} lines); more exist after line ${String(last)}. ${onward})`;
+    }
+    return `(${String(n)} matching lines shown for ${quoted}; more exist after line ${String(last)}. Raise maxMatches (up to ${String(bound.ceiling)}), or ${onward.charAt(0).toLowerCase()}${onward.slice(1)})`;
+  };
+  const { text, shown } = boundRows(rows, bound.cap, footer);
+  const data = shown === result.matches.length ? result : { ...result, matches: result.matches.slice(0, shown), limitReached: true };
+  return { text, data };
+}
+
 /**
  * Words a {@link GrepResult} for the model: one `line: text` row a match, then one line in
- * parentheses with the count and whether more matches exist.
+ * parentheses with the count and whether more matches exist, within
+ * {@link DEFAULT_SPILL_ANSWER_BYTES} (fewer rows, and a footer that says so, when they do
+ * not all fit).
  */
 export function formatGrepAnswer(result: GrepResult, pattern: string): string {
-  const rows = result.matches.map((m) => `${String(m.line)}: ${m.text}${m.truncated ? ' [line cut]' : ''}`);
-  const n = result.matches.length;
-  const quoted = JSON.stringify(pattern);
-  const summary =
-    n === 0
-      ? `(No line matches ${quoted}.)`
-      : result.limitReached
-        ? `(${String(n)} matching lines shown for ${quoted}; more exist. Narrow the pattern or raise maxMatches.)`
-        : `(${String(n)} matching line${n === 1 ? '' : 's'} for ${quoted}.)`;
-  return rows.length === 0 ? summary : `${rows.join('\n')}\n${summary}`;
+  return grepAnswer(result, pattern, { cap: DEFAULT_SPILL_ANSWER_BYTES, ceiling: DEFAULT_SPILL_ANSWER_MATCHES, clamped: false }).text;
 }

@@ -1,10 +1,13 @@
 import { SpillError, throwIfAborted } from '@spillway/core';
+import { RE2JS } from 're2js';
 import type { GrepMatch, GrepResult } from '@spillway/core';
 import { DEFAULT_PREFERRED_READ_BYTES, readExactly, readReusing } from './byte-source.js';
 import type { SpillByteSource } from './byte-source.js';
 import type { CompiledPattern } from './dialect.js';
 import type { LineIndex } from './line-index.js';
 import type { GrepSettings } from './options.js';
+import { textFinder } from './find-folded.js';
+import { foldCase } from './fold-case.js';
 import { scanNeedle } from './scan-bytes.js';
 import type { ByteBlock } from './scan-bytes.js';
 import { literalNominate, scanBlock } from './scan-text.js';
@@ -40,6 +43,22 @@ function asBuffer(bytes: Uint8Array): ByteBlock | undefined {
   return NodeBufferCtor?.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
+/** A line longer than this (in bytes) is searched by the linear engine in a worker, where one can be had. */
+const LONG_LINE_BYTES = 16 * 1024;
+
+/** Whether `region` holds a line longer than {@link LONG_LINE_BYTES}. */
+function hasLongLine(region: Uint8Array): boolean {
+  if (region.length <= LONG_LINE_BYTES) return false;
+  const view = asBuffer(region) ?? region;
+  let previous = -1;
+  for (let i = view.indexOf(NEWLINE); ; i = view.indexOf(NEWLINE, i + 1)) {
+    const end = i === -1 ? view.length : i;
+    if (end - previous - 1 > LONG_LINE_BYTES) return true;
+    if (i === -1) return false;
+    previous = i;
+  }
+}
+
 /** What {@link grepSource} needs besides the source. */
 export interface GrepRun {
   readonly pattern: string;
@@ -59,7 +78,8 @@ function yieldToEventLoop(): Promise<void> {
 
 /**
  * Searches a byte source line by line. A case-sensitive literal is a byte search; a
- * regular expression (or a case-insensitive literal) runs on the native engine in a
+ * case-insensitive literal is a linear-time search of the case-folded needle in the
+ * case-folded text, in-process; a regular expression runs on the native engine in a
  * worker thread within a per-block budget, and on the linear-time RE2 engine in-process
  * when there are no workers, when the pattern has no native equivalent, or from the
  * block where the native engine ran out of budget on. Counting newlines teaches `index`.
@@ -75,12 +95,22 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   };
 
   const bytesMode = settings.literal && !settings.ignoreCase && NodeBufferCtor !== undefined;
+  // A case-insensitive literal: fold both sides and search linearly (never a regex, whose
+  // cost on a long repetitive needle grows with the needle times the text).
+  const foldedMode = settings.literal && settings.ignoreCase;
+  const foldedNeedle = foldedMode ? foldCase(pattern) : '';
+  const findFolded = foldedMode ? textFinder(foldedNeedle) : undefined;
   // Stored text holds no newline inside a line: a literal with one never matches.
   const impossible = settings.literal && pattern.includes('\n');
   const needle = bytesMode ? NodeBufferCtor.from(pattern) : undefined;
-  let lease: WorkerLease | undefined = !bytesMode && compiled.native !== undefined && run.pool.available ? run.pool.lease() : undefined;
+  const leaseFirst = !bytesMode && !foldedMode && compiled.native !== undefined && run.pool.available;
+  let lease: WorkerLease | undefined = leaseFirst ? run.pool.lease() : undefined;
+  // A pool that had no worker to give (its reserve hook refused) is not asked again in this grep.
+  let refused = leaseFirst && lease === undefined;
 
   const re2 = compiled.re2;
+  const re2Source = settings.literal ? RE2JS.quote(pattern) : pattern;
+  const re2Flags = settings.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
   const linearFirst: FirstMatch =
     settings.literal && !settings.ignoreCase
       ? (text) => {
@@ -217,13 +247,58 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
           lease = timeouts < MAX_NATIVE_TIMEOUTS ? (run.pool.lease() ?? lease) : lease;
         }
       }
+      if (result === undefined && findFolded === undefined && !refused && run.pool.available && hasLongLine(region)) {
+        // The linear engine, in a worker, for a block with a long line: in process it cannot
+        // be stopped inside one line, and a large pattern over a long line costs their
+        // product. The worker is given what is left of the deadline and terminated when it
+        // runs out. (Short lines stay in process, where the deadline is checked between them.)
+        if (lease?.active !== true) {
+          const next = run.pool.lease();
+          if (next === undefined) refused = true;
+          else lease = next;
+        }
+        if (lease?.active === true) {
+          const running = lease.run(
+            {
+              ...scan,
+              bytes: shared ? region : region.slice(),
+              line: '',
+              block: '',
+              flags: '',
+              ...(compiled.literal === undefined ? {} : { literal: compiled.literal }),
+              re2: { source: re2Source, flags: re2Flags },
+            },
+            Math.max(1, deadline - now()),
+            signal,
+          );
+          countRegion(region);
+          const outcome = await running.catch((error: unknown) => {
+            throwIfAborted(signal, 'The grep');
+            throw new SpillError('SPILL_STORAGE_FAILED', `grep's regex worker failed: ${error instanceof Error ? error.message : String(error)}.`, { cause: error });
+          });
+          checkTime(); // a worker stopped at the deadline ends the grep here
+          // Any other 'timeout' means no worker could be had: search in process below.
+          if (outcome.kind === 'done') result = outcome.result;
+        }
+      }
       if (result === undefined) {
         if (now() - lastYield >= YIELD_EVERY_MS) {
           await yieldToEventLoop();
           lastYield = now();
           checkTime();
         }
-        result = scanBlock(decodeUtf8(region), scan, linearFirst, linearNominate, checkTime);
+        const text = decodeUtf8(region);
+        if (findFolded !== undefined) {
+          // Folding keeps every index, so a hit in the folded block is at the same place in the block.
+          const folded = foldCase(text);
+          const first: FirstMatch = (line) => {
+            const at = findFolded(foldCase(line), 0, checkTime);
+            return at === -1 ? undefined : [at, at + foldedNeedle.length];
+          };
+          result = scanBlock(text, scan, first, (_block, from) => findFolded(folded, from, checkTime), checkTime);
+        } else {
+          result = scanBlock(text, scan, linearFirst, linearNominate, checkTime);
+        }
       }
 
       for (const m of result.matches) found.push(m);

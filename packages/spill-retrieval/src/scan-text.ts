@@ -126,9 +126,12 @@ function countNewlines(s: string, from: number, to: number): number {
   return n;
 }
 
+/** Characters of lines searched between two ticks of {@link scanBlock}, at most (plus one line). */
+const TICK_CHARS = 16 * 1024;
+
 /**
  * Collects matching lines of `block` (whole lines, the last one possibly without `\n`).
- * `tick` is called every few hundred lines; it throws to stop the scan (deadline, abort).
+ * `tick` is called every few hundred lines or 16 K characters; it throws to stop the scan (deadline, abort).
  */
 export function scanBlock(block: string, scan: BlockScan, first: FirstMatch, nominate: Nominate | undefined, tick?: () => void): BlockResult {
   const matches: FoundLine[] = [];
@@ -136,6 +139,7 @@ export function scanBlock(block: string, scan: BlockScan, first: FirstMatch, nom
   let line = scan.firstLine;
   let i = 0;
   let steps = 0;
+  let sinceTick = 0;
   while (i < block.length) {
     let ls = i;
     if (nominate !== undefined) {
@@ -147,7 +151,12 @@ export function scanBlock(block: string, scan: BlockScan, first: FirstMatch, nom
     }
     let le = block.indexOf('\n', ls);
     if (le === -1) le = block.length;
-    if (tick !== undefined && ++steps % 256 === 0) tick();
+    // Every few hundred lines, or sooner over long lines: a line's search costs with its length.
+    sinceTick += le - ls + 1;
+    if (tick !== undefined && (++steps % 256 === 0 || sinceTick >= TICK_CHARS)) {
+      tick();
+      sinceTick = 0;
+    }
     const text = block.slice(ls, le);
     const hit = first(text);
     if (hit !== undefined) {

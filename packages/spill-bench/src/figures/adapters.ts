@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ratioAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
 import { microPair } from '../micro.js';
@@ -24,7 +25,9 @@ function specs(profile: Profile): FigureSpec[] {
     {
       id: 'adapters.ai-sdk.repeat',
       title: `ai-sdk withSpill toModelOutput again for a spilled ${formatBytes(REPEAT_BYTES)} result`,
-      baseline: sdkBaseline,
+      // A spill is remembered by its text's digest, so telling a repeat from another output
+      // under a reused call id costs one hash of the output: that is the floor here.
+      baseline: `${sdkBaseline} after one SHA-256 of the output`,
       unit: 'ms',
       target: ratioAtMost(3),
     },
@@ -79,7 +82,15 @@ export const adaptersGroup: FigureGroup = {
     ctx.log(`adapters.ai-sdk.repeat: ${formatBytes(REPEAT_BYTES)} spilled once, then asked again`);
     const repeat = await microPair(
       ctx.profile.microRounds,
-      { spillway: { run: () => toModelOutput(bigCall) }, baseline: { run: () => sdkDefault(big) } },
+      {
+        spillway: { run: () => toModelOutput(bigCall) },
+        baseline: {
+          run: () => {
+            createHash('sha256').update(big, 'utf16le').digest('hex');
+            return sdkDefault(big);
+          },
+        },
+      },
       options,
     );
     const same = JSON.stringify(await toModelOutput(bigCall)) === first;
