@@ -17,6 +17,7 @@ const TOOLS = [
   { name: 'die', description: 'Exits with status 7 in the middle of the call.', inputSchema: { type: 'object' } },
   { name: 'wait', description: 'Waits until cancelled.', inputSchema: { type: 'object' } },
   { name: 'cancelled', description: 'Says how many wait calls were cancelled.', inputSchema: { type: 'object' } },
+  { name: 'waits', description: 'Says how many wait calls have started.', inputSchema: { type: 'object' } },
   { name: 'notify', description: 'Sends a tool-list change and a log message, then answers.', inputSchema: { type: 'object' } },
   { name: 'slow', description: 'Answers after `ms`, sending progress every 100 ms when asked to.', inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } } },
   { name: 'structured', description: 'Answers with structured content.', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
@@ -25,6 +26,7 @@ const TOOLS = [
 ];
 const PAGE = 2;
 let cancelledWaits = 0;
+let startedWaits = 0;
 
 function makeServer() {
   const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: 'Test instructions.' });
@@ -53,12 +55,18 @@ function makeServer() {
         setTimeout(() => process.exit(7), 20);
         return new Promise(() => {});
       case 'wait':
+        startedWaits += 1;
         return new Promise((resolve) => {
-          extra.signal.addEventListener('abort', () => {
+          const cancelled = () => {
             cancelledWaits += 1;
             resolve({ content: [{ type: 'text', text: 'cancelled' }] });
-          });
+          };
+          // The cancellation can be handled before this handler runs.
+          if (extra.signal.aborted) cancelled();
+          else extra.signal.addEventListener('abort', cancelled);
         });
+      case 'waits':
+        return { content: [{ type: 'text', text: String(startedWaits) }] };
       case 'cancelled':
         return { content: [{ type: 'text', text: String(cancelledWaits) }] };
       case 'notify':
