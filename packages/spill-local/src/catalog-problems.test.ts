@@ -235,7 +235,7 @@ describe('a delete racing another delete', () => {
 });
 
 describe('a listing holds nothing while its consumer works', () => {
-  it('at maxOpenFiles 2, a consumer can save, read and delete between two entries', { timeout: 30_000 }, async () => {
+  it('at maxOpenFiles 2, a consumer can save, read and delete between two entries', { timeout: 60_000 }, async () => {
     const backend = createLocalBackend({ root, maxOpenFiles: 2 });
     await seed(backend, ['a', 'b', 'c', 'd']);
     let n = 0;

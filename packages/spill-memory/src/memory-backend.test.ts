@@ -142,7 +142,7 @@ describe('saveText', () => {
     expect(entries[4]?.name).toBe('spill.txt');
   });
 
-  it('keeps a bounded slice of a huge suggested name and tool name, however long they are', { timeout: 20_000 }, async () => {
+  it('keeps a bounded slice of a huge suggested name and tool name, however long they are', { timeout: 60_000 }, async () => {
     const backend = createMemoryBackend();
     const huge = '\u{1F600}ab'.repeat(2_500_000); // 10 million code units
     await backend.saveText({ ...request('data', 'session-1', huge), source: { toolName: huge, callId: request('').source.callId } });
