@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // published: `pnpm pack:into`, then `pnpm install` in that project, run exactly as the
 // README's block shows them (read from the README, so the two cannot drift), in a fresh
 // project under a fresh HOME. The install runs from the pnpm store with no network; only
-// where this machine's pnpm metadata cache lacks a dependency's metadata (a workspace
+// where the user's pnpm metadata cache lacks a dependency's metadata (a workspace
 // installed from its lockfile alone) does it fetch that metadata from the registry.
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -44,6 +44,7 @@ export async function measureMicro(task: MicroTask, options: MicroOptions): Prom
     warmupTime: options.warmupMs ?? options.timeMs / 4,
     warmupIterations: 2,
     throws: true,
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const fn = async (): Promise<void> => {
     for (let i = 0; i < batch; i++) blackhole.last = await task.run();

@@ -61,9 +61,12 @@ describe('an SDK-built server through the proxy', () => {
 
   it('the caller\'s cancellation reaches the upstream server', async () => {
     const controller = new AbortController();
-    const call = host.client.request({ method: 'tools/call', params: { name: 'wait', arguments: {} } }, CallToolResultSchema, { signal: controller.signal });
-    // Cancelled only once the upstream is running the call, however long forwarding takes.
-    await expect.poll(async () => textOf(await host.client.callTool({ name: 'waits', arguments: {} })), POLL).toBe('1');
+    // Cancelled only once the upstream is running the call (it sends progress 0 when it
+    // starts), however long forwarding takes.
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const call = host.client.request({ method: 'tools/call', params: { name: 'wait', arguments: {} } }, CallToolResultSchema, { signal: controller.signal, onprogress: () => { started(); } });
+    await running;
     controller.abort('stop');
     await expect(call).rejects.toBeDefined();
     await expect.poll(async () => textOf(await host.client.callTool({ name: 'cancelled', arguments: {} })), POLL).toBe('1');

@@ -15,9 +15,8 @@ const TOOLS = [
   { name: 'spill_read', description: 'An upstream tool that happens to share a name with the proxy.', inputSchema: { type: 'object' } },
   { name: 'garbage', description: 'Writes a malformed line, then answers.', inputSchema: { type: 'object' } },
   { name: 'die', description: 'Exits with status 7 in the middle of the call.', inputSchema: { type: 'object' } },
-  { name: 'wait', description: 'Waits until cancelled.', inputSchema: { type: 'object' } },
+  { name: 'wait', description: 'Waits until cancelled (first sending progress 0 when asked for progress).', inputSchema: { type: 'object' } },
   { name: 'cancelled', description: 'Says how many wait calls were cancelled.', inputSchema: { type: 'object' } },
-  { name: 'waits', description: 'Says how many wait calls have started.', inputSchema: { type: 'object' } },
   { name: 'notify', description: 'Sends a tool-list change and a log message, then answers.', inputSchema: { type: 'object' } },
   { name: 'slow', description: 'Answers after `ms`, sending progress every 100 ms when asked to.', inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } } },
   { name: 'structured', description: 'Answers with structured content.', inputSchema: { type: 'object' }, outputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } },
@@ -26,7 +25,6 @@ const TOOLS = [
 ];
 const PAGE = 2;
 let cancelledWaits = 0;
-let startedWaits = 0;
 
 function makeServer() {
   const server = new Server({ name: 'test-server', version: '1.2.3', title: 'Test server' }, { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: 'Test instructions.' });
@@ -54,8 +52,10 @@ function makeServer() {
       case 'die':
         setTimeout(() => process.exit(7), 20);
         return new Promise(() => {});
-      case 'wait':
-        startedWaits += 1;
+      case 'wait': {
+        // Tells a caller that asked for progress that the call has started here.
+        const token = request.params._meta?.progressToken;
+        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 0 } });
         return new Promise((resolve) => {
           const cancelled = () => {
             cancelledWaits += 1;
@@ -65,8 +65,7 @@ function makeServer() {
           if (extra.signal.aborted) cancelled();
           else extra.signal.addEventListener('abort', cancelled);
         });
-      case 'waits':
-        return { content: [{ type: 'text', text: String(startedWaits) }] };
+      }
       case 'cancelled':
         return { content: [{ type: 'text', text: String(cancelledWaits) }] };
       case 'notify':
