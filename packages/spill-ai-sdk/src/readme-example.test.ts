@@ -17,7 +17,8 @@ describe('README', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     // types.test.ts holds expectTypeOf and @ts-expect-error checks, which only a compiler enforces.
     expect(typecheckBlocks(packageDir, '@spillway/ai-sdk', blocks, [join(packageDir, 'src', 'types.test.ts')])).toEqual([]);
-  });
+    // A full type-check of every block with the framework's types: minutes on a loaded machine.
+  }, 600_000);
 
   // Skipped, with the reason in its name, where this user has no pnpm store to install from.
   describe.skipIf(blocker !== undefined)(`packed and installed alone next to ai, offline${blocker === undefined ? '' : ` (skipped: ${blocker})`}`, () => {

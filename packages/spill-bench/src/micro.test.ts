@@ -1,18 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { measureMicro, microPair } from './micro.js';
 
-function busyWait(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // spin: a sleep would measure the timer, not the work
-  }
+/**
+ * A clock that only the timed operations move: each takes exactly the time it says,
+ * however busy the machine is, so the figures below are exact.
+ */
+function fakeClock(): { readonly now: () => number; readonly spend: (ms: number) => void } {
+  let t = 0;
+  return {
+    now: () => t,
+    spend: (ms) => {
+      t += ms;
+    },
+  };
 }
 
 describe('measureMicro', () => {
   it('reports the latency of one operation even when operations run in batches', async () => {
-    const perOp = await measureMicro({ run: () => { busyWait(0.2); } }, { timeMs: 20, batch: 5, minIterations: 4, warmupMs: 1 });
-    expect(perOp).toBeGreaterThanOrEqual(0.2);
-    expect(perOp).toBeLessThan(0.6);
+    const clock = fakeClock();
+    const perOp = await measureMicro({ run: () => { clock.spend(0.2); } }, { timeMs: 20, batch: 5, minIterations: 4, warmupMs: 1, now: clock.now });
+    expect(perOp).toBeCloseTo(0.2, 9);
   });
 
   it('runs the clean-up after timed calls', async () => {
@@ -30,13 +37,13 @@ describe('measureMicro', () => {
 
 describe('microPair', () => {
   it('tells a slower task from a faster one, one sample per round', async () => {
+    const clock = fakeClock();
     const samples = await microPair(
       2,
-      { spillway: { run: () => { busyWait(0.3); } }, baseline: { run: () => { busyWait(0.1); } } },
-      { timeMs: 10, minIterations: 4, warmupMs: 1 },
+      { spillway: { run: () => { clock.spend(0.3); } }, baseline: { run: () => { clock.spend(0.1); } } },
+      { timeMs: 10, minIterations: 4, warmupMs: 1, now: clock.now },
     );
-    expect(samples.spillway).toHaveLength(2);
-    expect(samples.baseline).toHaveLength(2);
-    for (let i = 0; i < 2; i++) expect(samples.spillway[i]).toBeGreaterThan(samples.baseline[i] ?? Infinity);
+    expect(samples.spillway.map((ms) => ms.toFixed(9))).toEqual(['0.300000000', '0.300000000']);
+    expect(samples.baseline.map((ms) => ms.toFixed(9))).toEqual(['0.100000000', '0.100000000']);
   });
 });

@@ -12,10 +12,11 @@ describe('runProcess', () => {
   });
 
   it('kills a process that outlives its deadline and says so', async () => {
-    const run = await runProcess('sleep', ['10'], { deadlineMs: 100 });
+    // The process would outlive the test: only the kill can end it within the test's
+    // timeout, however slow the machine is, so no bound on the wall time is needed.
+    const run = await runProcess('sleep', ['600'], { deadlineMs: 100 });
     expect(run.timedOut).toBe(true);
     expect(run.signal).toBe('SIGKILL');
-    expect(run.wallMs).toBeLessThan(5000);
   });
 
   it('passes extra environment variables', async () => {

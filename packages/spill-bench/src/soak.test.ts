@@ -13,8 +13,10 @@ const SOAK_MS = Number(process.env.SPILLWAY_SOAK_TEST_MS ?? 30_000);
 const STALL_MS = 90_000;
 
 describe('soak: one local backend under concurrent apply, stream, read, grep, purge and sweeps, with faults', () => {
-  it('settles every call, deletes nothing saved after a sweep began, leaks no descriptor, and keeps the heap bounded', { timeout: SOAK_MS + 2 * STALL_MS + 30_000 }, async () => {
-    const result = await runSoak({ durationMs: SOAK_MS, stallMs: STALL_MS });
+  it('settles every call, deletes nothing saved after a sweep began, leaks no descriptor, and keeps the heap bounded', { timeout: SOAK_MS + 2 * STALL_MS + 60_000 }, async () => {
+    // A save that outlives the stall budget is a stall too; a shorter save timeout would
+    // count a slow machine's save as a failure.
+    const result = await runSoak({ durationMs: SOAK_MS, stallMs: STALL_MS, saveTimeoutMs: STALL_MS });
     const summary = JSON.stringify({ ...result, samples: result.samples.length }, null, 1);
     // It really ran, with everything in the mix, and faults really hit.
     expect(result.calls.apply, summary).toBeGreaterThan(50);

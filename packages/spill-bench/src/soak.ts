@@ -46,6 +46,8 @@ export interface SoakOptions {
   readonly sampleEveryMs?: number;
   /** A call still pending this long after it started counts as stalled. Default 30,000. */
   readonly stallMs?: number;
+  /** The policy's `saveTimeoutMs`: a save that outlives it is kept inline and counted as a timeout. Default 20,000. */
+  readonly saveTimeoutMs?: number;
   /** Called with each sample as it is taken (a progress display). */
   readonly onSample?: (sample: SoakSample) => void;
   /** Where the root goes; default a fresh directory under the OS temp dir, removed at the end. */
@@ -212,7 +214,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const policy = createSpillPolicy({
     backend,
     maxInlineBytes: MAX_INLINE,
-    saveTimeoutMs: SAVE_TIMEOUT_MS,
+    saveTimeoutMs: options.saveTimeoutMs ?? SAVE_TIMEOUT_MS,
     onEvent: (e: SpillEvent) => {
       if (e.type === 'spilled') spilled += 1;
       else if (e.type === 'kept') {
@@ -383,7 +385,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // An idle regex worker (four descriptors) ends only WORKER_IDLE_MS after its last grep:
   // wait for it before counting, so that a worker still alive is not taken for a leak.
   let fdsAfter = openFds();
-  const workersGoneBy = Date.now() + WORKER_IDLE_MS + 1000;
+  // Left as soon as the count is back; the slack is for a loaded machine ending a thread.
+  const workersGoneBy = Date.now() + WORKER_IDLE_MS + 30_000;
   while (fdsAfter > fdsBefore && Date.now() < workersGoneBy) {
     await sleep(100);
     fdsAfter = openFds();

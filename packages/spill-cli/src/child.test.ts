@@ -69,25 +69,56 @@ afterAll(async () => {
 
 describe('runChild', () => {
   it('merges stdout and stderr in the order they arrive', async () => {
+    // Each write waits until the test has received the one before (a marker file), so
+    // the order is the one the child chose however slow either side is.
+    const seen = join(dir, 'merge-seen-');
     const script = `
-      const wait = (ms) => new Promise((r) => setTimeout(r, ms));
+      const fs = require('node:fs');
+      const seen = (n) => new Promise((r) => { const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(seen)} + n)) { clearInterval(t); r(); } }, 5); });
       (async () => {
-        process.stdout.write('out1 '); await wait(60);
-        process.stderr.write('err1 '); await wait(60);
+        process.stdout.write('out1 '); await seen(1);
+        process.stderr.write('err1 '); await seen(2);
         process.stdout.write('out2');
       })();`;
-    const { text, code } = await collect(node, ['-e', script]);
+    let text = '';
+    let parts = 0;
+    const outcome = await runChild(node, ['-e', script], {
+      onText: async (t) => {
+        text += t;
+        parts += 1;
+        await writeFile(seen + String(parts), '');
+      },
+    });
     expect(text).toBe('out1 err1 out2');
-    expect(code).toBe(0);
+    expect(parts).toBe(3);
+    expect(outcome.code).toBe(0);
   });
 
   it('never splits a UTF-8 code point that arrives in two writes', async () => {
+    // The second byte is written only once the first has been read as a chunk of its
+    // own, so the code point really arrives split, however loaded the machine is.
+    const firstRead = join(dir, 'euro-first-read');
     const script = `
+      const fs = require('node:fs');
       const euro = Buffer.from('€');
-      process.stdout.write(euro.subarray(0, 1));
-      setTimeout(() => process.stdout.write(euro.subarray(1)), 80);`;
-    const { text } = await collect(node, ['-e', script]);
-    expect(text).toBe('€');
+      fs.writeSync(1, euro.subarray(0, 1));
+      const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(firstRead)})) { clearInterval(t); fs.writeSync(1, euro.subarray(1)); } }, 5);`;
+    const chunks: number[] = [];
+    const texts: string[] = [];
+    await runChild(node, ['-e', script], {
+      onSpawn: (child) => {
+        child.stdout?.on('data', (chunk: Buffer) => {
+          chunks.push(chunk.length);
+          if (chunks.length === 1) void writeFile(firstRead, '');
+        });
+      },
+      onText: (t) => {
+        texts.push(t);
+        return Promise.resolve();
+      },
+    });
+    expect(chunks).toEqual([1, 2]);
+    expect(texts).toEqual(['€']);
   });
 
   it('passes the child\'s exit code through', async () => {

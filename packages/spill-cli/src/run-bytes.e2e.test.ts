@@ -123,14 +123,32 @@ describe('spillway run stores the output byte for byte', () => {
     const pidFile = join(base, 'writer.pid');
     const script = `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); const line = 'x'.repeat(999) + '\\n'; setInterval(() => process.stdout.write(line), 1);`;
     const wrapper = spawn(node, [BIN, 'run', '--', node, '-e', script], { env: env({ SPILLWAY_ROOT: killRoot }), stdio: 'ignore' });
+    // Polled until each precondition holds, not for a fixed time: a loaded machine only
+    // makes the wait longer (the test's timeout bounds it).
+    const alive = (): void => {
+      if (wrapper.exitCode !== null || wrapper.signalCode !== null) throw new Error('spillway run exited before it was killed');
+    };
     let writerPid = 0;
-    for (let i = 0; i < 500 && writerPid === 0; i++) {
+    while (writerPid === 0) {
+      alive();
       await new Promise((r) => setTimeout(r, 20));
       const text = await readFile(pidFile, 'utf8').catch(() => '');
       if (/^[1-9][0-9]*$/.test(text)) writerPid = Number(text);
     }
-    expect(writerPid).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 200)); // let some output land in the temp file
+    // Killed only once output has landed in the temp file, so that there is a partial
+    // artifact which must not appear under a final name.
+    const landed = async (): Promise<boolean> => {
+      for (const session of await readdir(killRoot)) {
+        for (const name of await readdir(join(killRoot, session))) {
+          if (name.startsWith('.tmp-') && (await stat(join(killRoot, session, name))).size > 0) return true;
+        }
+      }
+      return false;
+    };
+    while (!(await landed().catch(() => false))) {
+      alive();
+      await new Promise((r) => setTimeout(r, 20));
+    }
     const closed = new Promise((r) => wrapper.once('close', r));
     wrapper.kill('SIGKILL');
     await closed;

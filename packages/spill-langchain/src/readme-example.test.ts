@@ -16,7 +16,8 @@ describe('README', () => {
   it('has ts blocks, and every one type-checks as a standalone module', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     expect(typecheckBlocks(packageDir, '@spillway/langchain', blocks)).toEqual([]);
-  });
+    // A full type-check of every block with the framework's types: minutes on a loaded machine.
+  }, 600_000);
 
   // Skipped, with the reason in its name, where this user has no pnpm store to install from.
   describe.skipIf(blocker !== undefined)(`packed and installed alone next to langchain, offline${blocker === undefined ? '' : ` (skipped: ${blocker})`}`, () => {

@@ -206,7 +206,7 @@ describe('what the reader refuses', () => {
 
   // An open that blocked on the FIFO (no writer ever comes) would never settle, so the
   // test's timeout is the proof; no wall-clock threshold is needed.
-  it('a FIFO, without blocking', { timeout: 20_000 }, async () => {
+  it('a FIFO, without blocking', { timeout: 60_000 }, async () => {
     const fifo = path.join(path.dirname(real), '0123456789abcdef0123-fifo');
     execFileSync('mkfifo', ['-m', '600', fifo]);
     await expectRefused(backend, fifo);

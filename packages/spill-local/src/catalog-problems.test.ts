@@ -235,7 +235,7 @@ describe('a delete racing another delete', () => {
 });
 
 describe('a listing holds nothing while its consumer works', () => {
-  it('at maxOpenFiles 2, a consumer can save, read and delete between two entries', { timeout: 30_000 }, async () => {
+  it('at maxOpenFiles 2, a consumer can save, read and delete between two entries', { timeout: 60_000 }, async () => {
     const backend = createLocalBackend({ root, maxOpenFiles: 2 });
     await seed(backend, ['a', 'b', 'c', 'd']);
     let n = 0;
@@ -275,9 +275,9 @@ describe('a listing holds nothing while its consumer works', () => {
     };
     const backend = createLocalBackendWith({ root }, { ops });
     await seed(backend, ['a', 'b', 'c']);
-    // Closes run in the background after a save settles; let them land.
-    await new Promise((r) => setTimeout(r, 50));
-    expect(open).toBe(0);
+    // Closes run in the background after a save settles: wait until they have landed (a
+    // descriptor never closed keeps the count above 0 and fails the poll).
+    await expect.poll(() => open, { timeout: 30_000, interval: 10 }).toBe(0);
     for await (const entry of backend.catalog.list()) {
       expect(entry.bytes).toBeGreaterThan(0);
       expect(open).toBe(0);

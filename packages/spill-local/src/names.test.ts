@@ -149,7 +149,7 @@ describe('leaf names', () => {
     expect(boundSuggestion(`${'x'.repeat(2000)}\u{1F600}${'y'.repeat(40)}`)).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
   });
 
-  it('stay fast for a pathological 10,000,000-character name (hung for minutes when the work was quadratic)', { timeout: 20_000 }, () => {
+  it('stay fast for a pathological 10,000,000-character name (hung for minutes when the work was quadratic)', { timeout: 60_000 }, () => {
     const leaf = leafName(`${'-.'.repeat(5_000_000)}report.txt`);
     checkLeaf(leaf);
     expect(leaf.endsWith('report.txt')).toBe(true);

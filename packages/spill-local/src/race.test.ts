@@ -57,13 +57,17 @@ interface RaceOutcome {
   misplaced: number;
 }
 
+/** Far more than the race needs even on a loaded 2-core machine; the tests' timeouts leave room for the checks after it. */
+const RACE_SAFETY_MS = 150_000;
+const RACE_TEST_TIMEOUT_MS = RACE_SAFETY_MS + 60_000;
+
 /**
  * Races saves and reads against the attacker until both sides have done enough (at least
  * `minAttempts` saves and `minSwaps` swaps), not for a fixed time, so a loaded machine
  * makes the test slower rather than weaker. `safetyMs` only stops a run that cannot make
  * progress; the callers' assertions then fail.
  */
-async function raceFor(minAttempts: number, minSwaps: number, procFd: boolean | undefined, safetyMs = 40_000): Promise<RaceOutcome> {
+async function raceFor(minAttempts: number, minSwaps: number, procFd: boolean | undefined, safetyMs = RACE_SAFETY_MS): Promise<RaceOutcome> {
   const root = path.join(base, 'root');
   const outside = path.join(base, 'outside');
   fs.mkdirSync(root, { mode: 0o700 });
@@ -150,7 +154,7 @@ describe('a directory swapped for a symlink between the check and the use (real 
     expect(r.outsideFiles).toEqual([]);
     expect(r.decoyReads).toBe(0);
     expect(r.misplaced).toBe(0);
-  }, 60_000);
+  }, RACE_TEST_TIMEOUT_MS);
 
   // Without /proc (not Linux) paths are all there is, and a same-user process that swaps
   // the session directory at exactly the right instants can beat any sequence of path
@@ -162,5 +166,5 @@ describe('a directory swapped for a symlink between the check and the use (real 
     expect(r.attempts).toBeGreaterThanOrEqual(2000);
     expect(r.swaps).toBeGreaterThanOrEqual(100);
     expect(r.refused).toBeGreaterThan(0);
-  }, 60_000);
+  }, RACE_TEST_TIMEOUT_MS);
 });

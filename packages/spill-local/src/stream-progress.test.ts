@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 describe('stream saves never starve the rest of the backend', () => {
-  it.each([4, 8, 64])('at maxOpenFiles %i, more streams than permits whose producers save between chunks all finish', { timeout: 30_000 }, async (maxOpenFiles) => {
+  it.each([4, 8, 64])('at maxOpenFiles %i, more streams than permits whose producers save between chunks all finish', { timeout: 60_000 }, async (maxOpenFiles) => {
     const backend = createLocalBackend({ root, maxOpenFiles });
     const streams = maxOpenFiles; // twice what the permits could hold at two each
     async function* producer(i: number): AsyncGenerator<string> {

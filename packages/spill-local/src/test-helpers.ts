@@ -153,7 +153,8 @@ export function runChild(
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
     child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); }, options.timeoutMs ?? 30_000);
+    // Under the 60 s test timeout, yet far above what a child needs on a loaded machine.
+    const timer = setTimeout(() => { child.kill('SIGKILL'); }, options.timeoutMs ?? 50_000);
     child.on('error', (e) => { clearTimeout(timer); reject(e); });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

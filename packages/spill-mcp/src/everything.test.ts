@@ -86,7 +86,8 @@ describe('server-everything through the proxy', () => {
     );
     const taskId = created.task.taskId;
     let status = created.task.status;
-    for (let i = 0; i < 100 && status === 'working'; i++) {
+    // Polled until it is done, within the test's timeout, not for a fixed number of rounds.
+    for (let i = 0; i < 500 && status === 'working'; i++) {
       await new Promise((r) => setTimeout(r, 200));
       status = (await host.client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema)).status;
     }

@@ -63,8 +63,7 @@ describe('storage failure', () => {
       expect(textOf(result)).toContain('"e499"');
       expect(result.structuredContent).toBeDefined();
       // stderr is a separate pipe: the warning may arrive after the answer.
-      for (let i = 0; i < 100 && !host.stderr().includes('was not spilled'); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(host.stderr()).toMatch(/was not spilled \(save-rejected\)/);
+      await expect.poll(() => host.stderr(), { timeout: 60_000, interval: 50 }).toMatch(/was not spilled \(save-rejected\)/);
     } finally {
       await host.close();
       await data.remove();

@@ -6,6 +6,15 @@ import { connectProxy, PROXY_MAIN, privateDir, TEST_SERVER, textOf, type Host } 
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const testServer = { command: process.execPath, args: [TEST_SERVER, 'stdio'] };
+/** For what arrives on its own time (notifications, stderr): a budget a loaded machine never needs. */
+const POLL = { timeout: 60_000, interval: 50 };
+/**
+ * The proxy's request timeout in the timeout tests: twenty times the test server's
+ * progress interval (100 ms), and well under its slow call, so that only the behaviour
+ * decides which call times out, not how busy the machine is.
+ */
+const REQUEST_TIMEOUT_MS = 2000;
+const SLOW_MS = 5000;
 
 describe('an SDK-built server through the proxy', () => {
   let root: { path: string; remove: () => Promise<void> };
@@ -52,16 +61,15 @@ describe('an SDK-built server through the proxy', () => {
 
   it('the caller\'s cancellation reaches the upstream server', async () => {
     const controller = new AbortController();
-    const call = host.client.request({ method: 'tools/call', params: { name: 'wait', arguments: {} } }, CallToolResultSchema, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 300));
+    // Cancelled only once the upstream is running the call (it sends progress 0 when it
+    // starts), however long forwarding takes.
+    let started: () => void = () => undefined;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const call = host.client.request({ method: 'tools/call', params: { name: 'wait', arguments: {} } }, CallToolResultSchema, { signal: controller.signal, onprogress: () => { started(); } });
+    await running;
     controller.abort('stop');
     await expect(call).rejects.toBeDefined();
-    let count = '0';
-    for (let i = 0; i < 50 && count === '0'; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      count = textOf(await host.client.callTool({ name: 'cancelled', arguments: {} }));
-    }
-    expect(count).toBe('1');
+    await expect.poll(async () => textOf(await host.client.callTool({ name: 'cancelled', arguments: {} })), POLL).toBe('1');
   });
 
   it('passes list_changed and log notifications from upstream to the host', async () => {
@@ -73,15 +81,14 @@ describe('an SDK-built server through the proxy', () => {
       seen.push(`log:${String(n.params.data)}`);
     });
     expect(textOf(await host.client.callTool({ name: 'notify', arguments: {} }))).toBe('notified');
-    for (let i = 0; i < 50 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(seen).toEqual(expect.arrayContaining(['tools/list_changed', 'log:a log line from upstream']));
+    await expect.poll(() => seen, POLL).toEqual(expect.arrayContaining(['tools/list_changed', 'log:a log line from upstream']));
   });
 
   it('reports a malformed upstream line on stderr and keeps serving', async () => {
     const result = await host.client.callTool({ name: 'garbage', arguments: {} });
     expect(textOf(result)).toBe('after garbage');
     // stderr and stdout are separate pipes: the report may arrive after the answer.
-    for (let i = 0; i < 100 && !host.stderr().includes('this is not json'); i++) await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => host.stderr(), POLL).toContain('this is not json');
     expect(host.stderr()).toContain('SPILLWAY_UPSTREAM_MALFORMED');
     expect(host.stderr()).toContain('this is not json');
   });
@@ -129,7 +136,7 @@ describe('timeouts and the proxy without a backend', () => {
   let host: Host;
 
   beforeAll(async () => {
-    host = await connectProxy({ upstream: testServer, root: null, requestTimeoutMs: 500 });
+    host = await connectProxy({ upstream: testServer, root: null, requestTimeoutMs: REQUEST_TIMEOUT_MS });
   });
 
   afterAll(async () => {
@@ -138,12 +145,12 @@ describe('timeouts and the proxy without a backend', () => {
 
   it('a forwarded request times out, but progress restarts the clock', async () => {
     const withProgress = await host.client.request(
-      { method: 'tools/call', params: { name: 'slow', arguments: { ms: 1500 } } },
+      { method: 'tools/call', params: { name: 'slow', arguments: { ms: SLOW_MS } } },
       CallToolResultSchema,
       { onprogress: () => undefined },
     );
-    expect(textOf(withProgress)).toBe('done after 1500 ms');
-    const silent = host.client.request({ method: 'tools/call', params: { name: 'slow', arguments: { ms: 1500 } } }, CallToolResultSchema);
+    expect(textOf(withProgress)).toBe(`done after ${String(SLOW_MS)} ms`);
+    const silent = host.client.request({ method: 'tools/call', params: { name: 'slow', arguments: { ms: SLOW_MS } } }, CallToolResultSchema);
     await expect(silent).rejects.toMatchObject({ code: -32001 });
   });
 
@@ -181,12 +188,11 @@ describe('any backend: the memory backend', () => {
 
 describe('a message over maxMessageBytes', () => {
   it('is dropped and reported, the call times out, and the proxy keeps serving', async () => {
-    const host = await connectProxy({ upstream: testServer, root: null, maxMessageBytes: 64 * 1024, requestTimeoutMs: 1000 });
+    const host = await connectProxy({ upstream: testServer, root: null, maxMessageBytes: 64 * 1024, requestTimeoutMs: REQUEST_TIMEOUT_MS });
     try {
       const call = host.client.request({ method: 'tools/call', params: { name: 'big', arguments: { lines: 5000 } } }, CallToolResultSchema);
       await expect(call).rejects.toMatchObject({ code: -32001 });
-      for (let i = 0; i < 100 && !host.stderr().includes('exceeds'); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(host.stderr()).toMatch(/exceeds 65536 bytes.*SPILLWAY_UPSTREAM_MALFORMED/);
+      await expect.poll(() => host.stderr(), POLL).toMatch(/exceeds 65536 bytes.*SPILLWAY_UPSTREAM_MALFORMED/);
       expect(textOf(await host.client.callTool({ name: 'small', arguments: {} }))).toBe('small answer');
     } finally {
       await host.close();

@@ -23,7 +23,7 @@ const TOOLS = [
   { name: 'spill_read', description: 'An upstream tool that happens to share a name with the proxy.', inputSchema: { type: 'object' } },
   { name: 'garbage', description: 'Writes a malformed line, then answers.', inputSchema: { type: 'object' } },
   { name: 'die', description: 'Exits with status 7 in the middle of the call.', inputSchema: { type: 'object' } },
-  { name: 'wait', description: 'Waits until cancelled.', inputSchema: { type: 'object' } },
+  { name: 'wait', description: 'Waits until cancelled (first sending progress 0 when asked for progress).', inputSchema: { type: 'object' } },
   { name: 'cancelled', description: 'Says how many wait calls were cancelled.', inputSchema: { type: 'object' } },
   { name: 'notify', description: 'Sends a tool-list change and a log message, then answers.', inputSchema: { type: 'object' } },
   { name: 'slow', description: 'Answers after `ms`, sending progress every 100 ms when asked to.', inputSchema: { type: 'object', properties: { ms: { type: 'integer' } } } },
@@ -73,13 +73,20 @@ function makeServer() {
       case 'die':
         setTimeout(() => process.exit(7), 20);
         return new Promise(() => {});
-      case 'wait':
+      case 'wait': {
+        // Tells a caller that asked for progress that the call has started here.
+        const token = request.params._meta?.progressToken;
+        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 0 } });
         return new Promise((resolve) => {
-          extra.signal.addEventListener('abort', () => {
+          const cancelled = () => {
             cancelledWaits += 1;
             resolve({ content: [{ type: 'text', text: 'cancelled' }] });
-          });
+          };
+          // The cancellation can be handled before this handler runs.
+          if (extra.signal.aborted) cancelled();
+          else extra.signal.addEventListener('abort', cancelled);
         });
+      }
       case 'cancelled':
         return { content: [{ type: 'text', text: String(cancelledWaits) }] };
       case 'notify':

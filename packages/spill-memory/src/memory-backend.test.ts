@@ -142,7 +142,7 @@ describe('saveText', () => {
     expect(entries[4]?.name).toBe('spill.txt');
   });
 
-  it('keeps a bounded slice of a huge suggested name and tool name, however long they are', { timeout: 20_000 }, async () => {
+  it('keeps a bounded slice of a huge suggested name and tool name, however long they are', { timeout: 60_000 }, async () => {
     const backend = createMemoryBackend();
     const huge = '\u{1F600}ab'.repeat(2_500_000); // 10 million code units
     await backend.saveText({ ...request('data', 'session-1', huge), source: { toolName: huge, callId: request('').source.callId } });
@@ -330,10 +330,11 @@ describe('eviction', () => {
     expect(backend.stats().tombstones).toBe(2);
   });
 
-  it('lets a grep that started before an eviction finish on what it had', async () => {
+  it('lets a grep that started before an eviction finish on what it had', { timeout: 120_000 }, async () => {
     const backend = createMemoryBackend({ maxBytes: 10_000_000 });
     const ref = await backend.saveText(request('line with needle\n'.repeat(500_000))); // ~8.5 MB
-    const grep = backend.reader.grep(ref.locator, 'needle$', { maxMatches: 1_000_000 });
+    // Half a million matches take seconds on a loaded machine: more than grep's default 5 s.
+    const grep = backend.reader.grep(ref.locator, 'needle$', { maxMatches: 1_000_000, timeoutMs: 100_000 });
     await backend.saveText(request('x'.repeat(5_000_000))); // evicts the first while the grep runs
     expect((await grep).matches).toHaveLength(500_000);
     expect(code(await rejection(backend.reader.read(ref.locator)))).toBe('SPILL_EXPIRED');

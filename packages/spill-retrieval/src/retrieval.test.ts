@@ -207,7 +207,7 @@ describe('grep', () => {
     ).reader;
     expect((await counting.grep(L, 'ERROR', { maxMatches: 1 })).matches).toHaveLength(1);
     expect(reserved).toBe(1);
-    await expect.poll(() => reserved, { timeout: 10_000 }).toBe(0);
+    await expect.poll(() => reserved, { timeout: 30_000 }).toBe(0);
   });
 
   it('stops at the deadline with SPILL_TIMEOUT on the linear engine, handing the event loop back while it runs', { timeout: 60_000 }, async () => {

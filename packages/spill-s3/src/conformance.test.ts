@@ -11,6 +11,9 @@ describeSpillBackend<Fixture>({
   name: '@spillway/s3 (s3rver)',
   create: () => s3Fixture(),
   concurrency: 200,
+  // Every call is an HTTP request to s3rver: the 200 concurrent saves take tens of seconds
+  // on a loaded machine, more than the suite's default 60 s leaves room for.
+  testTimeoutMs: 180_000,
   hooks: {
     readBack: async (ref, fixture) => {
       const { key } = parseLocator({ bucket: BUCKET, prefix: fixture.prefix }, ref.locator);

@@ -6,10 +6,13 @@ import { REFERENCE_BUGS, createReferenceFixture, referenceHooks, type ReferenceB
 
 const maxArtifactBytes = 256 * 1024;
 // Small sizes keep twenty full runs of the suite (the control and one per bug) to seconds each.
+// A fixed seed makes which property runs are drawn the same in every run: with a fresh seed
+// each time, eight runs of a property sometimes drew no input that meets a bug, and the
+// self-test failed now and then for no change at all.
 const fast = {
   concurrency: 100,
   largeContentBytes: 64 * 1024,
-  properties: { numRuns: 8, modelRuns: 4, maxCommands: 20, endOnFailure: true },
+  properties: { numRuns: 8, modelRuns: 4, maxCommands: 20, endOnFailure: true, seed: 20_240_601 },
 };
 
 function register(name: string, bug?: ReferenceBug): void {

@@ -136,7 +136,9 @@ export function describeProperties<F extends SpillBackendFixture>(options: Resol
             }
           });
         }),
-        params,
+        // Drawn content has a line longer than maxBytes only most of the time; this one
+        // always does, so a backend that stalls on such a line fails on every run.
+        { ...(params as fc.Parameters<[string, { limit: number; maxBytes: number }]>), examples: [[`short\n${'x'.repeat(40)}\nend\n`, { limit: 3, maxBytes: 8 }]] },
       );
     });
 
