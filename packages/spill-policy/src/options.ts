@@ -1,5 +1,5 @@
 import type { SpillBackend } from '@spillway/core';
-import type { SpillEvent, SpillPolicyOptions } from './types.js';
+import type { SpillEvent, SpillPolicyOptions, SpillPreviewStyle } from './types.js';
 
 /** Tools whose results are never spilled unless `skipTools` says otherwise. */
 export const DEFAULT_SKIP_TOOLS: readonly string[] = Object.freeze(['read']);
@@ -18,6 +18,7 @@ const KNOWN_OPTION_KEYS: readonly string[] = Object.freeze([
   'previewBytes',
   'saveTimeoutMs',
   'onEvent',
+  'preview',
 ] satisfies (keyof SpillPolicyOptions)[]);
 
 /** Options after validation. */
@@ -30,6 +31,8 @@ export interface ResolvedOptions {
   readonly skipTools: ReadonlySet<string>;
   /** `previewBytes`, or infinity. */
   readonly previewLimit: number;
+  /** What the preview is made of. */
+  readonly preview: SpillPreviewStyle;
   /** How long a save may take. */
   readonly saveTimeoutMs: number;
   /** The event listener, if any. */
@@ -52,7 +55,10 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
       );
     }
   }
-  const { backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent } = options;
+  const { backend, maxInlineBytes, skipTools, previewBytes, preview = 'salient', saveTimeoutMs, onEvent } = options;
+  if ((preview as unknown) !== 'salient' && (preview as unknown) !== 'head-tail') {
+    throw new TypeError(`preview must be 'salient' (the default) or 'head-tail'; got ${describe(preview)}.`);
+  }
   if (backend !== undefined) {
     const b = backend as Partial<Record<keyof SpillBackend, unknown>> | null;
     if (typeof b !== 'object' || b === null || typeof b.saveText !== 'function' || typeof b.saveTextStream !== 'function') {
@@ -78,7 +84,7 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
   if (onEvent !== undefined && typeof onEvent !== 'function') {
     throw new TypeError('onEvent must be a function, or omitted.');
   }
-  return { backend, cap, skipTools: skip, previewLimit, saveTimeoutMs: timeout, onEvent };
+  return { backend, cap, skipTools: skip, previewLimit, preview, saveTimeoutMs: timeout, onEvent };
 }
 
 function nonNegativeInteger(name: string, value: unknown): number {
