@@ -248,6 +248,8 @@ function countNewlines(s: string): number {
 
 /** Lines of the head that decide whether the text is a listing. */
 const LISTING_SAMPLE = 64;
+/** Fewer whole lines than this in the sample: too little to tell. */
+const LISTING_MIN_LINES = 16;
 /**
  * A record of a listing: a path, an `ls -l` or `dpkg -l` row, a `key: value` or `name@version`
  * line of a lockfile or manifest, a row of columns.
@@ -266,9 +268,9 @@ function looksLikeListing(head: string, cap: number): boolean {
   let lines = 0;
   for (let from = 0; lines < LISTING_SAMPLE; lines++) {
     const at = head.indexOf('\n', from);
-    if (at < 0 || at >= end) return false;
+    if (at < 0 || at >= end) break;
     if (RECORD_RE.test(head.slice(from, at))) records++;
     from = at + 1;
   }
-  return records >= LISTING_SAMPLE * 0.75;
+  return lines >= LISTING_MIN_LINES && records >= lines * 0.75;
 }

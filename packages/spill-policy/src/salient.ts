@@ -22,8 +22,8 @@ export const LINE_SCAN_UNITS = 2048;
  */
 const PREFILTER_SOURCE =
   '[Ee]rror|ERROR|ERR!|[Ff]ail|FAIL|[Ff]atal|FATAL|[Pp]anic|PANIC|[Ee]xception|Traceback|[Aa]ssert|[Ee]xpected|[Rr]eceived|' +
-  'Segmentation|[Aa]bort|not ok|[✗✕✖×]|^\\s+at |File "|\\.[A-Za-z]{1,5}[:(]\\d|HTTP/|[Ss]tatus|" [45]\\d\\d |[Ee]xit|EXIT|' +
-  '"level":[56]0|[Uu]ncaught|[Uu]nhandled|No such file|[Pp]ermission denied|not found|[Cc]annot |[Uu]nable to|\\x1b\\[3[12]m[-+] |^\\s{2,}[-+] {2,}\\S';
+  'Segmentation|[Aa]bort|not ok|[✗✕✖×]|^[ \\t]+at |File "|\\.[A-Za-z]{1,5}[:(]\\d|HTTP/|[Ss]tatus|" [45]\\d\\d |[Ee]xit|EXIT|' +
+  '"level":[56]0|[Uu]ncaught|[Uu]nhandled|No such file|[Pp]ermission denied|not found|[Cc]annot |[Uu]nable to|\\x1b\\[3[12]m[-+] |^[ \\t]{2,}[-+] {2,}\\S';
 
 /** Tests one line. */
 const PREFILTER = new RegExp(PREFILTER_SOURCE);
@@ -40,14 +40,14 @@ export function blockPrefilter(): RegExp {
 const FATAL_RE =
   /\b(?:fatal|FATAL|Fatal|panic|PANIC|panicked|Segmentation fault|core dumped|Aborted|Uncaught|uncaught|Unhandled|unhandled rejection)\b|^Traceback \(most recent call last\)|"level":60|"level":"fatal"/;
 const ERROR_RE =
-  /(?:^|[^\w./-])(?:error|Error|ERROR)(?![\w./-])|npm ERR!|^\s*ERR!|\b\w*(?:Error|Exception)\b(?::|$)|\b(?:FAIL|FAILED|Failed|failed|failure|Failure|FAILURE)\b|^\s*(?:not ok|[✗✕✖×]) |"level":50|"level":"error"|\bE\d{4}\b|"errors?":|No such file or directory|[Pp]ermission denied|command not found|\b(?:[Cc]annot|[Uu]nable to) \w/;
+  /(?:^|[^\w./-])(?:error|Error|ERROR)(?![\w./-])|npm ERR!|^\s*ERR!|(?:Error|Exception)(?::|$)|\b(?:FAIL|FAILED|Failed|failed|failure|Failure|FAILURE)\b|^\s*(?:not ok|[✗✕✖×]) |"level":50|"level":"error"|\bE\d{4}\b|"errors?":|No such file or directory|[Pp]ermission denied|command not found|\b(?:[Cc]annot|[Uu]nable to) \w/;
 const ASSERTION_RE =
   // eslint-disable-next-line no-control-regex -- test runners colour diff lines with ANSI escapes
-  /\b(?:AssertionError|assert(?:ion)?|Expected|expected|Received|received)\b|^\s*[-+] (?:Expected|Received)\b|^\x1b\[3[12]m[-+] |^\s{2,}[-+] {2,}\S/;
+  /\b(?:AssertionError|assert(?:ion)?|Expected|expected|Received|received)\b|^\s*[-+] (?:Expected|Received)\b|^\x1b\[3[12]m[-+] |^[ \t]{2,}[-+] {2,}\S/;
 /** Stack frames inside the runtime or dependencies: rarely what a person looks for. */
 const INTERNAL_FRAME_RE = /^\s+at .*(?:node:internal|node:async_hooks|node_modules\/|<anonymous>)/;
 const REFERENCE_RE =
-  /^\s+at .+[:(]\d+|^\s*File ".+", line \d+|[\w./-]+\.[A-Za-z]{1,5}[:(]\d+(?:[:,]\d+)?\)?[: ]|\b(?:HTTP\/\d(?:\.\d)?"? |[Ss]tatus(?: code)?[ :=]+)[45]\d\d\b|" [45]\d\d |\b(?:exit(?:ed)?(?: with)?(?: code| status)?[ :=]+|Exit code |exit status )[1-9]\d*\b/;
+  /^[ \t]+at .+[:(]\d+|^[ \t]*File ".+", line \d+|\w\.[A-Za-z]{1,5}[:(]\d+(?:[:,]\d+)?\)?(?:[: ]|$)|\b(?:HTTP\/\d(?:\.\d)?"? |[Ss]tatus(?: code)?[ :=]+)[45]\d\d\b|" [45]\d\d |\b(?:exit(?:ed)?(?: with)?(?: code| status)?[ :=]+|Exit code |exit status )[1-9]\d*\b/;
 /** Lines that name errors only to say there are none. */
 const BENIGN_RE = /\b(?:0|no|zero|without) (?:errors?|failures?|failed)\b|\b(?:errors?|failures?|failed)[ :=]+0\b/i;
 

@@ -68,6 +68,7 @@ export class PreviewScanner {
   readonly #bySeverity = [0, 0, 0, 0, 0, 0];
   #json: JsonShapeScanner | undefined = new JsonShapeScanner();
   #endsOpen = false;
+  #work = 0;
 
   constructor(cap: number) {
     this.#limit = candidateLimit(cap);
@@ -78,6 +79,14 @@ export class PreviewScanner {
     let units = this.#carry.length;
     for (const c of this.#set) units += c.text.length + (c.before?.text.length ?? 0) + (c.after?.text.length ?? 0) + c.shape.length;
     return units;
+  }
+
+  /**
+   * Code units read so far, counting a line once for each time it is looked at (scanned,
+   * classified, copied as context): at most a few times the text's length. For tests.
+   */
+  get work(): number {
+    return this.#work;
   }
 
   /** Scans the next piece of the text. */
@@ -123,6 +132,7 @@ export class PreviewScanner {
   /** The line `view` (number `this.#lineNo`) ended. */
   #lineEnded(view: LineView): void {
     const here = this.#lineNo;
+    this.#work += view.scan.length + 1;
     this.#fillAwaiting(view, here);
     const severity = severityOf(view.scan);
     if (severity > 0) this.#consider(severity, view, here, this.#prev);
@@ -144,6 +154,7 @@ export class PreviewScanner {
   #block(s: string, from: number, to: number): void {
     const re = this.#re;
     let counted = from; // newlines before `counted` are in `this.#lineNo`
+    this.#work += to - from;
     if (this.#awaiting.length > 0) {
       const end = s.indexOf('\n', from);
       this.#fillAwaiting(viewAt(s, from, end), this.#lineNo);
@@ -160,6 +171,7 @@ export class PreviewScanner {
       }
       const le = s.indexOf('\n', at);
       const view = viewAt(s, ls, le);
+      this.#work += view.scan.length;
       const severity = severityOf(view.scan);
       if (severity > 0) {
         const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), this.#lineNo - 1);
