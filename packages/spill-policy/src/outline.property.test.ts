@@ -147,7 +147,7 @@ describe('the preview with excerpts (properties)', () => {
         }
         scanner.finish();
         const lines = text.split('\n').length;
-        expect(scanner.work).toBeLessThanOrEqual(3 * text.length + 2 * lines);
+        expect(scanner.work).toBeLessThanOrEqual(6 * text.length + 2 * lines);
         // A partial line of at most 2048 units, and at most 256 candidates of four short lines each.
         expect(peak).toBeLessThanOrEqual(2048 + 256 * 4 * 400);
       }),

@@ -20,21 +20,27 @@ export const LINE_SCAN_UNITS = 2048;
  * {@link LINE_SCAN_UNITS} code units. Case-sensitive alternatives run much faster than the
  * `i` flag over a whole output.
  */
-const PREFILTER_SOURCE =
-  '[Ee]rror|ERROR|ERR!|[Ff]ail|FAIL|[Ff]atal|FATAL|[Pp]anic|PANIC|[Ee]xception|Traceback|[Aa]ssert|[Ee]xpected|[Rr]eceived|' +
-  'Segmentation|[Aa]bort|not ok|[✗✕✖×]|^[ \\t]+at |File "|\\.[A-Za-z]{1,5}[:(]\\d|HTTP/|[Ss]tatus|" [45]\\d\\d |[Ee]xit|EXIT|' +
-  '"level":[56]0|[Uu]ncaught|[Uu]nhandled|No such file|[Pp]ermission denied|not found|[Cc]annot |[Uu]nable to|\\x1b\\[3[12]m[-+] |^[ \\t]{2,}[-+] {2,}\\S';
+/**
+ * The prefilter's alternatives, in three groups: V8 runs a few small alternations over a
+ * long text more than twice as fast as one large one (measured on 16 MiB of log).
+ */
+const PREFILTER_GROUPS: readonly string[] = [
+  '[Ee]rror|ERROR|[Ff]ail|FAIL|[Ff]atal|FATAL|[Pp]anic|PANIC|[Ee]xception|Traceback|[Aa]ssert|[Ee]xpected|[Rr]eceived|' +
+    'ERR!|Segmentation|[Aa]bort|not ok|[Uu]ncaught|[Uu]nhandled',
+  '^[ \\t]+at |File "|\\.[A-Za-z]{1,5}[:(]\\d|HTTP/|[Ss]tatus|" [45]\\d\\d |[Ee]xit|EXIT|"level":[56]0',
+  'No such file|[Pp]ermission denied|not found|[Cc]annot |[Uu]nable to|\\x1b\\[3[12]m[-+] |^[ \\t]{2,}[-+] {2,}\\S|[✗✕✖×]',
+];
 
 /** Tests one line. */
-const PREFILTER = new RegExp(PREFILTER_SOURCE);
+const PREFILTER = new RegExp(PREFILTER_GROUPS.join('|'));
 
 /**
- * Finds candidate lines in a block of whole lines (`m`: `^` is any line's start). Every
- * salient line matches it within its first {@link LINE_SCAN_UNITS} code units. Case-sensitive
- * alternatives run much faster than the `i` flag over a whole output.
+ * Find candidate lines in a block of whole lines (`m`: `^` is any line's start). Every
+ * salient line matches one of them within its first {@link LINE_SCAN_UNITS} code units.
+ * Case-sensitive alternatives run much faster than the `i` flag over a whole output.
  */
-export function blockPrefilter(): RegExp {
-  return new RegExp(PREFILTER_SOURCE, 'gm');
+export function blockPrefilters(): RegExp[] {
+  return PREFILTER_GROUPS.map((source) => new RegExp(source, 'gm'));
 }
 
 const FATAL_RE =

@@ -1,5 +1,5 @@
 import { JsonShapeScanner, type JsonShape } from './json-shape.js';
-import { blockPrefilter, LINE_SCAN_UNITS, severityOf, shapeOf } from './salient.js';
+import { blockPrefilters, LINE_SCAN_UNITS, severityOf, shapeOf } from './salient.js';
 
 /** Code units of a line an excerpt shows at most; a longer line is shown cut, and says so. */
 export const EXCERPT_UNITS = 400;
@@ -57,7 +57,7 @@ export function candidateLimit(cap: number): number {
  */
 export class PreviewScanner {
   readonly #limit: number;
-  readonly #re = blockPrefilter();
+  readonly #prefilters = blockPrefilters();
   #lineNo = 1;
   #carry = '';
   #carryLength = 0;
@@ -152,24 +152,18 @@ export class PreviewScanner {
    * are counted at memchr speed and only lines the prefilter hits are classified.
    */
   #block(s: string, from: number, to: number): void {
-    const re = this.#re;
     let counted = from; // newlines before `counted` are in `this.#lineNo`
-    this.#work += to - from;
+    this.#work += (this.#prefilters.length + 1) * (to - from);
     if (this.#awaiting.length > 0) {
       const end = s.indexOf('\n', from);
       this.#fillAwaiting(viewAt(s, from, end), this.#lineNo);
     }
-    re.lastIndex = from;
-    for (;;) {
-      const m = re.exec(s);
-      if (m === null || m.index >= to) break;
-      const at = m.index;
-      const ls = lineStart(s, at, from);
+    for (const ls of this.#hitLines(s, from, to)) {
       for (let k = s.indexOf('\n', counted); k >= 0 && k < ls; k = s.indexOf('\n', counted)) {
         this.#lineNo++;
         counted = k + 1;
       }
-      const le = s.indexOf('\n', at);
+      const le = s.indexOf('\n', ls);
       const view = viewAt(s, ls, le);
       this.#work += view.scan.length;
       const severity = severityOf(view.scan);
@@ -178,10 +172,23 @@ export class PreviewScanner {
         this.#consider(severity, view, this.#lineNo, before);
         if (le + 1 < to && this.#awaiting.length > 0) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), this.#lineNo + 1);
       }
-      re.lastIndex = le + 1;
     }
     for (let k = s.indexOf('\n', counted); k >= 0 && k < to; k = s.indexOf('\n', k + 1)) this.#lineNo++;
     this.#prev = excerptOf(viewAt(s, lineStart(s, to - 1, from), to - 1), this.#lineNo - 1);
+  }
+
+  /** The starts of the lines of `s[from, to)` that some prefilter hits, in order, each once. */
+  #hitLines(s: string, from: number, to: number): number[] {
+    const starts: number[] = [];
+    for (const re of this.#prefilters) {
+      re.lastIndex = from;
+      for (let m = re.exec(s); m !== null && m.index < to; m = re.exec(s)) {
+        starts.push(lineStart(s, m.index, from));
+        re.lastIndex = s.indexOf('\n', m.index) + 1; // one hit per line is enough
+      }
+    }
+    if (this.#prefilters.length > 1) starts.sort((a, b) => a - b);
+    return starts.filter((ls, i) => i === 0 || ls !== starts[i - 1]);
   }
 
   /** Keeps a salient line if it ranks among the best, or counts it into a flood. */
