@@ -133,7 +133,8 @@ function renderLine(line: ExcerptLine): string {
 
 /** Between the first and the last line of a flood: how many more lines of that shape lie between. */
 function floodLine(c: Candidate): string {
-  return `    (${String(c.count - 2)} more lines like it between lines ${String(c.line)} and ${String(c.lastLine)})\n`;
+  const n = c.count - 2;
+  return `    (${String(n)} more ${n === 1 ? 'line' : 'lines'} like it between lines ${String(c.line)} and ${String(c.lastLine)})\n`;
 }
 
 /**

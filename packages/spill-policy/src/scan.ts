@@ -1,6 +1,9 @@
 import { JsonShapeScanner, type JsonShape } from './json-shape.js';
 import { blockPrefilters, LINE_SCAN_UNITS, severityOf, shapeOf } from './salient.js';
 
+/** Lines of one shape kept apart before the next ones are counted as a flood into the last of them. */
+export const FLOOD_KEEP = 3;
+
 /** Code units of a line an excerpt shows at most; a longer line is shown cut, and says so. */
 export const EXCERPT_UNITS = 400;
 
@@ -22,7 +25,7 @@ export interface Candidate extends ExcerptLine {
   readonly before: ExcerptLine | undefined;
   /** The line after it, when there is one. */
   after: ExcerptLine | undefined;
-  /** Lines of the same shape seen while it was kept, itself included. */
+  /** Lines of its shape counted into it (a flood), itself included. */
   count: number;
   /** The number of the last of them. */
   lastLine: number;
@@ -64,7 +67,8 @@ export class PreviewScanner {
   #prev: ExcerptLine | undefined;
   #awaiting: Candidate[] = [];
   #set: Candidate[] = [];
-  readonly #shapes = new Map<string, Candidate>();
+  /** For each shape kept: how many of its lines are kept apart, and the latest of them. */
+  readonly #shapes = new Map<string, { kept: number; latest: Candidate }>();
   readonly #bySeverity = [0, 0, 0, 0, 0, 0];
   #json: JsonShapeScanner | undefined = new JsonShapeScanner();
   #endsOpen = false;
@@ -196,10 +200,11 @@ export class PreviewScanner {
     this.#bySeverity[severity] = (this.#bySeverity[severity] ?? 0) + 1;
     const shape = shapeOf(view.scan);
     const same = this.#shapes.get(shape);
-    if (same !== undefined) {
-      same.count++;
-      same.lastLine = lineNo;
-      same.last = excerptOf(view, lineNo);
+    if (same !== undefined && same.kept >= FLOOD_KEEP) {
+      const c = same.latest;
+      c.count++;
+      c.lastLine = lineNo;
+      c.last = excerptOf(view, lineNo);
       return;
     }
     const set = this.#set;
@@ -207,7 +212,7 @@ export class PreviewScanner {
       const worst = set[set.length - 1] as Candidate;
       if (worst.severity >= severity) return;
       set.pop();
-      this.#shapes.delete(worst.shape);
+      if (this.#shapes.get(worst.shape)?.latest === worst) this.#shapes.delete(worst.shape);
     }
     const line = excerptOf(view, lineNo);
     const candidate: Candidate = { ...line, severity, before, after: undefined, count: 1, lastLine: lineNo, last: undefined, shape };
@@ -215,7 +220,8 @@ export class PreviewScanner {
     let at = set.length;
     while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
     set.splice(at, 0, candidate);
-    this.#shapes.set(shape, candidate);
+    const kept = this.#shapes.get(shape);
+    this.#shapes.set(shape, { kept: (kept?.kept ?? 0) + 1, latest: candidate });
     this.#awaiting.push(candidate);
   }
 }
