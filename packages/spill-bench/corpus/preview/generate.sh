@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the preview corpus: real outputs of real tools run on this machine, each
+# Regenerates the preview corpus: real outputs of real tools, run where the script runs, each
 # written to outputs/<name>.txt (stdout and stderr together, as an agent's shell tool sees
 # them). Needs node, pnpm's install of this repository (tsc, vitest, eslint), gcc, g++,
 # make, python3 with pytest, cargo, javac, jq, sqlite3, perl, dpkg. Only `npm-view-json`
