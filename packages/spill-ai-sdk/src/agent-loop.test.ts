@@ -32,7 +32,7 @@ describe('withSpill and spillTools in a generateText loop', () => {
         if (prompts.length === 2) {
           const notice = parseSpillNotice(toolResultTexts(prompt)[0] ?? '');
           locator = notice?.locator ?? '';
-          return Promise.resolve(toolCall('call-2', 'spill_grep', { locator, pattern: 'FATAL' }));
+          return Promise.resolve(toolCall('call-2', 'spill_grep', { locator, pattern: 'disk quota' }));
         }
         return Promise.resolve(say('Shard 17 ran out of disk quota.'));
       },

@@ -1,10 +1,10 @@
 import { median, pairedRatios } from './stats.js';
 
 /**
- * The unit of a measured value: a duration in milliseconds, a size in bytes, or a
- * throughput in bytes per second.
+ * The unit of a measured value: a duration in milliseconds, a size in bytes, a
+ * throughput in bytes per second, or a count of cases.
  */
-export type Unit = 'ms' | 'bytes' | 'bytes/s';
+export type Unit = 'ms' | 'bytes' | 'bytes/s' | 'count';
 
 /** What a target constrains: the spillway/baseline ratio, or spillway's own value. */
 export type TargetSubject = 'ratio' | 'spillway';

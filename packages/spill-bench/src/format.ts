@@ -19,6 +19,8 @@ export function formatValue(value: number, unit: Unit): string {
       return formatBytes(value);
     case 'bytes/s':
       return `${formatBytes(value)}/s`;
+    case 'count':
+      return String(value);
   }
 }
 

@@ -52,6 +52,9 @@ export interface Profile {
     readonly readAt: number;
     readonly readRounds: number;
   };
+  /** Preview cost figure: the size of the log, and rounds. */
+  readonly previewCostBytes: number;
+  readonly previewCostRounds: number;
   /** Retrieval figures. */
   readonly retrieval: {
     /** Lines in the read artifact (100 bytes each). */
@@ -82,6 +85,8 @@ export const FULL: Profile = {
   policyLarge: { bytes: 4 * MiB, cap: 16 * MiB },
   localSizes: { small: 4 * KiB, medium: 1 * MiB, large: 64 * MiB },
   localLarge: { rounds: 7, savesPerRound: 3 },
+  previewCostBytes: 64 * MiB,
+  previewCostRounds: 5,
   memoryBytes: 4 * KiB,
   stream: { bytes: 2 * GiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 1 * GiB, rounds: 5 },
@@ -118,6 +123,8 @@ export const QUICK: Profile = {
   policyLarge: { bytes: 4 * MiB, cap: 16 * MiB },
   localSizes: { small: 4 * KiB, medium: 1 * MiB, large: 8 * MiB },
   localLarge: { rounds: 5, savesPerRound: 2 },
+  previewCostBytes: 8 * MiB,
+  previewCostRounds: 3,
   memoryBytes: 4 * KiB,
   stream: { bytes: 128 * MiB, chunk: 64 * KiB, rounds: 3 },
   cli: { bytes: 64 * MiB, rounds: 3 },

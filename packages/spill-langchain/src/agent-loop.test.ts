@@ -44,7 +44,7 @@ describe('createSpillMiddleware in a createAgent loop', () => {
       .respondWithTools([{ name: 'fetch_logs', args: { service: 'api' }, id: 'call-1' }])
       .respond((messages) => {
         locator = parseSpillNotice(textOf(toolMessages(messages)[0]))?.locator ?? '';
-        return new AIMessage({ content: '', tool_calls: [{ name: 'spill_grep', args: { locator, pattern: 'FATAL' }, id: 'call-2', type: 'tool_call' }] });
+        return new AIMessage({ content: '', tool_calls: [{ name: 'spill_grep', args: { locator, pattern: 'disk quota' }, id: 'call-2', type: 'tool_call' }] });
       })
       .respond(new AIMessage('Shard 17 ran out of disk quota.'));
     const agent = createAgent({

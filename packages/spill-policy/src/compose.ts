@@ -1,5 +1,7 @@
 import { formatSpillNotice } from './notice.js';
-import { composeReplacement } from './preview.js';
+import { composeOutline, type OutlineSource } from './outline.js';
+import type { Replacement } from './preview.js';
+import { PreviewScanner, type PreviewScan } from './scan.js';
 
 /** Input for {@link composeSpillPreview}. */
 export interface SpillPreviewInput {
@@ -25,6 +27,35 @@ export interface SpillPreviewInput {
    * not UTF-8. Its bytes count against the cap like the notice's.
    */
   readonly preface?: string;
+  /**
+   * What {@link createSpillPreviewScanner} found in the whole content, for the preview with
+   * excerpts; without it the preview is the plain head and tail.
+   */
+  readonly scan?: SpillPreviewScan;
+}
+
+/** What one pass over a text found for its preview: see {@link createSpillPreviewScanner}. */
+export type SpillPreviewScan = PreviewScan;
+
+/** Feeds a text, in chunks of any size, to the scan for salient lines. */
+export interface SpillPreviewScanner {
+  /** Scans the next piece of the text. */
+  push(chunk: string): void;
+  /** Ends the text and answers what was found, for {@link composeSpillPreview}'s `scan`. */
+  finish(): SpillPreviewScan;
+}
+
+/**
+ * The scan behind the preview's excerpts, for callers that store content themselves and
+ * pass the text through it once (any chunking gives the same answer; memory is bounded by
+ * the cap).
+ *
+ * @throws TypeError when `maxInlineBytes` is not a non-negative integer.
+ */
+export function createSpillPreviewScanner(maxInlineBytes: number): SpillPreviewScanner {
+  if (!Number.isSafeInteger(maxInlineBytes) || maxInlineBytes < 0) throw new TypeError(`maxInlineBytes must be a non-negative integer; got ${String(maxInlineBytes)}.`);
+  const scanner = new PreviewScanner(maxInlineBytes);
+  return { push: (chunk) => { scanner.push(chunk); }, finish: () => scanner.finish() };
 }
 
 /** The replacement {@link composeSpillPreview} composed. */
@@ -53,12 +84,58 @@ export interface SpillPreview {
  * non-negative integer, or the locator is empty.
  */
 export function composeSpillPreview(input: SpillPreviewInput): SpillPreview | undefined {
-  const { head, tail, totalBytes, maxInlineBytes, previewBytes, locator, retrievalHint, preface } = input;
+  const { head, tail, totalBytes, maxInlineBytes, previewBytes, locator, retrievalHint, preface, scan } = input;
   for (const [name, value] of [['totalBytes', totalBytes], ['maxInlineBytes', maxInlineBytes], ['previewBytes', previewBytes ?? 0]] as const) {
     if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative integer; got ${String(value)}.`);
   }
   const before = preface === undefined || preface === '' ? '' : `${preface}\n`;
   const notice = (omittedBytes: number): string => before + formatSpillNotice({ omittedBytes, locator, retrievalHint });
   notice(0); // validates the locator and hint before any work
-  return composeReplacement({ head, tail, totalBytes }, maxInlineBytes, previewBytes ?? Number.POSITIVE_INFINITY, notice);
+  return composeOutline({ head, tail, totalBytes, scan }, maxInlineBytes, previewBytes ?? Number.POSITIVE_INFINITY, notice);
+}
+
+/**
+ * The note that ends a stream whose save failed after part of the output was already
+ * released: no locator, so it can never be mistaken for a spill notice.
+ */
+export function lostNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes. They could not be stored, so only this preview remains.)`;
+}
+
+/** {@link lostNotice} for caps too small for it: never longer than the shortest spill notice. */
+export function shortLostNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes, which could not be stored.)`;
+}
+
+/**
+ * The note that ends a stream whose output was stored but whose notice does not fit in
+ * the cap (and could not be read back): no locator, because none fits.
+ */
+export function unshownNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes. They were stored, but the notice saying where is larger than maxInlineBytes.)`;
+}
+
+/** {@link unshownNotice} for caps too small for it: never longer than the shortest spill notice. */
+export function shortUnshownNotice(omittedBytes: number): string {
+  return `(Omitted ${String(omittedBytes)} bytes, stored where this cap cannot show.)`;
+}
+
+/** The last resort when not even a short note with its count fits. */
+const CUT_NOTE = '(Output cut.)';
+
+/**
+ * The preview plus the first of `notes` that fits in `cap`, or, when none does, as much
+ * of {@link CUT_NOTE} as fits: always at most `cap` bytes.
+ */
+export function previewWithNote(
+  source: OutlineSource,
+  cap: number,
+  previewLimit: number,
+  notes: readonly ((omittedBytes: number) => string)[],
+): Replacement {
+  for (const note of notes) {
+    const replacement = composeOutline(source, cap, previewLimit, note);
+    if (replacement !== undefined) return replacement;
+  }
+  return { text: CUT_NOTE.slice(0, cap), shownBytes: 0, omittedBytes: source.totalBytes };
 }

@@ -8,9 +8,9 @@
 export { createSpillPolicy } from './policy.js';
 export { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS } from './options.js';
 export { LINE_WINDOW_BYTES, previewMarker } from './preview.js';
-export { lostNotice } from './stream.js';
-export { composeSpillPreview } from './compose.js';
-export type { SpillPreview, SpillPreviewInput } from './compose.js';
+export { lostNotice } from './compose.js';
+export { composeSpillPreview, createSpillPreviewScanner } from './compose.js';
+export type { SpillPreview, SpillPreviewInput, SpillPreviewScan, SpillPreviewScanner } from './compose.js';
 export type {
   ContentBlock,
   PostToolDecision,
@@ -19,6 +19,7 @@ export type {
   SpillKeptReason,
   SpillPolicy,
   SpillPolicyOptions,
+  SpillPreviewStyle,
   SpillSpilledEvent,
   SpillStream,
   SpillTruncatedEvent,

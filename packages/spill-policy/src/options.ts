@@ -1,7 +1,7 @@
 import type { SpillBackend } from '@spillway/core';
 import { RETRIEVAL_HINTS } from '@spillway/core/notice';
 import { withRetrievalHint } from './notice-reader.js';
-import type { SpillEvent, SpillPolicyOptions } from './types.js';
+import type { SpillEvent, SpillPolicyOptions, SpillPreviewStyle } from './types.js';
 
 /** Tools whose results are never spilled unless `skipTools` says otherwise. */
 export const DEFAULT_SKIP_TOOLS: readonly string[] = Object.freeze(['read']);
@@ -21,6 +21,7 @@ const KNOWN_OPTION_KEYS: readonly string[] = Object.freeze([
   'saveTimeoutMs',
   'onEvent',
   'noticeReader',
+  'preview',
 ] satisfies (keyof SpillPolicyOptions)[]);
 
 /** Options after validation. */
@@ -33,6 +34,8 @@ export interface ResolvedOptions {
   readonly skipTools: ReadonlySet<string>;
   /** `previewBytes`, or infinity. */
   readonly previewLimit: number;
+  /** What the preview is made of. */
+  readonly preview: SpillPreviewStyle;
   /** How long a save may take. */
   readonly saveTimeoutMs: number;
   /** The event listener, if any. */
@@ -55,7 +58,10 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
       );
     }
   }
-  const { backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, onEvent, noticeReader } = options;
+  const { backend, maxInlineBytes, skipTools, previewBytes, preview = 'salient', saveTimeoutMs, onEvent, noticeReader } = options;
+  if ((preview as unknown) !== 'salient' && (preview as unknown) !== 'head-tail') {
+    throw new TypeError(`preview must be 'salient' (the default) or 'head-tail'; got ${describe(preview)}.`);
+  }
   if (backend !== undefined) {
     const b = backend as Partial<Record<keyof SpillBackend, unknown>> | null;
     if (typeof b !== 'object' || b === null || typeof b.saveText !== 'function' || typeof b.saveTextStream !== 'function') {
@@ -85,7 +91,7 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
     throw new TypeError(`noticeReader must be one of ${Object.keys(RETRIEVAL_HINTS).join(', ')}, or omitted; got ${describe(noticeReader)}.`);
   }
   const hinted = backend === undefined || noticeReader === undefined ? backend : withRetrievalHint(backend, RETRIEVAL_HINTS[noticeReader]);
-  return { backend: hinted, cap, skipTools: skip, previewLimit, saveTimeoutMs: timeout, onEvent };
+  return { backend: hinted, cap, skipTools: skip, previewLimit, preview, saveTimeoutMs: timeout, onEvent };
 }
 
 function nonNegativeInteger(name: string, value: unknown): number {

@@ -4,7 +4,8 @@ import { emitSafely } from './events.js';
 import { BLOCK_SEPARATOR, joinedTextExceeds } from './measure.js';
 import { formatSpillNotice } from './notice.js';
 import { resolveOptions, type ResolvedOptions } from './options.js';
-import { composeReplacement } from './preview.js';
+import { composeOutline } from './outline.js';
+import { PreviewScanner, type PreviewScan } from './scan.js';
 import { startSave } from './save.js';
 import { eventNames, saveRequest, screenExecution, spillBlocker, type ExecutionInfo } from './screen.js';
 import { createSpillStream } from './stream.js';
@@ -181,7 +182,7 @@ async function replacementFor(
     return undefined;
   }
   const { locator, retrievalHint } = outcome.ref;
-  const replacement = composeReplacement({ head: text, tail: text, totalBytes }, cap, options.previewLimit, (omittedBytes) =>
+  const replacement = composeOutline({ head: text, tail: text, totalBytes, scan: scanOf(text, cap, options) }, cap, options.previewLimit, (omittedBytes) =>
     formatSpillNotice({ omittedBytes, locator, retrievalHint }),
   );
   if (replacement === undefined) {
@@ -192,4 +193,12 @@ async function replacementFor(
   }
   emit({ type: 'spilled', ...names, bytes: totalBytes, shownBytes: replacement.shownBytes, locator, ms: outcome.ms });
   return replacement.text;
+}
+
+/** The scan of a whole text, as a stream's scan of the same text in chunks finds it. */
+function scanOf(text: string, cap: number, options: ResolvedOptions): PreviewScan | undefined {
+  if (options.preview === 'head-tail') return undefined;
+  const scanner = new PreviewScanner(cap);
+  scanner.push(text);
+  return scanner.finish();
 }

@@ -1,4 +1,5 @@
 import { utf8ByteLength } from '@spillway/core';
+import type { PreviewScan, PreviewScanner } from './scan.js';
 
 /** Separates the preview from the notice. */
 export const PREVIEW_SEPARATOR = '\n\n';
@@ -178,4 +179,111 @@ export function isHigh(c: number): boolean {
 /** Whether the UTF-16 code unit `c` is the second half of a surrogate pair. */
 export function isLow(c: number): boolean {
   return c >= 0xdc00 && c <= 0xdfff;
+}
+
+/**
+ * What a stream keeps for its preview once it spills: the first and last `window` code
+ * units, and the scan for salient lines (when the preview has parts). Memory is
+ * O(window), however much output passes.
+ */
+export class PreviewCollector {
+  readonly #window: number;
+  #headParts: string[] = [];
+  #headUnits = 0;
+  #tailParts: string[] = [];
+  #tailUnits = 0;
+  #scanner: PreviewScanner | undefined;
+
+  constructor(window: number, scanner: PreviewScanner | undefined) {
+    this.#window = window;
+    this.#scanner = scanner;
+  }
+
+  /** Code units held. */
+  get retainedUnits(): number {
+    return this.#headUnits + this.#tailUnits + (this.#scanner?.retainedUnits ?? 0);
+  }
+
+  /** Takes everything kept so far at once (the pieces before the spill started). */
+  seed(pieces: readonly string[]): void {
+    const head = firstUnits(pieces, this.#window);
+    this.#headParts = [head];
+    this.#headUnits = head.length;
+    const tail = lastUnits(pieces, this.#window);
+    this.#tailParts = [tail];
+    this.#tailUnits = tail.length;
+    for (const piece of pieces) this.#scanner?.push(piece);
+  }
+
+  /** Takes the next piece. */
+  keep(piece: string): void {
+    this.#scanner?.push(piece);
+    if (this.#headUnits < this.#window) {
+      // Collected in parts and joined once full: joining on every small push would cost
+      // O(window) per push.
+      const need = this.#window - this.#headUnits;
+      this.#headParts.push(piece.length <= need ? piece : piece.slice(0, need));
+      this.#headUnits += Math.min(need, piece.length);
+      if (this.#headUnits >= this.#window) this.#headParts = [firstUnits(this.#headParts, this.#window)];
+    }
+    this.#tailParts.push(piece);
+    this.#tailUnits += piece.length;
+    if (this.#tailUnits > 2 * this.#window) {
+      // Amortised: compact only when the buffer has doubled.
+      const tail = lastUnits(this.#tailParts, this.#window);
+      this.#tailParts = [tail];
+      this.#tailUnits = tail.length;
+    }
+  }
+
+  /** The source for the preview; releases the buffers. */
+  take(totalBytes: number): PreviewSource & { readonly scan: PreviewScan | undefined } {
+    const source = { head: this.#headParts.join(''), tail: this.#tailParts.join(''), totalBytes, scan: this.#scanner?.finish() };
+    this.drop();
+    return source;
+  }
+
+  /** Releases the buffers. */
+  drop(): void {
+    this.#headParts = [];
+    this.#headUnits = 0;
+    this.#tailParts = [];
+    this.#tailUnits = 0;
+    this.#scanner = undefined;
+  }
+}
+
+/** The first `n` code units of the concatenation of `parts`, copying no more than that. */
+function firstUnits(parts: readonly string[], n: number): string {
+  const taken: string[] = [];
+  let units = 0;
+  for (const part of parts) {
+    if (units >= n) break;
+    const piece = part.length <= n - units ? part : part.slice(0, n - units);
+    taken.push(piece);
+    units += piece.length;
+  }
+  return detach(taken.join(''));
+}
+
+/** The last `n` code units of the concatenation of `parts`, copying no more than that. */
+function lastUnits(parts: readonly string[], n: number): string {
+  const taken: string[] = [];
+  let units = 0;
+  for (let i = parts.length - 1; i >= 0 && units < n; i--) {
+    const part = parts[i] as string;
+    const piece = part.length <= n - units ? part : part.slice(part.length - (n - units));
+    taken.push(piece);
+    units += piece.length;
+  }
+  return detach(taken.reverse().join(''));
+}
+
+/**
+ * Copies a string that may be a slice of a much larger one. V8 represents a slice as a
+ * view that keeps its parent alive, which would defeat the O(window) bound; concatenating
+ * and slicing again makes V8 flatten into a fresh string of the slice's own size.
+ */
+function detach(text: string): string {
+  return text.length < 64 ? text : (text + ' ').slice(0, -1);
 }

@@ -1,9 +1,12 @@
 import { type SpillBackend, SpillError, utf8ByteLength } from '@spillway/core';
 import { readWholeArtifact, removeUnreferenced } from './artifact.js';
 import { ChunkChannel } from './channel.js';
+import { lostNotice, previewWithNote, shortLostNotice, shortUnshownNotice, unshownNotice } from './compose.js';
 import { formatSpillNotice } from './notice.js';
 import type { ResolvedOptions } from './options.js';
-import { composeReplacement, isHigh, type Replacement } from './preview.js';
+import { composeOutline } from './outline.js';
+import { isHigh, PreviewCollector } from './preview.js';
+import { PreviewScanner } from './scan.js';
 import { startSave, timeoutError, type SaveOutcome, type StartedSave } from './save.js';
 import { eventNames, saveRequest, screenExecution, spillBlocker, type ExecutionInfo } from './screen.js';
 import type { SpillEvent, SpillKeptReason, SpillStream, ToolResult } from './types.js';
@@ -11,51 +14,7 @@ import type { SpillEvent, SpillKeptReason, SpillStream, ToolResult } from './typ
 /** Code units a stream's queue to the backend may hold, at least, before `push` waits. */
 const MIN_HIGH_WATER_UNITS = 64 * 1024;
 
-/**
- * The note that ends a stream whose save failed after part of the output was already
- * released: no locator, so it can never be mistaken for a spill notice.
- */
-export function lostNotice(omittedBytes: number): string {
-  return `(Omitted ${String(omittedBytes)} bytes. They could not be stored, so only this preview remains.)`;
-}
-
-/** {@link lostNotice} for caps too small for it: never longer than the shortest spill notice. */
-function shortLostNotice(omittedBytes: number): string {
-  return `(Omitted ${String(omittedBytes)} bytes, which could not be stored.)`;
-}
-
-/**
- * The note that ends a stream whose output was stored but whose notice does not fit in
- * the cap (and could not be read back): no locator, because none fits.
- */
-function unshownNotice(omittedBytes: number): string {
-  return `(Omitted ${String(omittedBytes)} bytes. They were stored, but the notice saying where is larger than maxInlineBytes.)`;
-}
-
-/** {@link unshownNotice} for caps too small for it: never longer than the shortest spill notice. */
-function shortUnshownNotice(omittedBytes: number): string {
-  return `(Omitted ${String(omittedBytes)} bytes, stored where this cap cannot show.)`;
-}
-
-/** The last resort when not even a short note with its count fits. */
-const CUT_NOTE = '(Output cut.)';
-
-/**
- * The preview plus the first of `notes` that fits in `cap`, or, when none does, as much
- * of {@link CUT_NOTE} as fits: always at most `cap` bytes.
- */
-function previewWithNote(
-  source: { readonly head: string; readonly tail: string; readonly totalBytes: number },
-  cap: number,
-  previewLimit: number,
-  notes: readonly ((omittedBytes: number) => string)[],
-): Replacement {
-  for (const note of notes) {
-    const replacement = composeReplacement(source, cap, previewLimit, note);
-    if (replacement !== undefined) return replacement;
-  }
-  return { text: CUT_NOTE.slice(0, cap), shownBytes: 0, omittedBytes: source.totalBytes };
-}
+export { lostNotice } from './compose.js';
 
 /** Creates the stream behind `SpillPolicy.stream`. */
 export function createSpillStream(exec: unknown, options: ResolvedOptions, emit: (event: SpillEvent) => void): SpillStream {
@@ -93,10 +52,7 @@ export class PolicyStream implements SpillStream {
   #pieces: string[] = [];
   #held: Held | undefined;
 
-  #headParts: string[] = [];
-  #headUnits = 0;
-  #tailParts: string[] = [];
-  #tailUnits = 0;
+  #preview: PreviewCollector | undefined;
   #channel: ChunkChannel | undefined;
   #save: StartedSave | undefined;
   #finishing: Promise<ToolResult> | undefined;
@@ -113,7 +69,7 @@ export class PolicyStream implements SpillStream {
 
   /** Code units this stream currently holds (kept chunks, preview buffers, queue). For tests. */
   get retainedUnits(): number {
-    let units = this.#carry.length + this.#headUnits + this.#tailUnits + (this.#channel?.queuedUnits ?? 0);
+    let units = this.#carry.length + (this.#preview?.retainedUnits ?? 0) + (this.#channel?.queuedUnits ?? 0);
     for (const piece of this.#pieces) units += piece.length;
     return units;
   }
@@ -176,7 +132,7 @@ export class PolicyStream implements SpillStream {
       if (this.#info !== undefined && this.#held === undefined && this.#bytes > this.#cap) this.#startSpill(this.#info);
       return;
     }
-    this.#keepPreview(piece);
+    this.#preview?.keep(piece);
     this.#channel?.put(piece);
   }
 
@@ -189,12 +145,9 @@ export class PolicyStream implements SpillStream {
     }
     const pieces = this.#pieces;
     this.#pieces = [];
-    const head = firstUnits(pieces, this.#window);
-    this.#headParts = [head];
-    this.#headUnits = head.length;
-    const tail = lastUnits(pieces, this.#window);
-    this.#tailParts = [tail];
-    this.#tailUnits = tail.length;
+    const scanner = this.#options.preview === 'head-tail' ? undefined : new PreviewScanner(this.#cap);
+    this.#preview = new PreviewCollector(this.#window, scanner);
+    this.#preview.seed(pieces);
     const channel = new ChunkChannel(pieces, Math.max(this.#window, MIN_HIGH_WATER_UNITS));
     this.#channel = channel;
     this.#mode = 'spill';
@@ -246,36 +199,15 @@ export class PolicyStream implements SpillStream {
     channel.fail(failure.error);
   }
 
-  /** Releases the head and tail buffers. */
+  /** Releases the preview's buffers. */
   #dropPreview(): void {
-    this.#headParts = [];
-    this.#headUnits = 0;
-    this.#tailParts = [];
-    this.#tailUnits = 0;
+    this.#preview?.drop();
+    this.#preview = undefined;
   }
 
   /** Re-reads the mode (methods called in between may have changed it). */
   #isSpilling(): boolean {
     return this.#mode === 'spill';
-  }
-
-  #keepPreview(piece: string): void {
-    if (this.#headUnits < this.#window) {
-      // Collected in parts and joined once full: joining on every small push would cost
-      // O(cap) per push.
-      const need = this.#window - this.#headUnits;
-      this.#headParts.push(piece.length <= need ? piece : piece.slice(0, need));
-      this.#headUnits += Math.min(need, piece.length);
-      if (this.#headUnits >= this.#window) this.#headParts = [firstUnits(this.#headParts, this.#window)];
-    }
-    this.#tailParts.push(piece);
-    this.#tailUnits += piece.length;
-    if (this.#tailUnits > 2 * this.#window) {
-      // Amortised: compact only when the buffer has doubled.
-      const tail = lastUnits(this.#tailParts, this.#window);
-      this.#tailParts = [tail];
-      this.#tailUnits = tail.length;
-    }
   }
 
   async #waitForBackend(): Promise<void> {
@@ -333,8 +265,8 @@ export class PolicyStream implements SpillStream {
   }
 
   async #fromPreview(outcome: SaveOutcome, names: { toolName: string; callId: string }): Promise<string> {
-    const source = { head: this.#headParts.join(''), tail: this.#tailParts.join(''), totalBytes: this.#bytes };
-    this.#dropPreview();
+    const source = (this.#preview as PreviewCollector).take(this.#bytes);
+    this.#preview = undefined;
     const bytes = this.#bytes;
     const cap = this.#cap;
     const previewLimit = this.#options.previewLimit;
@@ -345,7 +277,7 @@ export class PolicyStream implements SpillStream {
     }
     const { locator, retrievalHint } = outcome.ref;
     const notice = (omittedBytes: number): string => formatSpillNotice({ omittedBytes, locator, retrievalHint });
-    const replacement = composeReplacement(source, cap, previewLimit, notice);
+    const replacement = composeOutline(source, cap, previewLimit, notice);
     if (replacement !== undefined) {
       this.#emit({ type: 'spilled', ...names, bytes, shownBytes: replacement.shownBytes, locator, ms: outcome.ms });
       return replacement.text;
@@ -375,39 +307,4 @@ export class PolicyStream implements SpillStream {
     });
     return shown.text;
   }
-}
-
-/** The first `n` code units of the concatenation of `parts`, copying no more than that. */
-function firstUnits(parts: readonly string[], n: number): string {
-  const taken: string[] = [];
-  let units = 0;
-  for (const part of parts) {
-    if (units >= n) break;
-    const piece = part.length <= n - units ? part : part.slice(0, n - units);
-    taken.push(piece);
-    units += piece.length;
-  }
-  return detach(taken.join(''));
-}
-
-/** The last `n` code units of the concatenation of `parts`, copying no more than that. */
-function lastUnits(parts: readonly string[], n: number): string {
-  const taken: string[] = [];
-  let units = 0;
-  for (let i = parts.length - 1; i >= 0 && units < n; i--) {
-    const part = parts[i] as string;
-    const piece = part.length <= n - units ? part : part.slice(part.length - (n - units));
-    taken.push(piece);
-    units += piece.length;
-  }
-  return detach(taken.reverse().join(''));
-}
-
-/**
- * Copies a string that may be a slice of a much larger one. V8 represents a slice as a
- * view that keeps its parent alive, which would defeat the O(cap) bound; concatenating
- * and slicing again makes V8 flatten into a fresh string of the slice's own size.
- */
-function detach(text: string): string {
-  return text.length < 64 ? text : (text + ' ').slice(0, -1);
 }

@@ -154,6 +154,9 @@ export interface SpillTruncatedEvent {
 /** Everything `onEvent` can receive. */
 export type SpillEvent = SpillSpilledEvent | SpillKeptEvent | SpillTruncatedEvent;
 
+/** What a preview is made of: see {@link SpillPolicyOptions.preview}. */
+export type SpillPreviewStyle = 'salient' | 'head-tail';
+
 /** Configuration for {@link createSpillPolicy}. */
 export interface SpillPolicyOptions {
   /** Where full results go. Absent: every spill attempt keeps the original (`no-backend`). */
@@ -170,6 +173,14 @@ export interface SpillPolicyOptions {
    * cap allows. 0 shows the notice alone. Must be a non-negative integer.
    */
   readonly previewBytes?: number | undefined;
+  /**
+   * What the preview is made of. `'salient'` (the default): a one-line header, the head,
+   * verbatim excerpts of the lines that matter (errors, failed assertions, compiler
+   * diagnostics, each labelled with its line number), the tail, and for JSON its shape;
+   * with nothing salient it is exactly the head and tail. `'head-tail'`: only the head and
+   * the tail, byte for byte as before excerpts existed.
+   */
+  readonly preview?: SpillPreviewStyle | undefined;
   /**
    * How long a save may take before it is aborted and the result kept. Default 10 000.
    * Must be an integer from 1 to 2 147 483 647 (the largest timer delay).

@@ -1,8 +1,8 @@
 // The oversized tool result of the adapters' agent-loop tests: far over any inline cap,
 // with one line the model can only reach through spill_grep.
 
-/** The one line of {@link bigLog} worth finding. */
-export const NEEDLE = 'FATAL disk quota exceeded on shard 17';
+/** The one line of {@link bigLog} worth finding: nothing in it marks it as an error, so no preview picks it out. */
+export const NEEDLE = 'shard 17 disk quota reached, 0 bytes left';
 
 /** The 1-based line of {@link bigLog} that holds {@link NEEDLE}. */
 export const NEEDLE_LINE = 2345;

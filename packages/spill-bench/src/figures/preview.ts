@@ -1,0 +1,143 @@
+import { ratioAtLeast, ratioAtMost, type FigureSpec } from '../figure.js';
+import type { FigureGroup } from '../group.js';
+import { lostCases, loadCorpus, scoreCase, sumScores, type CorpusCase, type PartScore } from '../preview-corpus.js';
+import type { Profile } from '../profile.js';
+import { formatBytes } from '../sizes.js';
+import { privateDir, saveRequest } from './common.js';
+
+const KiB = 1024;
+/** The caps the corpus figures report. */
+export const PREVIEW_CAPS: readonly number[] = [2 * KiB, 8 * KiB, 32 * KiB];
+const PARTS = [
+  { id: 'tuned', heldOut: false, words: 'tuned part' },
+  { id: 'heldout', heldOut: true, words: 'held-out part' },
+] as const;
+
+function specs(profile: Profile): FigureSpec[] {
+  const out: FigureSpec[] = [];
+  for (const part of PARTS) {
+    for (const cap of PREVIEW_CAPS) {
+      out.push({
+        id: `preview.needles.${formatBytes(cap).replace(' ', '')}.${part.id}`,
+        title: `preview at ${formatBytes(cap)}, corpus ${part.words}: failure outputs with every needle kept`,
+        baseline: 'the plain head and tail (preview: head-tail)',
+        unit: 'count',
+        target: ratioAtLeast(1),
+      });
+    }
+  }
+  out.push({
+    id: 'preview.cost',
+    title: `the preview of a ${formatBytes(profile.previewCostBytes)} log (scan and compose)`,
+    baseline: 'local saveText of the same output',
+    unit: 'ms',
+    target: ratioAtMost(0.3),
+  });
+  return out;
+}
+
+/** A server log: `lines` info records with one error record two thirds of the way in. */
+function serverLog(bytes: number): string {
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const line =
+      i === 400_000
+        ? `2026-12-01T10:00:00.000Z ERROR worker-3 job ${String(i)} failed: connection reset by peer (pool.ts:88)\n`
+        : `2026-12-01T10:00:00.000Z INFO  worker-${String(i % 8)} GET /api/items/${String(i)} 200 ${String(i % 97)}ms user=u${String(i % 5000)}\n`;
+    parts.push(line);
+    size += line.length;
+  }
+  return parts.join('').slice(0, bytes);
+}
+
+/**
+ * Figures 11: how many failure outputs of the corpus (real outputs of real tools, with the
+ * lines a person needs written down before any tuning) keep every needle in the preview, the
+ * new preview against the plain head and tail, at three caps, for the tuned and the held-out
+ * parts; and what the preview of a large output costs next to storing it.
+ */
+export const previewGroup: FigureGroup = {
+  name: 'preview',
+  specs,
+  async run(ctx) {
+    const { createSpillPolicy, composeSpillPreview, createSpillPreviewScanner } = await import('@spillway/policy');
+    const { createMemoryBackend } = await import('@spillway/memory');
+    const { createLocalBackend } = await import('@spillway/local');
+    const corpus = await loadCorpus();
+    const exec = { toolName: 'bash', callId: 'call-1', sessionId: 'bench-session' };
+    const previewOf = async (c: CorpusCase, cap: number, preview: 'salient' | 'head-tail'): Promise<string> => {
+      const policy = createSpillPolicy({ backend: createMemoryBackend(), maxInlineBytes: cap, preview });
+      const out = await policy.applyToResult(exec, { content: [{ type: 'text', text: c.text }] });
+      return out.content.map((b) => (b.type === 'text' ? String(b.text) : '')).join('');
+    };
+    let streamMismatches = 0;
+    for (const cap of PREVIEW_CAPS) {
+      // One answer everywhere: the stream, in 4 KiB chunks, shows what apply shows.
+      for (const c of corpus) {
+        const policy = createSpillPolicy({ backend: createMemoryBackend(), maxInlineBytes: cap });
+        const whole = await policy.applyToResult(exec, { content: [{ type: 'text', text: c.text }] });
+        const stream = policy.stream(exec);
+        for (let i = 0; i < c.text.length; i += 4096) await stream.push(c.text.slice(i, i + 4096));
+        const streamed = await stream.finish();
+        const strip = (t: unknown): string => String(t).replace(/spill\+memory:\/\/\S+\./, '<locator>.');
+        if (strip((whole.content[0] as { text: string }).text) !== strip((streamed.content[0] as { text: string }).text)) streamMismatches++;
+      }
+      for (const part of PARTS) {
+        const cases = corpus.filter((c) => c.heldOut === part.heldOut && c.kind !== 'lookup');
+        const score = async (preview: 'salient' | 'head-tail'): Promise<PartScore> => {
+          const scores = [];
+          for (const c of cases) scores.push(scoreCase(c, await previewOf(c, cap, preview)));
+          return sumScores(cases, scores);
+        };
+        const newer = await score('salient');
+        const older = await score('head-tail');
+        const lost = lostCases(newer, older);
+        const id = `preview.needles.${formatBytes(cap).replace(' ', '')}.${part.id}`;
+        ctx.log(`${id}: ${String(newer.casesKept)}/${String(newer.cases)} against ${String(older.casesKept)}`);
+        const share = newer.cases === 0 ? 0 : (100 * newer.casesKept) / newer.cases;
+        ctx.record(id, {
+          spillway: [newer.casesKept],
+          baseline: [older.casesKept],
+          notes: [
+            `every needle kept in ${String(newer.casesKept)} of ${String(newer.cases)} failure outputs (${share.toFixed(0)}%), head and tail ${String(older.casesKept)}`,
+            `needles kept (failures and JSON): ${String(newer.needlesKept)} of ${String(newer.needles)}, head and tail ${String(older.needlesKept)}`,
+            `cases head and tail kept that the new preview lost: ${lost.length === 0 ? 'none' : lost.join(', ')}`,
+            `stream (4 KiB chunks) differing from apply, over the whole corpus at this cap: ${String(streamMismatches)}`,
+          ],
+        });
+      }
+    }
+
+    // The cost: a scan and a compose against a local save of the same text.
+    const text = serverLog(ctx.profile.previewCostBytes);
+    const root = await privateDir(ctx.scratch, 'preview-root');
+    const backend = createLocalBackend({ root });
+    const cap = 8 * KiB;
+    const spillway: number[] = [];
+    const baseline: number[] = [];
+    let excerpt = false;
+    for (let round = 0; round < ctx.profile.previewCostRounds; round++) {
+      const t0 = performance.now();
+      const ref = await backend.saveText(saveRequest(text, 'preview-cost.txt', round));
+      const t1 = performance.now();
+      const scanner = createSpillPreviewScanner(cap);
+      scanner.push(text);
+      const shown = composeSpillPreview({
+        head: text,
+        tail: text,
+        totalBytes: ref.bytes,
+        maxInlineBytes: cap,
+        locator: ref.locator,
+        retrievalHint: ref.retrievalHint,
+        scan: scanner.finish(),
+      });
+      const t2 = performance.now();
+      excerpt ||= shown?.text.includes('connection reset by peer') === true;
+      baseline.push(t1 - t0);
+      spillway.push(t2 - t1);
+      await backend.catalog.delete(ref.locator);
+    }
+    ctx.record('preview.cost', { spillway, baseline, notes: [`the error line in the middle was ${excerpt ? '' : 'NOT '}in the preview`] });
+  },
+};

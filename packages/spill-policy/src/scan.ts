@@ -1,0 +1,270 @@
+import { JsonShapeScanner, type JsonShape } from './json-shape.js';
+import { blockPrefilters, LINE_SCAN_UNITS, severityOf, shapeOf } from './salient.js';
+
+/** Lines of one shape kept apart before the next ones are counted as a flood into the last of them. */
+export const FLOOD_KEEP = 3;
+
+/** Code units of a line an excerpt shows at most; a longer line is shown cut, and says so. */
+export const EXCERPT_UNITS = 400;
+
+/** One line of the original, as an excerpt shows it. */
+export interface ExcerptLine {
+  /** Its 1-based line number (what `spill_read`'s offset takes). */
+  readonly line: number;
+  /** The line's first code units, verbatim, without its line break (nor a `\r` before it). */
+  readonly text: string;
+  /** Whether the line is longer than `text`. */
+  readonly cut: boolean;
+}
+
+/** A salient line, with what the scan saw around it. */
+export interface Candidate extends ExcerptLine {
+  /** How important it is (see `salient.ts`). */
+  readonly severity: number;
+  /** The line before it, when there is one. */
+  readonly before: ExcerptLine | undefined;
+  /** The line after it, when there is one. */
+  after: ExcerptLine | undefined;
+  /** Lines of its shape counted into it (a flood), itself included. */
+  count: number;
+  /** The number of the last of them. */
+  lastLine: number;
+  /** The last of them, when there is more than one. */
+  last: ExcerptLine | undefined;
+  /** Its shape, for collapsing floods. */
+  readonly shape: string;
+}
+
+/** What one pass over the text found. */
+export interface PreviewScan {
+  /** Lines in the text (a last line without a line break counts). */
+  readonly lines: number;
+  /** Salient lines seen, by severity (index = severity). */
+  readonly salientBySeverity: readonly number[];
+  /** The kept candidates, best first: severity, then position. */
+  readonly candidates: readonly Candidate[];
+  /** The JSON shape, when the whole text is one JSON object or array. */
+  readonly json: JsonShape | undefined;
+}
+
+/** How many candidates a scan keeps for a cap: each shown line costs at least tens of bytes. */
+export function candidateLimit(cap: number): number {
+  return Math.max(16, Math.min(256, Math.floor(cap / 48)));
+}
+
+/**
+ * Finds salient lines in one pass over text that arrives in chunks, holding a bounded set
+ * of candidates (never more than {@link candidateLimit}) and at most one partial line of
+ * {@link LINE_SCAN_UNITS} code units. Every decision depends on whole lines only, so the
+ * result is the same for any chunking of the same text.
+ */
+export class PreviewScanner {
+  readonly #limit: number;
+  readonly #prefilters = blockPrefilters();
+  #lineNo = 1;
+  #carry = '';
+  #carryLength = 0;
+  #prev: ExcerptLine | undefined;
+  #awaiting: Candidate[] = [];
+  #set: Candidate[] = [];
+  /** For each shape kept: how many of its lines are kept apart, and the latest of them. */
+  readonly #shapes = new Map<string, { kept: number; latest: Candidate }>();
+  readonly #bySeverity = [0, 0, 0, 0, 0, 0];
+  #json: JsonShapeScanner | undefined = new JsonShapeScanner();
+  #endsOpen = false;
+  #work = 0;
+
+  constructor(cap: number) {
+    this.#limit = candidateLimit(cap);
+  }
+
+  /** Code units held (the partial line and the candidates' texts). For tests. */
+  get retainedUnits(): number {
+    let units = this.#carry.length;
+    for (const c of this.#set) units += c.text.length + (c.before?.text.length ?? 0) + (c.after?.text.length ?? 0) + c.shape.length;
+    return units;
+  }
+
+  /**
+   * Code units read so far, counting a line once for each time it is looked at (scanned,
+   * classified, copied as context): at most a few times the text's length. For tests.
+   */
+  get work(): number {
+    return this.#work;
+  }
+
+  /** Scans the next piece of the text. */
+  push(chunk: string): void {
+    if (chunk.length === 0) return;
+    if (this.#json !== undefined && !this.#json.push(chunk)) this.#json = undefined;
+    const first = chunk.indexOf('\n');
+    if (first < 0) {
+      this.#extendCarry(chunk, 0, chunk.length);
+      this.#endsOpen = true;
+      return;
+    }
+    this.#extendCarry(chunk, 0, first);
+    const carried = this.#carry;
+    const length = this.#carryLength;
+    this.#carry = '';
+    this.#carryLength = 0;
+    this.#lineEnded(viewOf(carried, 0, carried.length, length));
+    const last = chunk.lastIndexOf('\n');
+    if (last > first) this.#block(chunk, first + 1, last + 1);
+    this.#extendCarry(chunk, last + 1, chunk.length);
+    this.#endsOpen = last + 1 < chunk.length;
+  }
+
+  /** Ends the text and answers what was found. */
+  finish(): PreviewScan {
+    if (this.#endsOpen) {
+      const carried = this.#carry;
+      this.#lineEnded(viewOf(carried, 0, carried.length, this.#carryLength));
+      this.#carry = '';
+    }
+    const lines = this.#lineNo - 1;
+    const json = this.#json?.finish();
+    return { lines, salientBySeverity: [...this.#bySeverity], candidates: this.#set, json };
+  }
+
+  #extendCarry(chunk: string, from: number, to: number): void {
+    this.#carryLength += to - from;
+    const room = LINE_SCAN_UNITS - this.#carry.length;
+    if (room > 0 && to > from) this.#carry += chunk.slice(from, Math.min(to, from + room));
+  }
+
+  /** The line `view` (number `this.#lineNo`) ended. */
+  #lineEnded(view: LineView): void {
+    const here = this.#lineNo;
+    this.#work += view.scan.length + 1;
+    this.#fillAwaiting(view, here);
+    const severity = severityOf(view.scan);
+    if (severity > 0) this.#consider(severity, view, here, this.#prev);
+    this.#prev = excerptOf(view, here);
+    this.#lineNo = here + 1;
+  }
+
+  #fillAwaiting(view: LineView, lineNo: number): void {
+    if (this.#awaiting.length === 0) return;
+    const line = excerptOf(view, lineNo);
+    for (const c of this.#awaiting) c.after = line;
+    this.#awaiting = [];
+  }
+
+  /**
+   * Scans `s[from, to)`, which holds whole lines, each ending with a line break: newlines
+   * are counted at memchr speed and only lines the prefilter hits are classified.
+   */
+  #block(s: string, from: number, to: number): void {
+    let counted = from; // newlines before `counted` are in `this.#lineNo`
+    this.#work += (this.#prefilters.length + 1) * (to - from);
+    if (this.#awaiting.length > 0) {
+      const end = s.indexOf('\n', from);
+      this.#fillAwaiting(viewAt(s, from, end), this.#lineNo);
+    }
+    for (const ls of this.#hitLines(s, from, to)) {
+      for (let k = s.indexOf('\n', counted); k >= 0 && k < ls; k = s.indexOf('\n', counted)) {
+        this.#lineNo++;
+        counted = k + 1;
+      }
+      const le = s.indexOf('\n', ls);
+      const view = viewAt(s, ls, le);
+      this.#work += view.scan.length;
+      const severity = severityOf(view.scan);
+      if (severity > 0) {
+        const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), this.#lineNo - 1);
+        this.#consider(severity, view, this.#lineNo, before);
+        if (le + 1 < to && this.#awaiting.length > 0) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), this.#lineNo + 1);
+      }
+    }
+    for (let k = s.indexOf('\n', counted); k >= 0 && k < to; k = s.indexOf('\n', k + 1)) this.#lineNo++;
+    this.#prev = excerptOf(viewAt(s, lineStart(s, to - 1, from), to - 1), this.#lineNo - 1);
+  }
+
+  /** The starts of the lines of `s[from, to)` that some prefilter hits, in order, each once. */
+  #hitLines(s: string, from: number, to: number): number[] {
+    const starts: number[] = [];
+    for (const re of this.#prefilters) {
+      re.lastIndex = from;
+      for (let m = re.exec(s); m !== null && m.index < to; m = re.exec(s)) {
+        starts.push(lineStart(s, m.index, from));
+        re.lastIndex = s.indexOf('\n', m.index) + 1; // one hit per line is enough
+      }
+    }
+    if (this.#prefilters.length > 1) starts.sort((a, b) => a - b);
+    return starts.filter((ls, i) => i === 0 || ls !== starts[i - 1]);
+  }
+
+  /** Keeps a salient line if it ranks among the best, or counts it into a flood. */
+  #consider(severity: number, view: LineView, lineNo: number, before: ExcerptLine | undefined): void {
+    this.#bySeverity[severity] = (this.#bySeverity[severity] ?? 0) + 1;
+    const shape = shapeOf(view.scan);
+    const same = this.#shapes.get(shape);
+    if (same !== undefined && same.kept >= FLOOD_KEEP) {
+      const c = same.latest;
+      c.count++;
+      c.lastLine = lineNo;
+      c.last = excerptOf(view, lineNo);
+      return;
+    }
+    const set = this.#set;
+    if (set.length >= this.#limit) {
+      const worst = set[set.length - 1] as Candidate;
+      if (worst.severity >= severity) return;
+      set.pop();
+      if (this.#shapes.get(worst.shape)?.latest === worst) this.#shapes.delete(worst.shape);
+    }
+    const line = excerptOf(view, lineNo);
+    const candidate: Candidate = { ...line, severity, before, after: undefined, count: 1, lastLine: lineNo, last: undefined, shape };
+    // Later than every kept line, so it goes after all of at least its severity.
+    let at = set.length;
+    while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
+    set.splice(at, 0, candidate);
+    const kept = this.#shapes.get(shape);
+    this.#shapes.set(shape, { kept: (kept?.kept ?? 0) + 1, latest: candidate });
+    this.#awaiting.push(candidate);
+  }
+}
+
+/** A line as the scan sees it: its first code units, and its full length. */
+interface LineView {
+  /** At most {@link LINE_SCAN_UNITS} code units, without a final `\r` when the line is whole. */
+  readonly scan: string;
+  /** The whole line's length in code units, without a final `\r`. */
+  readonly length: number;
+}
+
+/** Where the line holding `s[at]` starts, never before `from`. */
+function lineStart(s: string, at: number, from: number): number {
+  return at <= from ? from : Math.max(from, s.lastIndexOf('\n', at - 1) + 1);
+}
+
+/** The view of `s[ls, le)` (`le` is the line break's index, or -1 for the end). */
+function viewAt(s: string, ls: number, le: number): LineView {
+  const end = le < 0 ? s.length : le;
+  return viewOf(s, ls, end, end - ls);
+}
+
+/** The view of a line that starts at `s[ls]`, of `fullLength` code units, of which `s` holds those before `end`. */
+function viewOf(s: string, ls: number, end: number, fullLength: number): LineView {
+  let length = fullLength;
+  let stop = Math.min(end, ls + LINE_SCAN_UNITS);
+  // When the line is whole, `stop` is its end.
+  if (length <= LINE_SCAN_UNITS && length > 0 && s.charCodeAt(stop - 1) === 0x0d) {
+    length--;
+    stop--;
+  }
+  return { scan: s.slice(ls, stop), length };
+}
+
+function excerptOf(view: LineView, line: number): ExcerptLine {
+  let text = view.scan.length <= EXCERPT_UNITS ? view.scan : view.scan.slice(0, EXCERPT_UNITS);
+  const last = text.charCodeAt(text.length - 1);
+  if (text.length < view.scan.length && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+  return { line, text: detach(text), cut: text.length < view.length };
+}
+
+/** A fresh copy, so a kept excerpt never pins a large chunk in memory. */
+function detach(text: string): string {
+  return text.length < 13 ? text : (text + ' ').slice(0, -1);
+}
