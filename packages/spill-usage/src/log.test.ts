@@ -68,6 +68,14 @@ describe('usage log', () => {
     expect(readFileSync(target, 'utf8')).toBe('');
   });
 
+  it('creates nothing under a home that does not exist', () => {
+    const home = join(tmp(), 'missing-home');
+    const log = createUsageLog({ env: {}, home });
+    log.record({ kind: 'passed', surface: 'run' });
+    expect(log.enabled).toBe(false);
+    expect(existsSync(home)).toBe(false);
+  });
+
   it('skips malformed lines', () => {
     const dir = join(tmp(), 'usage');
     const log = createUsageLog({ dir, env: {} });

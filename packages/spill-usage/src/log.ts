@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
+  existsSync,
   fstatSync,
   lstatSync,
   mkdirSync,
@@ -165,7 +166,11 @@ function privateDir(dir: string): boolean {
  */
 export function createUsageLog(options: UsageLogOptions = {}): UsageLog {
   const env = options.env ?? process.env;
-  const dir = options.dir ?? usageDir(env, options.home ?? homedir());
+  const home = options.home ?? homedir();
+  const dir = options.dir ?? usageDir(env, home);
+  // A default directory is made under the home only when that home exists (a service
+  // account's home may be missing: nothing is created elsewhere in its name).
+  const explicit = options.dir !== undefined || (env.SPILLWAY_USAGE_DIR ?? '') !== '' || (env.XDG_STATE_HOME ?? '').startsWith('/');
   const maxFileBytes = options.maxFileBytes ?? DEFAULT_USAGE_FILE_BYTES;
   const now = options.now ?? Date.now;
   let enabled = !usageDisabled(env);
@@ -177,6 +182,10 @@ export function createUsageLog(options: UsageLogOptions = {}): UsageLog {
     if (checked) return enabled;
     checked = true;
     try {
+      if (!explicit && !existsSync(home)) {
+        enabled = false;
+        return false;
+      }
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       // A directory someone else owns or can write is refused, not repaired.
       if (!privateDir(dir)) enabled = false;
