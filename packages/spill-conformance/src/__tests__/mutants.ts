@@ -36,6 +36,8 @@ export const EXPECTED_FAILURES: Readonly<Record<ReferenceBug, readonly string[]>
   'javascript-dialect': ['speaks RE2 syntax', 'rejects "(?=a)", which RE2 does not speak', 'differential: every read and grep answers what the reference answers'],
   'refuses-nested-quantifiers': ['answers a catastrophic-backtracking pattern instead of refusing it or timing out'],
   'locator-checked-first': ['checks the options, then the pattern, then the signal, then the locator'],
+  'bytes-decoded-as-text': ['stores invalid UTF-8, NUL bytes and cut sequences byte for byte', 'any bytes, cut into any chunks, round-trip exactly'],
+  'read-bytes-unchecked-locator': ['readBytes of the real locator with a character appended is refused'],
   'long-line-stalls': [
     'cuts a single line of ASCII longer than maxBytes',
     'paging by nextOffset with any maxBytes of at least 4 always ends and gives back the content',

@@ -8,6 +8,7 @@ import {
   SpillError,
   abortedError,
   assertSaveTextRequest,
+  assertSaveBytesStreamRequest,
   assertSaveTextStreamRequest,
   isSpillError,
   raceAbort,
@@ -16,6 +17,7 @@ import {
   type GrepResult,
   type ListOptions,
   type ReadOptions,
+  type SaveBytesStreamSpill,
   type SaveTextSpill,
   type SaveTextStreamSpill,
   type SpillBackend,
@@ -55,6 +57,8 @@ export const REFERENCE_BUGS = [
   'javascript-dialect',
   'refuses-nested-quantifiers',
   'locator-checked-first',
+  'bytes-decoded-as-text',
+  'read-bytes-unchecked-locator',
 ] as const;
 
 /** One of {@link REFERENCE_BUGS}. */
@@ -118,10 +122,11 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
     throw error;
   };
 
-  const publish = (input: Pick<SaveTextSpill, 'owner' | 'suggestedName'>, text: string, signal?: AbortSignal): SpillRef => {
+  const publish = (input: Pick<SaveTextSpill, 'owner' | 'suggestedName'>, content: string | Uint8Array, signal?: AbortSignal): SpillRef => {
     checkAbort(signal);
     if (fixture.broken) throw new SpillError('SPILL_STORAGE_FAILED', 'The reference store is broken.', { cause: new Error('EIO') });
-    let bytes = encoder.encode(text);
+    const text = typeof content === 'string' ? content : '';
+    let bytes = typeof content === 'string' ? encoder.encode(content) : content;
     if (bug === 'drop-last-byte' && bytes.length > 0) bytes = bytes.subarray(0, bytes.length - 1);
     if (options.maxArtifactBytes !== undefined && bytes.length > options.maxArtifactBytes) {
       throw new SpillError('SPILL_TOO_LARGE', `The artifact is larger than ${options.maxArtifactBytes} bytes.`);
@@ -135,7 +140,7 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
     store.set(locator, { bytes, session, createdAt: new Date(), key });
     return {
       locator: spillLocator(locator),
-      bytes: bug === 'bytes-as-length' ? text.length : bytes.length,
+      bytes: bug === 'bytes-as-length' && typeof content === 'string' ? text.length : bytes.length,
       retrievalHint: 'Use spill_read or spill_grep with this locator.',
     };
   };
@@ -213,6 +218,30 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       }
       return publish(input, parts.join(''), callOptions.signal);
     },
+
+    async saveBytesStream(input: SaveBytesStreamSpill, callOptions: SpillCallOptions = {}): Promise<SpillRef> {
+      try {
+        assertSaveBytesStreamRequest(input);
+      } catch (error) {
+        invalid(error);
+      }
+      checkAbort(callOptions.signal);
+      const parts: Uint8Array[] = [];
+      try {
+        for await (const chunk of input.content as AsyncIterable<unknown>) {
+          checkAbort(callOptions.signal);
+          if (!(chunk instanceof Uint8Array)) throw new TypeError(`The stream yielded ${typeof chunk}, not a Uint8Array.`);
+          parts.push(chunk.slice());
+        }
+      } catch (error) {
+        if (isSpillError(error, 'SPILL_ABORTED')) throw error;
+        throw new SpillError('SPILL_STREAM_FAILED', 'The content stream failed.', { cause: error });
+      }
+      const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+      parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+      // Through text and back: what a backend that only stores text would keep.
+      return publish(input, bug === 'bytes-decoded-as-text' ? decoder.decode(bytes) : bytes, callOptions.signal);
+    },
   };
 
   /** The grep of the deliberately wrong dialect: JavaScript `RegExp`, per line. */
@@ -269,6 +298,26 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       if (bug === 'javascript-dialect') return javascriptGrep(artifact, pattern, effective ?? {});
       return artifact.grep(pattern, bug === 'grep-literal-as-regex' ? { ...effective, literal: false } : effective);
     },
+  };
+
+  reader.readBytes = async function* readBytes(locator: SpillLocator, callOptions?: SpillCallOptions): AsyncGenerator<Uint8Array> {
+    await Promise.resolve();
+    if (callOptions !== undefined && (typeof callOptions !== 'object' || (callOptions as unknown) === null)) {
+      throw new SpillError('SPILL_INVALID_INPUT', 'options must be an object.');
+    }
+    const signal: unknown = callOptions?.signal;
+    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new SpillError('SPILL_INVALID_INPUT', 'signal must be an AbortSignal.');
+    if (signal?.aborted === true) throw abortedError(signal, 'The read');
+    if (bug === 'read-bytes-unchecked-locator') {
+      // Any artifact whose locator shares the last characters: a lookup that trusts input.
+      const hit = [...store.entries()].find(([l]) => typeof locator === 'string' && locator.length > 0 && (l.endsWith(locator.slice(-8)) || locator.includes(l)));
+      if (hit !== undefined) {
+        yield hit[1].bytes.slice();
+        return;
+      }
+    }
+    const stored = find(locator);
+    for (let at = 0; at < stored.bytes.length; at += 65_536) yield stored.bytes.slice(at, at + 65_536);
   };
 
   const catalog: NonNullable<SpillBackend['catalog']> = {

@@ -169,7 +169,7 @@ export function describeBytes<F extends SpillBackendFixture>(options: ResolvedCo
 
     test('answers a large artifact in several chunks, each at most a few MiB', async (h, ctx) => {
       const readBytes = readBytesOf(h, ctx);
-      const text = 'abcdefghij\n'.repeat(Math.ceil(options.largeContentBytes / 11));
+      const text = 'abcdefghij\n'.repeat(Math.floor(options.largeContentBytes / 11));
       const ref = await h.save(text);
       let total = 0;
       let chunks = 0;
@@ -184,7 +184,7 @@ export function describeBytes<F extends SpillBackendFixture>(options: ResolvedCo
 
     test('stopping early releases the artifact: it can be read again and deleted', async (h, ctx) => {
       const readBytes = readBytesOf(h, ctx);
-      const ref = await h.save('x'.repeat(300_000));
+      const ref = await h.save('x'.repeat(Math.min(300_000, options.largeContentBytes)));
       for await (const chunk of readBytes(ref.locator)) {
         if (chunk.length === 0) fail('readBytes yielded an empty chunk');
         break;
@@ -195,7 +195,7 @@ export function describeBytes<F extends SpillBackendFixture>(options: ResolvedCo
     });
 
     for (const [label, make] of FORGED_LOCATORS) {
-      test(`${label} is refused with SPILL_INVALID_LOCATOR or SPILL_NOT_FOUND`, async (h, ctx) => {
+      test(`readBytes of ${label} is refused with SPILL_INVALID_LOCATOR or SPILL_NOT_FOUND`, async (h, ctx) => {
         const readBytes = readBytesOf(h, ctx);
         const real = await h.save('the real artifact\n');
         let foreign = '';
@@ -208,7 +208,7 @@ export function describeBytes<F extends SpillBackendFixture>(options: ResolvedCo
     }
 
     for (const [label, value] of NON_STRING_LOCATORS) {
-      test(`${label} as a locator is refused with SPILL_INVALID_LOCATOR`, async (h, ctx) => {
+      test(`readBytes of ${label} as a locator is refused with SPILL_INVALID_LOCATOR`, async (h, ctx) => {
         const readBytes = readBytesOf(h, ctx);
         const stream = readBytes(value as SpillLocator);
         await expectSpillRejection(`readBytes of ${label}`, 'SPILL_INVALID_LOCATOR', () => collect(stream));
