@@ -1,7 +1,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isHttp, type ResolvedOptions } from './options.js';
+import { HostStdioTransport } from './stdio-host.js';
 import { UpstreamStdioTransport } from './stdio-upstream.js';
 import { UpstreamEraTransport, type EraPreference } from './upstream-era.js';
 
@@ -34,11 +34,11 @@ export function upstreamTransport(
 }
 
 /**
- * The host side over this process's stdin/stdout. The SDK's stdio server transport does
- * not notice that the host closed stdin, so `onEnd` is called when it does.
+ * The host side over this process's stdin/stdout; `onEnd` is called when the host closes
+ * stdin.
  */
 export function stdioHostTransport(maxMessageBytes: number, closed: Promise<unknown>, onEnd: () => void): Transport {
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: maxMessageBytes });
+  const transport = new HostStdioTransport(process.stdin, process.stdout, maxMessageBytes);
   process.stdin.once('end', onEnd);
   process.stdin.once('close', onEnd);
   void closed.then(() => {
