@@ -36,6 +36,7 @@ export class HeldTransport implements Transport {
   private connected = false;
   private intercept: Intercept | undefined;
   private edge: HostEdge | undefined;
+  private divert: ((message: JSONRPCMessage) => boolean) | undefined;
 
   /** @param inner - the host-side transport, not yet started */
   constructor(inner: Transport) {
@@ -77,6 +78,11 @@ export class HeldTransport implements Transport {
     this.edge = edge;
   }
 
+  /** Lets `divert` take host messages (in the inside era) before the SDK sees them. */
+  divertTo(divert: (message: JSONRPCMessage) => boolean): void {
+    this.divert = divert;
+  }
+
   /** Sets the {@link Intercept}. */
   interceptRequests(intercept: Intercept): void {
     this.intercept = intercept;
@@ -84,7 +90,7 @@ export class HeldTransport implements Transport {
 
   private dispatch(received: JSONRPCMessage): void {
     const message = this.edge === undefined ? received : this.edge.incoming(received, (reply) => void this.inner.send(reply).catch(() => undefined));
-    if (message === undefined) return;
+    if (message === undefined || this.divert?.(message) === true) return;
     const answer = 'method' in message && 'id' in message ? this.intercept?.(message as JSONRPCRequest) : undefined;
     if (answer === undefined) {
       this.onmessage?.(message);

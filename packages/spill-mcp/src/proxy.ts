@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ClientCapabilities, Implementation, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, Implementation, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createSpillPolicy } from '@spillway/policy';
 import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
 import { Diagnostics } from './diagnostics.js';
@@ -12,11 +10,13 @@ import { SpillProxyError, UPSTREAM_ERROR_RPC_CODE } from './errors.js';
 import { Forwarder, rpcError } from './forward.js';
 import { HeldTransport } from './held-transport.js';
 import { ModernHostEdge, opensModern, refuseHostRequests } from './host-era.js';
-import { downstreamToolName, upstreamToolName } from './names.js';
-import { checkOptions, DEFAULT_REQUEST_TIMEOUT_MS, isHttp, type ResolvedOptions, type SpillProxyOptions } from './options.js';
+import { FastLane } from './fast-lane.js';
+import { upstreamToolName } from './names.js';
+import { checkOptions, DEFAULT_REQUEST_TIMEOUT_MS, type ResolvedOptions, type SpillProxyOptions } from './options.js';
 import { ResultSpiller } from './result-spill.js';
-import { OwnTools } from './spill-tools.js';
-import { UpstreamStdioTransport, type UpstreamExit } from './stdio-upstream.js';
+import { mirrorTool, OwnTools } from './spill-tools.js';
+import type { UpstreamExit, UpstreamStdioTransport } from './stdio-upstream.js';
+import { stdioHostTransport, upstreamTransport } from './transports.js';
 import { UpstreamEraTransport, type EraPreference } from './upstream-era.js';
 
 /** How a proxy ended. */
@@ -108,6 +108,7 @@ class ProxyRuntime implements SpillProxy {
   private stdioUpstream: UpstreamStdioTransport | undefined;
   private client: Client | undefined;
   private forwarder: Forwarder | undefined;
+  private fastLane: FastLane | undefined;
   private upstreamGone: SpillProxyError | undefined;
   private ending: SpillProxyExit['reason'] | undefined;
 
@@ -183,7 +184,7 @@ class ProxyRuntime implements SpillProxy {
       client,
       {
         tools: this.ownTools,
-        mirrorTool: (tool) => this.mirrorTool(tool),
+        mirrorTool: (tool) => mirrorTool(tool, this.spilling),
         upstreamToolName: (name) => upstreamToolName(name) ?? name,
         onResult: (kind, name, result) => this.spiller.apply(kind, name, result),
         gone: () => this.goneError(),
@@ -202,16 +203,8 @@ class ProxyRuntime implements SpillProxy {
       modern.serve(() => forwarder.identity);
       downstream.translate(modern);
     }
-    // The SDK refuses `arguments` that are not an object before any handler runs; spillway's
-    // own tools answer such a call with an error result the model can read.
-    downstream.interceptRequests((request) => {
-      if (request.method !== 'tools/call') return undefined;
-      const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
-      const args = params?.arguments;
-      if (typeof params?.name !== 'string' || !this.ownTools.has(params.name)) return undefined;
-      if (args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return undefined;
-      return this.ownTools.call(params.name, args, new AbortController().signal);
-    });
+    downstream.interceptRequests((request) => this.ownTools.answerMalformed(request));
+    this.startFastLane(downstream);
     forwarder.server.onclose = () => {
       void this.shutdown('downstream-closed');
     };
@@ -219,12 +212,21 @@ class ProxyRuntime implements SpillProxy {
     if (this.upstreamGone !== undefined) void this.shutdown('upstream-closed');
   }
 
-  /** An upstream tool as the host sees it: renamed on a collision, without `outputSchema` while spilling. */
-  private mirrorTool(tool: Tool): Tool {
-    const name = downstreamToolName(tool.name);
-    if (!this.spilling && name === tool.name) return tool;
-    const { outputSchema, ...rest } = tool;
-    return { ...(this.spilling || outputSchema === undefined ? rest : { ...rest, outputSchema }), name };
+  /** `tools/call` of an upstream tool over stdio bypasses the SDK's two ends (see `fast-lane.ts`). */
+  private startFastLane(downstream: HeldTransport): void {
+    const upstream = this.upstreamTransport;
+    if (!(upstream instanceof UpstreamEraTransport)) return;
+    const lane = new FastLane({
+      toHost: (message) => void downstream.send(message).catch(() => undefined),
+      toUpstream: (message) => void upstream.send(message).catch(() => undefined),
+      upstreamName: (name) => (this.ownTools.has(name) ? undefined : (upstreamToolName(name) ?? name)),
+      onResult: (name, result) => this.spiller.apply('tool', name, result),
+      gone: () => (this.upstreamGone === undefined ? undefined : this.goneJson()),
+      requestTimeoutMs: this.config.requestTimeoutMs,
+    });
+    this.fastLane = lane;
+    downstream.divertTo((message) => lane.fromHost(message));
+    upstream.divertTo((message) => lane.fromUpstream(message));
   }
 
   private get exit(): UpstreamExit | undefined {
@@ -233,40 +235,15 @@ class ProxyRuntime implements SpillProxy {
 
   /** The transport to the upstream: over stdio, in whichever era it speaks, the host's first. */
   private makeUpstreamTransport(prefer: EraPreference): Transport {
-    const upstream = this.config.upstream;
-    if (isHttp(upstream)) {
-      return new StreamableHTTPClientTransport(new URL(String(upstream.url)), {
-        requestInit: { headers: { ...(upstream.headers ?? {}) } },
-      });
-    }
-    this.stdioUpstream = new UpstreamStdioTransport({
-      command: upstream.command,
-      args: upstream.args ?? [],
-      env: upstream.env ?? process.env,
-      cwd: upstream.cwd,
-      stderr: this.config.stderr,
-      maxMessageBytes: this.config.maxMessageBytes,
-      onMalformed: (error, line) => {
-        this.diagnostics.malformed(error, line);
-      },
+    const made = upstreamTransport(this.config, prefer, (error, line) => {
+      this.diagnostics.malformed(error, line);
     });
-    return new UpstreamEraTransport(this.stdioUpstream, prefer);
+    this.stdioUpstream = made.stdio;
+    return made.transport;
   }
 
   private stdioDownstream(): Transport {
-    const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: this.config.maxMessageBytes });
-    // The SDK's stdio server transport does not notice that the host closed stdin.
-    const onEnd = (): void => {
-      void this.shutdown('downstream-closed');
-    };
-    process.stdin.once('end', onEnd);
-    process.stdin.once('close', onEnd);
-    void this.closed.then(() => {
-      process.stdin.off('end', onEnd);
-      process.stdin.off('close', onEnd);
-      process.stdin.pause();
-    });
-    return transport;
+    return stdioHostTransport(this.config.maxMessageBytes, this.closed, () => void this.shutdown('downstream-closed'));
   }
 
   /** Answers the host's initialize with `failure`, then closes the host side. */
@@ -282,14 +259,20 @@ class ProxyRuntime implements SpillProxy {
     const failure = this.diagnostics.upstreamGone(this.exit);
     this.upstreamGone = failure;
     this.diagnostics.report({ type: 'upstream-closed', code: failure.code, message: failure.message, exit: this.exit });
+    this.fastLane?.failAll(this.goneJson());
     // Pending requests are rejected right after this returns; let their answers go out first.
     if (this.forwarder !== undefined) setTimeout(() => void this.shutdown('upstream-closed'), 50);
   }
 
+  private goneJson(): { code: number; message: string; data: Record<string, unknown> } {
+    const gone = this.upstreamGone as SpillProxyError;
+    return { code: UPSTREAM_ERROR_RPC_CODE, message: gone.message, data: this.diagnostics.errorData(gone, this.exit) };
+  }
+
   private goneError(): Error | undefined {
-    const gone = this.upstreamGone;
-    if (gone === undefined) return undefined;
-    return rpcError(UPSTREAM_ERROR_RPC_CODE, gone.message, this.diagnostics.errorData(gone, this.exit));
+    if (this.upstreamGone === undefined) return undefined;
+    const { code, message, data } = this.goneJson();
+    return rpcError(code, message, data);
   }
 
   async close(): Promise<void> {

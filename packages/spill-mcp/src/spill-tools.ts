@@ -1,6 +1,7 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_GREP_MAX_LINE_BYTES, type SpillReader } from '@spillway/core';
 import { runSpillTool, spillToolDefinitions, type SpillToolDefinition } from '@spillway/policy/tools';
+import { downstreamToolName } from './names.js';
 
 /** The `_meta` key that tells Claude Code how large a tool's answers may be before it spills them itself. */
 export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars';
@@ -72,4 +73,29 @@ export class OwnTools {
     });
     return { content: [{ type: 'text', text: answer.text }], ...(answer.isError ? { isError: true } : {}) };
   }
+
+  /**
+   * Answers a call of one of these tools whose `arguments` are not an object (an array, a
+   * string, `null`), which the SDK would refuse before any handler ran, with an error
+   * result the model can read. Any other request: `undefined`.
+   */
+  answerMalformed(request: JSONRPCRequest): Promise<Record<string, unknown>> | undefined {
+    if (request.method !== 'tools/call') return undefined;
+    const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+    const args = params?.arguments;
+    if (typeof params?.name !== 'string' || !this.has(params.name)) return undefined;
+    if (args === undefined || (typeof args === 'object' && args !== null && !Array.isArray(args))) return undefined;
+    return this.call(params.name, args, new AbortController().signal);
+  }
+}
+
+/**
+ * An upstream tool as the host sees it: renamed when its name collides with spillway's
+ * tools, and without `outputSchema` while spilling (a spilled result has no structured part).
+ */
+export function mirrorTool(tool: Tool, spilling: boolean): Tool {
+  const name = downstreamToolName(tool.name);
+  if (!spilling && name === tool.name) return tool;
+  const { outputSchema, ...rest } = tool;
+  return { ...(spilling || outputSchema === undefined ? rest : { ...rest, outputSchema }), name };
 }

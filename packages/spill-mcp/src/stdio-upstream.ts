@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LineSplitter, lineText } from './lines.js';
 
 /** How an upstream server process ended. */
 export interface UpstreamExit {
@@ -46,9 +47,7 @@ export class UpstreamStdioTransport implements Transport {
 
   private readonly options: UpstreamStdioOptions;
   private child: ChildProcessWithoutNullStreams | undefined;
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  private skipping = false;
+  private readonly splitter: LineSplitter;
   private lines: Buffer[] = [];
   private next = 0;
   private waiting = false;
@@ -58,6 +57,16 @@ export class UpstreamStdioTransport implements Transport {
   /** @param options - what to run and how */
   constructor(options: UpstreamStdioOptions) {
     this.options = options;
+    this.splitter = new LineSplitter(
+      options.maxMessageBytes,
+      (line) => this.lines.push(line),
+      (size) => {
+        options.onMalformed(
+          new Error(`A message from the upstream server exceeds ${String(options.maxMessageBytes)} bytes (at least ${String(size)}); it was dropped. Raise maxMessageBytes (--max-message-bytes).`),
+          '',
+        );
+      },
+    );
   }
 
   /** How the child ended, once it has. */
@@ -99,34 +108,13 @@ export class UpstreamStdioTransport implements Transport {
         this.onerror?.(error);
       });
       child.stdout.on('data', (chunk: Buffer) => {
-        this.receive(chunk);
+        this.splitter.push(chunk);
         this.drain();
       });
       const sink = this.options.stderr;
       if (sink === null) child.stderr.resume();
       else child.stderr.on('data', (chunk: Buffer) => sink.write(chunk));
     });
-  }
-
-  private receive(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf(10, start);
-      if (newline === -1) {
-        this.keep(chunk.subarray(start));
-        return;
-      }
-      this.keep(chunk.subarray(start, newline));
-      start = newline + 1;
-      if (this.skipping) {
-        this.skipping = false;
-        continue;
-      }
-      const line = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
-      this.chunks = [];
-      this.buffered = 0;
-      if (line !== undefined) this.lines.push(line);
-    }
   }
 
   /**
@@ -162,27 +150,9 @@ export class UpstreamStdioTransport implements Transport {
     this.next = 0;
   }
 
-  private keep(part: Buffer): void {
-    if (this.skipping || part.length === 0) return;
-    if (this.buffered + part.length > this.options.maxMessageBytes) {
-      const size = this.buffered + part.length;
-      this.chunks = [];
-      this.buffered = 0;
-      this.skipping = true;
-      this.options.onMalformed(
-        new Error(`A message from the upstream server exceeds ${String(this.options.maxMessageBytes)} bytes (at least ${String(size)}); it was dropped. Raise maxMessageBytes (--max-message-bytes).`),
-        '',
-      );
-      return;
-    }
-    this.chunks.push(part);
-    this.buffered += part.length;
-  }
-
   private parse(buffer: Buffer): JSONRPCMessage | undefined {
-    let text = buffer.toString('utf8');
-    if (text.endsWith('\r')) text = text.slice(0, -1);
-    if (text.trim() === '') return undefined;
+    const text = lineText(buffer);
+    if (text === undefined) return undefined;
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -215,7 +185,7 @@ export class UpstreamStdioTransport implements Transport {
   private finish(): void {
     if (this.closed) return;
     this.closed = true;
-    this.chunks = [];
+    this.splitter.clear();
     this.onclose?.();
   }
 

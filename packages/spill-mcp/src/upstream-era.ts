@@ -39,6 +39,7 @@ export class UpstreamEraTransport implements Transport {
   private envelope: Json = {};
   private probe: ((message: Json) => void) | undefined;
   private initializeId: string | number | undefined;
+  private divert: ((message: Json) => boolean) | undefined;
 
   /**
    * @param inner - the transport to the server
@@ -52,6 +53,11 @@ export class UpstreamEraTransport implements Transport {
   /** The era the server is spoken to in, once known. */
   get era(): 'legacy' | 'modern' {
     return this.modern ? 'modern' : 'legacy';
+  }
+
+  /** Lets `divert` take messages (in the client's era) before the client sees them. */
+  divertTo(divert: (message: Json) => boolean): void {
+    this.divert = divert;
   }
 
   /** Starts the inner transport. */
@@ -148,11 +154,9 @@ export class UpstreamEraTransport implements Transport {
       });
       return;
     }
-    if (this.modern && message.result !== undefined && message.method === undefined) {
-      this.onmessage?.(this.legacyResponse(message));
-      return;
-    }
-    this.onmessage?.(message as unknown as JSONRPCMessage);
+    const out = this.modern && message.result !== undefined && message.method === undefined ? this.legacyResponse(message) : (message as unknown as JSONRPCMessage);
+    if (this.divert?.(out) === true) return;
+    this.onmessage?.(out);
   }
 
   /** A 2026 response as a 2025 one: without `resultType` and the cache hints, and an `input_required` result as an error. */
