@@ -1,5 +1,5 @@
 /**
- * When to spill: the `maxInlineBytes` gate, the exclusions, the bounded head/tail preview
+ * When to spill: the `maxInlineBytes` gate, the exclusions, the bounded preview (head, salient excerpts, tail)
  * and the model-facing notice. Framework-agnostic: map your harness's tool call and result
  * onto {@link ToolExecution} and {@link ToolResult}.
  *

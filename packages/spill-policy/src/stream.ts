@@ -35,7 +35,8 @@ type Held = { readonly reason: SpillKeptReason; readonly error?: unknown };
  *   whole run when the execution is excluded (nothing is measured), and when the output is
  *   over the cap but cannot be spilled (`held` says why).
  * - `spill`: the output crossed the cap; chunks stream into `saveTextStream` through a
- *   bounded queue while only the first and last `cap + 2` code units stay in memory.
+ *   bounded queue while only the first and last `cap + 2` code units, and the bounded scan for
+ *   salient lines, stay in memory.
  */
 export class PolicyStream implements SpillStream {
   readonly #info: ExecutionInfo | undefined;
