@@ -21,7 +21,7 @@ for (const [title, name] of cases) {
     const shown = out.content[0].text.replace(/spill\+memory:\/\/[0-9a-f]+\/[0-9a-f]+/g, 'spill+memory://…');
     console.log(`${label} (\`preview: '${preview}'\`, ${String(Buffer.byteLength(shown))} bytes):\n`);
     console.log('```text');
-    console.log(shown.replace(/\x1b/g, '␛'));
+    console.log(shown.replaceAll('\u001b', '␛')); // the ANSI escape, visible
     console.log('```\n');
   }
 }

@@ -71,8 +71,8 @@ export const previewGroup: FigureGroup = {
       const out = await policy.applyToResult(exec, { content: [{ type: 'text', text: c.text }] });
       return out.content.map((b) => (b.type === 'text' ? String(b.text) : '')).join('');
     };
-    let streamMismatches = 0;
     for (const cap of PREVIEW_CAPS) {
+      let streamMismatches = 0;
       // One answer everywhere: the stream, in 4 KiB chunks, shows what apply shows.
       for (const c of corpus) {
         const policy = createSpillPolicy({ backend: createMemoryBackend(), maxInlineBytes: cap });
