@@ -157,7 +157,7 @@ describe.each(SERVERS)('through spillway mcp to $name ($era era)', (server) => {
         }, 200);
         await expect(pending).rejects.toThrow();
         let seen = '0';
-        for (let i = 0; i < 100 && seen === '0'; i++) {
+        for (let i = 0; i < 400 && seen === '0'; i++) {
           seen = textOf(await host.callTool('cancelled', {}));
           if (seen === '0') await new Promise((r) => setTimeout(r, 50));
         }
@@ -222,7 +222,7 @@ describe('the 2026-07-28 edge, on the wire', () => {
       send('future', 'tools/list', '2027-01-01');
       send('listen', 'subscriptions/listen');
       send('list', 'tools/list');
-      for (let i = 0; i < 400 && answers.size < 4; i++) await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < 1600 && answers.size < 4; i++) await new Promise((r) => setTimeout(r, 25));
       const discover = answers.get('d')?.result as Record<string, unknown>;
       expect(discover.supportedVersions).toEqual(['2026-07-28']);
       expect(discover.resultType).toBe('complete');
@@ -242,5 +242,5 @@ describe('the 2026-07-28 edge, on the wire', () => {
       child.stdin.end();
       child.kill();
     }
-  }, 60_000);
+  });
 });

@@ -71,22 +71,24 @@ export class FastLane {
 
   /** An upstream message: `true` when it belonged to the lane. */
   fromUpstream(message: Json): boolean {
-    if (this.pending.size === 0) return false;
     if (message.method === 'notifications/progress') {
       const params = message.params as Json | undefined;
       const token = params?.progressToken;
-      const call = typeof token === 'string' ? this.pending.get(token) : undefined;
-      if (call === undefined) return false;
+      if (typeof token !== 'string' || !token.startsWith(PREFIX)) return false;
+      // Progress of a call that has ended (answered, cancelled, timed out) is dropped.
+      const call = this.pending.get(token);
+      if (call === undefined) return true;
       clearTimeout(call.timer);
-      call.timer = this.timer(token as string);
+      call.timer = this.timer(token);
       if (call.hostToken !== undefined) {
         this.hooks.toHost({ ...message, params: { ...params, progressToken: call.hostToken } } as unknown as JSONRPCMessage);
       }
       return true;
     }
-    if (message.method !== undefined || typeof message.id !== 'string') return false;
+    if (message.method !== undefined || typeof message.id !== 'string' || !message.id.startsWith(PREFIX)) return false;
     const call = this.settle(message.id);
-    if (call === undefined) return false;
+    // The answer to a call that was cancelled or timed out is dropped.
+    if (call === undefined) return true;
     if (message.error !== undefined) {
       this.hooks.toHost({ jsonrpc: '2.0', id: call.hostId, error: message.error } as JSONRPCMessage);
       return true;
