@@ -247,7 +247,8 @@ describe('spillway save, ls, rm', () => {
     const ref = JSON.parse(saved.out) as { locator: string; bytes: number; retrievalHint: string; notice: string };
     expect(ref.bytes).toBe(Buffer.byteLength(content));
     expect(ref.locator).toMatch(/notes\.md$/);
-    expect(ref.retrievalHint).toBe('Use read with offset/limit, or grep this path to search within it.');
+    expect(ref.retrievalHint).toBe('Use spillway read with --offset/--limit, spillway grep to search within it, or spillway cat to copy it whole.');
+    expect(ref.notice.endsWith(`${ref.retrievalHint})`)).toBe(true);
     expect((await readFile(ref.locator, 'utf8'))).toBe(content);
 
     const text = await run(['save', '--session', 'e2e-save'], {}, 'short\n');

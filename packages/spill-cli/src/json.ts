@@ -132,8 +132,8 @@ export function lsEntryJson(entry: SpillEntry): LsEntryJson {
 }
 
 /** Builds {@link SaveJson}. */
-export function saveJson(ref: SpillRef, notice: string): SaveJson {
-  return { locator: ref.locator, bytes: ref.bytes, retrievalHint: ref.retrievalHint, notice };
+export function saveJson(ref: SpillRef, notice: string, retrievalHint: string): SaveJson {
+  return { locator: ref.locator, bytes: ref.bytes, retrievalHint, notice };
 }
 
 /** Serialises one JSON document as a single line. */

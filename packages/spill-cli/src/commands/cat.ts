@@ -37,6 +37,7 @@ export function registerCat(program: Command, ctx: CliContext): void {
       await ctx.printBytes(chunk);
       copied += chunk.length;
     }
+    ctx.recordUsage({ kind: 'read', surface: 'cat', artifact: locator });
     await ctx.info(`copied ${String(copied)} bytes from ${locator}`);
   });
 }

@@ -79,7 +79,9 @@ export function registerSave(program: Command, ctx: CliContext): void {
       ref = await backend.saveTextStream({ ...request, content: decodeUtf8(ctx.io.stdin) });
     }
     ctx.recordUsage({ kind: 'spilled', surface: 'save', tool: options.name, session: sessionId, artifact: ref.locator, bytes: ref.bytes, shownBytes: 0 });
-    const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint: retrievalHintFor('spillway-cli') });
-    await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice)) : `${notice}\n`);
+    // A shell reads back with the spillway commands, whatever the backend's own hint says.
+    const retrievalHint = retrievalHintFor('spillway-cli');
+    const notice = formatSpillNotice({ omittedBytes: ref.bytes, locator: ref.locator, retrievalHint });
+    await ctx.print(options.json === true ? jsonLine(saveJson(ref, notice, retrievalHint)) : `${notice}\n`);
   });
 }

@@ -4,7 +4,7 @@ import { callId, type SpillRef } from '@spillway/core';
 import { runChild } from '../../child.js';
 import { suggestedNameFor } from '../save.js';
 import { ByteChannel } from './byte-channel.js';
-import { describeError, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+import { describeError, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
 
 /**
  * Output up to this size is also kept here while it is stored, so that a save that fails
@@ -66,6 +66,9 @@ export async function runIntoByteStream(input: RouteInput, save: (content: Async
   let child: ChildProcess | undefined;
   let channel: ByteChannel | undefined;
   let saving: Promise<{ ref?: SpillRef; error?: unknown }> | undefined;
+  // Every stored byte passes through here, so the preview's scan for salient lines costs
+  // no second pass.
+  let scan: OutputScan | undefined;
   const stop = (): void => {
     if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   };
@@ -78,6 +81,8 @@ export async function runIntoByteStream(input: RouteInput, save: (content: Async
     if (keep.length === 0) return;
     stored += keep.length;
     ends.add(keep);
+    scan ??= await outputScan(cap);
+    scan.push(keep);
     if (retained !== undefined) {
       if (stored <= retainBytes) retained.push(keep);
       else retained = undefined;
@@ -121,7 +126,7 @@ export async function runIntoByteStream(input: RouteInput, save: (content: Async
   }
   channel.close();
   const saved = await saving;
-  await show(input, await shownFor(input, saved, ends, stored, dropped, retained), outcome);
+  await show(input, await shownFor(input, saved, ends, stored, dropped, retained, scan), outcome);
 }
 
 /** What to show once the save has settled: the preview, or head and tail when it failed. */
@@ -132,6 +137,7 @@ async function shownFor(
   stored: number,
   dropped: number,
   retained: readonly Uint8Array[] | undefined,
+  scan: OutputScan | undefined,
 ): Promise<Shown> {
   const { ctx, backend, options, maxStoredBytes } = input;
   const cap = options.maxInlineBytes;
@@ -149,7 +155,7 @@ async function shownFor(
     return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}`, storedBytes: stored };
   }
   await ctx.info(`spilled ${String(stored)} bytes to ${ref.locator}`);
-  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref });
+  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan });
   if (preview !== undefined) return preview;
   // Even the notice does not fit: show the original, read back from the store, and remove
   // the artifact that nothing will reference.

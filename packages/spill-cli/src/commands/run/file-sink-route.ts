@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { callId, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
 import { copyOut, readRange, runIntoSink } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
-import { describeError, finish, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+import { SCAN_READBACK_BYTES, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
 
 /**
  * Opens the backend's file sink for the output; `undefined` (with the failure) when it
@@ -87,7 +87,8 @@ async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, store
   const window = previewWindow(cap);
   const head = await readRange(sink, 0, Math.min(window, stored));
   const tail = await readRange(sink, Math.max(0, stored - window), Math.min(window, stored));
-  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref });
+  const scan = stored <= SCAN_READBACK_BYTES ? await scanSink(sink, stored, cap) : undefined;
+  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan });
   if (preview !== undefined) return preview;
   // Even the notice does not fit: keep the original, as the policy does, and remove the
   // artifact that nothing will reference.
@@ -96,3 +97,18 @@ async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, store
   await ctx.warn(`--max-inline-bytes ${String(cap)} cannot hold the spill notice, so the output (${String(stored)} bytes) is printed in full${leftover}.`);
   return whole();
 }
+
+/** Reads the stored output back once, in bounded pieces, through the policy's scan. */
+async function scanSink(sink: SpillFileSinkHandle, stored: number, cap: number): Promise<OutputScan> {
+  const scan = await outputScan(cap);
+  const buffer = Buffer.allocUnsafe(Math.min(SCAN_PIECE_BYTES, Math.max(stored, 1)));
+  for (let position = 0; position < stored; ) {
+    const n = await sink.read(buffer, 0, Math.min(buffer.length, stored - position), position);
+    if (n <= 0) break;
+    scan.push(buffer.subarray(0, n));
+    position += n;
+  }
+  return scan;
+}
+
+const SCAN_PIECE_BYTES = 1024 * 1024;

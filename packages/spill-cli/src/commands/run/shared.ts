@@ -1,5 +1,6 @@
 import { retrievalHintFor } from '@spillway/core/notice';
 import { isSpillError, type SessionId, type SpillRef } from '@spillway/core';
+import type { SpillPreviewScan, SpillPreviewScanner } from '@spillway/policy';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
 import { cliMessage } from '../../cli-error.js';
 import type { CliBackend, CliContext, CommonOptions } from '../../context.js';
@@ -76,6 +77,8 @@ export function describeError(error: unknown): string {
  * not UTF-8 text keeps the line that says so.
  */
 export async function previewFromEnds(input: {
+  /** What a scan of the whole output found, for the excerpts; ignored for binary output. */
+  readonly scan?: OutputScan | undefined;
   readonly head: Uint8Array;
   readonly tail: Uint8Array;
   readonly stored: number;
@@ -87,7 +90,8 @@ export async function previewFromEnds(input: {
   const { head, tail, stored, dropped, ref } = input;
   const oneWindow = stored <= previewWindow(input.cap);
   const preface: string[] = [];
-  if (!(looksUtf8(head, true, oneWindow) && looksUtf8(tail, oneWindow, true))) {
+  const text = looksUtf8(head, true, oneWindow) && looksUtf8(tail, oneWindow, true);
+  if (!text) {
     preface.push(`(The output is binary or not UTF-8: ${String(stored)} bytes, stored exactly; the preview shows it decoded, with U+FFFD for invalid bytes.)`);
   }
   if (dropped > 0) {
@@ -103,8 +107,45 @@ export async function previewFromEnds(input: {
     locator: ref.locator,
     retrievalHint: retrievalHintFor('spillway-cli'),
     ...(preface.length === 0 ? {} : { preface: preface.join('\n') }),
+    ...(text && input.scan !== undefined ? { scan: input.scan.finish() } : {}),
   });
   return preview === undefined ? undefined : { text: preview.text, locator: ref.locator, omittedBytes: preview.omittedBytes, storedBytes: stored };
+}
+
+/**
+ * Stored output up to this size is read back once after a byte-exact run to find the lines
+ * its preview excerpts (the first error, a failing assertion); past it the preview is the
+ * plain head and tail, so that a huge output does not pay a second pass over the disk.
+ */
+export const SCAN_READBACK_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The policy's scan for salient lines over output that arrives as bytes: decoded as UTF-8
+ * across chunk boundaries (lossily, which keeps every line break, so line numbers hold).
+ */
+export class OutputScan {
+  readonly #decoder = new TextDecoder();
+  readonly #scanner: SpillPreviewScanner;
+  #finished: SpillPreviewScan | undefined;
+  constructor(scanner: SpillPreviewScanner) {
+    this.#scanner = scanner;
+  }
+  push(bytes: Uint8Array): void {
+    this.#scanner.push(this.#decoder.decode(bytes, { stream: true }));
+  }
+  finish(): SpillPreviewScan {
+    if (this.#finished === undefined) {
+      this.#scanner.push(this.#decoder.decode());
+      this.#finished = this.#scanner.finish();
+    }
+    return this.#finished;
+  }
+}
+
+/** A new {@link OutputScan} for a cap, once the policy is loaded. */
+export async function outputScan(cap: number): Promise<OutputScan> {
+  const { createSpillPreviewScanner } = await loadPolicy();
+  return new OutputScan(createSpillPreviewScanner(cap));
 }
 
 /** Prints what a route shows (JSON under --json), the hint line for a person, and ends the run. */
