@@ -8,6 +8,7 @@ import { registerRead } from './commands/read.js';
 import { registerRm } from './commands/rm.js';
 import { registerRun } from './commands/run.js';
 import { registerSave } from './commands/save.js';
+import { registerSearch } from './commands/search.js';
 import type { CliContext, CommonOptions } from './context.js';
 
 /** Adds one command to the program. Every `src/commands/<name>.ts` exports one. */
@@ -19,6 +20,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerSave,
   registerRead,
   registerGrep,
+  registerSearch,
   registerLs,
   registerRm,
   registerGc,

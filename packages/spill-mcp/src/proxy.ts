@@ -53,10 +53,11 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { SpillBackend } from '@spillway/core';
-import { DEFAULT_GREP_MAX_LINE_BYTES, DEFAULT_READ_MAX_BYTES } from '@spillway/core';
+import type { SpillBackend, SpillSearcher } from '@spillway/core';
+import { DEFAULT_GREP_MAX_LINE_BYTES, DEFAULT_READ_MAX_BYTES, sessionId as brandSessionId } from '@spillway/core';
 import { createSpillPolicy, type ContentBlock, type SpillEvent } from '@spillway/policy';
-import { SPILL_TOOL_NAMES, runSpillTool, spillToolDefinitions, SPILL_GREP_TOOL } from '@spillway/policy/tools';
+import { SPILL_TOOL_NAMES, runSpillTool, spillToolDefinitions, SPILL_GREP_TOOL, SPILL_SEARCH_TOOL, runSpillSearch } from '@spillway/policy/tools';
+import { searchToolListing } from './search-tool.js';
 import { SpillProxyError, UPSTREAM_ERROR_RPC_CODE, type SpillProxyErrorCode } from './errors.js';
 import { downstreamToolName, upstreamToolName } from './names.js';
 import { UpstreamStdioTransport, type UpstreamExit } from './stdio-upstream.js';
@@ -166,6 +167,12 @@ export interface SpillProxyOptions {
   readonly saveTimeoutMs?: number | undefined;
   /** Receives every {@link SpillProxyEvent}. It may throw; the proxy is unaffected. */
   readonly onEvent?: ((event: SpillProxyEvent) => void) | undefined;
+  /**
+   * What answers `spill_search` over this proxy's session, which the proxy then offers
+   * (`spillway mcp` passes one from `@spillway/search` when the backend has a reader and a
+   * catalog). Omitted: no `spill_search`.
+   */
+  readonly search?: SpillSearcher | undefined;
 }
 
 /** How a proxy ended. */
@@ -693,13 +700,14 @@ class ProxyRuntime implements SpillProxy {
   private ownTools(): Tool[] {
     if (this.reader === undefined) return [];
     const grepChars = this.maxGrepMatches * (DEFAULT_GREP_MAX_LINE_BYTES + 32) + 1_024;
-    return spillToolDefinitions.map((definition) => ({
+    const tools: Tool[] = spillToolDefinitions.map((definition) => ({
       name: definition.name,
       description: definition.description,
       inputSchema: definition.inputSchema as unknown as Tool['inputSchema'],
       annotations: { readOnlyHint: true, openWorldHint: false },
       _meta: { [MAX_RESULT_SIZE_META_KEY]: definition.name === SPILL_GREP_TOOL ? grepChars : this.maxReadBytes + 1_024 },
     }));
+    return this.options.search === undefined ? tools : [...tools, searchToolListing(MAX_RESULT_SIZE_META_KEY)];
   }
 
   /** An upstream tool as the host sees it: renamed on a collision, without `outputSchema` while spilling. */
@@ -711,6 +719,11 @@ class ProxyRuntime implements SpillProxy {
   }
 
   private async callOwnTool(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
+    const searcher = this.options.search;
+    if (name === SPILL_SEARCH_TOOL && searcher !== undefined) {
+      const found = await runSpillSearch(searcher, args ?? {}, { sessionId: brandSessionId(this.sessionId), signal });
+      return { content: [{ type: 'text', text: found.text }], ...(found.isError ? { isError: true } : {}) };
+    }
     const reader = this.reader;
     if (reader === undefined) throw rpcError(-32602, `Unknown tool: ${name}`);
     let input = args;

@@ -16,15 +16,17 @@ import {
   spillLocator,
 } from '@spillway/core';
 import type { GrepResult, ReadResult, SpillErrorCode, SpillReader } from '@spillway/core';
+import { SPILL_SEARCH_TOOL } from './search-tool.js';
 
 /** The name of the tool that reads lines of a spilled result back. */
 export const SPILL_READ_TOOL = 'spill_read';
 /** The name of the tool that searches a spilled result. */
 export const SPILL_GREP_TOOL = 'spill_grep';
-/** Both retrieval tools' names: add them to the policy's `skipTools`. */
-export const SPILL_TOOL_NAMES: readonly [typeof SPILL_READ_TOOL, typeof SPILL_GREP_TOOL] = [
+/** Every retrieval tool's name (`spill_search` too): add them to the policy's `skipTools`. */
+export const SPILL_TOOL_NAMES: readonly [typeof SPILL_READ_TOOL, typeof SPILL_GREP_TOOL, typeof SPILL_SEARCH_TOOL] = [
   SPILL_READ_TOOL,
   SPILL_GREP_TOOL,
+  SPILL_SEARCH_TOOL,
 ];
 
 /** Arguments of `spill_read`. */
@@ -293,3 +295,4 @@ export function formatGrepAnswer(result: GrepResult, pattern: string): string {
         : `(${String(n)} matching line${n === 1 ? '' : 's'} for ${quoted}.)`;
   return rows.length === 0 ? summary : `${rows.join('\n')}\n${summary}`;
 }
+export * from './search-tool.js';

@@ -22,7 +22,7 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '1';
+export const SCHEMA_VERSION = '2';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,8 +49,7 @@ CREATE TABLE IF NOT EXISTS chunks (
   section INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_artifact ON chunks (artifact);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab (fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
 `;
 
 const DROP = `

@@ -5,7 +5,7 @@
  */
 import type { QueryTerm } from './query.js';
 import { byteLength, cutToBytes, windowAround } from './text.js';
-import { tokenSetOf, tokensOf } from './tokens.js';
+import { lightStem, tokenSetOf, tokensOf } from './tokens.js';
 
 /** A snippet: lines `startLine`..`endLine`, verbatim unless `truncated`. */
 export interface Snippet {
@@ -22,14 +22,14 @@ const OTHER_LINE_MAX_BYTES = 320;
 
 /** How well a line covers the query: the summed weights of the terms it holds. */
 export function lineScore(line: string, terms: readonly QueryTerm[], weights: readonly number[]): number {
-  const set = tokenSetOf(line);
+  const set = new Set([...tokenSetOf(line)].map(lightStem));
   let score = 0;
   let joined: string | undefined;
   for (let i = 0; i < terms.length; i += 1) {
     const term = terms[i];
     if (term === undefined) continue;
     let has: boolean;
-    if (term.tokens.length === 1) has = set.has(term.tokens[0] ?? '');
+    if (term.tokens.length === 1) has = set.has(lightStem(term.tokens[0] ?? ''));
     else {
       joined ??= ` ${tokensOf(line).join(' ')} `;
       has = joined.includes(` ${term.tokens.join(' ')} `);

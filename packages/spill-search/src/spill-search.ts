@@ -27,11 +27,11 @@ import { openDatabase, type Database, type Statement } from './database.js';
 import { preparePrivateIndexFile } from './index-file.js';
 import { indexArtifact, prepareIndexStatements, removeArtifact, type IndexStatements } from './indexer.js';
 import { allOf, anyOf, parseQuery, type QueryTerm } from './query.js';
-import { growSnippet } from './snippet.js';
+import { growSnippet, lineScore } from './snippet.js';
 import { byteLength, splitLines } from './text.js';
 
 /** Default {@link SpillSearchOptions.maxSnippetBytes}. */
-export const DEFAULT_MAX_SNIPPET_BYTES = 900;
+export const DEFAULT_MAX_SNIPPET_BYTES = 600;
 /** The smallest `maxBytes` a search accepts. */
 export const MIN_SEARCH_MAX_BYTES = 64;
 /** Lines read around a chunk, so that a snippet can grow past the chunk's edges. */
@@ -39,6 +39,13 @@ const CONTEXT_LINES = 6;
 /** Candidates taken from BM25 before the coverage ranking. */
 const ANY_CANDIDATES = 200;
 const ALL_CANDIDATES = 60;
+/** How many of the best chunks are ranked again by their lines. */
+const RERANK = 16;
+/** Weight of the best line's coverage, and of the section line's, in that ranking. */
+const LINE_WEIGHT = 0.6;
+const SECTION_WEIGHT = 0.25;
+/** Chunks counted for a term's document frequency at most. */
+const DF_CAP = 2000;
 /** Chunks of one artifact ranked as they score; each further one loses {@link ARTIFACT_REPEAT_PENALTY}. */
 const PER_ARTIFACT_FIRST_PASS = 2;
 const ARTIFACT_REPEAT_PENALTY = 0.08;
@@ -105,7 +112,7 @@ interface Statements extends IndexStatements {
   readonly artifactsOfSessions: Statement;
   readonly allArtifacts: Statement;
   readonly chunkCount: Statement;
-  readonly vocab: Statement;
+  readonly docCount: Statement;
   readonly section: Statement;
   readonly sectionBefore: Statement;
 }
@@ -167,7 +174,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
         artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
         allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
         chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
-        vocab: db.prepare('SELECT doc FROM fts_vocab WHERE term = ?'),
+        docCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)})`),
         section: db.prepare('SELECT line, text FROM sections WHERE id = ?'),
         sectionBefore: db.prepare('SELECT line, text FROM sections WHERE artifact = ? AND line <= ? ORDER BY line DESC LIMIT 1'),
       };
@@ -291,43 +298,75 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       }
       const ranked = diversify([...candidates.values()].sort((a, b) => b.score - a.score || a.chunk - b.chunk));
 
+      // The chunks' text, read back through the reader: the index keeps none. An artifact
+      // deleted since the listing is never answered, and leaves the index.
+      const pages = new Map<number, { first: number; lines: string[]; endLine: number; truncated: boolean } | null>();
+      const readChunk = async (c: Candidate) => {
+        if (pages.has(c.chunk)) return pages.get(c.chunk) ?? null;
+        const locator = inScope.get(c.artifact);
+        let value: { first: number; lines: string[]; endLine: number; truncated: boolean } | null = null;
+        if (locator !== undefined) {
+          const first = Math.max(1, c.startLine - CONTEXT_LINES);
+          try {
+            const page = await reader.read(spillLocator(locator), {
+              offset: first,
+              limit: c.endLine - first + 1 + CONTEXT_LINES,
+              maxBytes: 64 * 1024,
+              ...(signal ? { signal } : {}),
+            });
+            value = { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
+          } catch (error) {
+            if (!gone(error)) throw error;
+            removeArtifact(db, st, c.artifact);
+            inScope.delete(c.artifact);
+          }
+        }
+        pages.set(c.chunk, value);
+        return value;
+      };
+
+      // The best few are ranked again by what their lines show: a chunk where the query's
+      // words meet on one line, or under a section line that names them, comes first.
+      const head = ranked.slice(0, RERANK);
+      for (const c of head) {
+        throwIfAborted(signal);
+        const page = await readChunk(c);
+        if (page === null) {
+          c.score = -Infinity;
+          continue;
+        }
+        let bestLine = 0;
+        for (let n = c.startLine; n <= c.endLine; n += 1) {
+          bestLine = Math.max(bestLine, lineScore(page.lines[n - page.first] ?? '', terms, weights));
+        }
+        const section = c.section === null ? undefined : (st.section.get(c.section) as { line: number; text: string } | undefined);
+        const sectionScore = section === undefined ? 0 : lineScore(section.text, terms, weights);
+        c.score += (LINE_WEIGHT * bestLine + SECTION_WEIGHT * sectionScore) / weightSum;
+      }
+      head.sort((a, b) => b.score - a.score || a.chunk - b.chunk);
+      const order = [...head.filter((c) => c.score > -Infinity), ...ranked.slice(RERANK)];
+
       const hits: SpillSearchHit[] = [];
       let budget = maxBytes;
       let more = false;
       const taken = new Map<number, { from: number; to: number }[]>();
-      for (const c of ranked) {
+      for (const c of order) {
         if (hits.length >= maxResults || budget < MIN_SEARCH_MAX_BYTES / 2) {
           more = true;
           break;
         }
         throwIfAborted(signal);
         const spans = taken.get(c.artifact) ?? [];
-        if (spans.some((s) => c.startLine <= s.to && c.endLine >= s.from)) continue;
+        if (spans.some((sp) => c.startLine <= sp.to && c.endLine >= sp.from)) continue;
+        const page = await readChunk(c);
         const locator = inScope.get(c.artifact);
-        if (locator === undefined) continue;
-        const first = Math.max(1, c.startLine - CONTEXT_LINES);
-        let page;
-        try {
-          page = await reader.read(spillLocator(locator), {
-            offset: first,
-            limit: c.endLine - first + 1 + CONTEXT_LINES,
-            maxBytes: 64 * 1024,
-            ...(signal ? { signal } : {}),
-          });
-        } catch (error) {
-          if (!gone(error)) throw error;
-          // Deleted since the listing: never answered, and out of the index.
-          removeArtifact(db, st, c.artifact);
-          inScope.delete(c.artifact);
-          continue;
-        }
-        const lines = splitLines(page.text);
-        // A line cut by the read is not verbatim past its end: keep it only as the last.
+        if (page === null || locator === undefined) continue;
         const section0 = c.section === null ? undefined : (st.section.get(c.section) as { line: number; text: string } | undefined);
         const sectionCost = section0 === undefined ? 0 : byteLength(section0.text) + 1;
         const cap = Math.min(maxSnippetBytes, budget - sectionCost);
-        const snippet = growSnippet(lines, first, { from: c.startLine, to: c.endLine }, terms, weights, cap);
+        const snippet = growSnippet(page.lines, page.first, { from: c.startLine, to: c.endLine }, terms, weights, cap);
         if (snippet === undefined) continue;
+        // A line cut by the read is not whole: say so.
         const readCut = page.truncated && snippet.endLine === page.endLine;
         let section = st.sectionBefore.get(c.artifact, snippet.startLine) as { line: number; text: string } | undefined;
         if (section !== undefined && section.line === snippet.startLine) section = undefined;
@@ -366,15 +405,13 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   return { location, search, refresh, gc, close };
 }
 
-/** Inverse document frequency of a term (a phrase weighs as its rarest token). */
+/**
+ * Inverse document frequency of a term, from how many chunks hold it (counted up to
+ * {@link DF_CAP}: a term that common weighs little whatever its exact count).
+ */
 function idf(st: Statements, term: QueryTerm, total: number): number {
-  let df = Infinity;
-  for (const token of term.tokens) {
-    const row = st.vocab.get(token) as { doc: number } | undefined;
-    df = Math.min(df, row?.doc ?? 0);
-  }
-  if (!Number.isFinite(df)) df = 0;
-  const base = Math.log(1 + (total - df + 0.5) / (df + 0.5));
+  const df = (st.docCount.get(term.fts) as { n: number }).n;
+  const base = Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
   return term.phrase ? base * 1.2 : base;
 }
 

@@ -6,8 +6,11 @@
 
 /** A run of letters or digits: one `unicode61` token. */
 const TOKEN = /[\p{L}\p{N}]+/gu;
-/** Where a camelCase or PascalCase identifier turns (`eE` in `TypeError`, `NP` in `JSONParser`). */
-const CAMEL_TURN = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/g;
+/**
+ * Where an identifier turns: camelCase (`eE` in `TypeError`, `NP` in `JSONParser`) or
+ * between letters and digits (`1n` in `1nodesource1`, `a2` in `sha256sum`).
+ */
+const CAMEL_TURN = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/g;
 /** The parts of a camelCase run. */
 const CAMEL_PART = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g;
 
@@ -21,8 +24,8 @@ export function tokensOf(text: string): string[] {
 }
 
 /**
- * The parts of every camelCase identifier in a text (`type error` for `TypeError`), lower
- * case, each once. The index appends them to a chunk so that a part matches on its own,
+ * The parts of every camelCase or letter-and-digit identifier in a text (`type error` for
+ * `TypeError`, `nodesource` for `1nodesource1`), lower case, each once. The index appends them to a chunk so that a part matches on its own,
  * while the whole identifier stays one token where it stands.
  */
 export function camelPartsOf(text: string): string[] {
@@ -49,4 +52,13 @@ export function tokenSetOf(text: string): Set<string> {
   const set = new Set(tokensOf(text));
   for (const part of camelPartsOf(text)) set.add(part);
   return set;
+}
+
+/**
+ * A light stem for comparing words within a line (`depends` and `depend`, `installed` and
+ * `install`); the index itself stems with FTS5's Porter stemmer.
+ */
+export function lightStem(token: string): string {
+  if (token.length <= 4) return token;
+  return token.replace(/(?:ing|ed|es|s|ly)$/, '');
 }

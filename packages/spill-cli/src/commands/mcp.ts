@@ -4,6 +4,7 @@ import type { SpillProxyUpstream } from '@spillway/mcp';
 import { CliError, cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { lazySearcher } from '../search-support.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, SESSION_ENV } from '../options.js';
 
 interface McpOptions extends CommonOptions {
@@ -13,6 +14,7 @@ interface McpOptions extends CommonOptions {
   readonly header?: string[];
   readonly timeout?: number;
   readonly maxMessageBytes?: number;
+  readonly search: boolean;
 }
 
 const EXAMPLES = `
@@ -61,6 +63,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .option('--session <id>', 'the owning session (default: $SPILLWAY_SESSION, else a new one per proxy process)')
     .option('--timeout <ms>', 'how long a forwarded request may go without an answer or progress (default 300000)', positiveInt)
     .option('--max-message-bytes <bytes>', 'largest single message accepted from either side (default 500 MiB)', positiveInt)
+    .option('--no-search', 'do not offer spill_search (ranked search across the session\'s spills)')
     .passThroughOptions();
   addCommonOptions(command, { json: false });
   command.addHelpText('after', EXAMPLES);
@@ -86,6 +89,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
       stderr: ctx.io.stderr,
       requestTimeoutMs: options.timeout,
       maxMessageBytes: options.maxMessageBytes,
+      search: options.search ? lazySearcher(backend) : undefined,
     });
     await ctx.info(`session ${proxy.sessionId}`);
     const stop = (): void => {
