@@ -120,7 +120,7 @@ export function formatSearchAnswer(
     return { text: bytes(text) <= maxBytes ? text : '(No match.)', shown: { hits: [], more: false } };
   }
   const footerFor = (n: number, more: boolean): string =>
-    `(${String(n)} snippet${n === 1 ? '' : 's'} for ${quoted}${more ? '; more matched' : ''}. Read around one with ${'spill_read'} { locator, offset: <first line> }.)`;
+    `(${String(n)} snippet${n === 1 ? '' : 's'} for ${quoted}${more ? '; more matched' : ''}. Read around one with spill_read { locator, offset: <first line> }.)`;
   const blocks: string[] = [];
   const shown: SpillSearchHit[] = [];
   let used = 0;

@@ -32,7 +32,7 @@ function unsafe(message: string, cause?: unknown): SpillError {
 }
 
 function errno(error: unknown): string | undefined {
-  return typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : undefined;
+  return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
 async function ensurePrivateDir(dir: string): Promise<void> {

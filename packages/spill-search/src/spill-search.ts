@@ -20,7 +20,6 @@ import type {
   SpillReader,
   SpillSearchHit,
   SpillSearchRequest,
-  SpillSearchResult,
   SpillSearcher,
 } from '@spillway/core';
 import { openDatabase, type Database, type Statement } from './database.js';
@@ -37,15 +36,15 @@ export const MIN_SEARCH_MAX_BYTES = 64;
 /** Lines read around a chunk, so that a snippet can grow past the chunk's edges. */
 const CONTEXT_LINES = 6;
 /** Candidates taken from BM25 before the coverage ranking. */
-const ANY_CANDIDATES = 200;
-const ALL_CANDIDATES = 60;
+const ANY_CANDIDATES = 100;
+const ALL_CANDIDATES = 40;
 /** How many of the best chunks are ranked again by their lines. */
-const RERANK = 16;
+const RERANK = 8;
 /** Weight of the best line's coverage, and of the section line's, in that ranking. */
 const LINE_WEIGHT = 0.6;
 const SECTION_WEIGHT = 0.25;
 /** Chunks counted for a term's document frequency at most. */
-const DF_CAP = 2000;
+const DF_CAP = 1000;
 /** Chunks of one artifact ranked as they score; each further one loses {@link ARTIFACT_REPEAT_PENALTY}. */
 const PER_ARTIFACT_FIRST_PASS = 2;
 const ARTIFACT_REPEAT_PENALTY = 0.08;
@@ -113,6 +112,7 @@ interface Statements extends IndexStatements {
   readonly allArtifacts: Statement;
   readonly chunkCount: Statement;
   readonly docCount: Statement;
+  readonly holds: Statement;
   readonly section: Statement;
   readonly sectionBefore: Statement;
 }
@@ -122,7 +122,7 @@ function invalid(message: string): SpillError {
 }
 
 function checkRequest(request: SpillSearchRequest): { maxResults: number; maxBytes: number } {
-  if (typeof request !== 'object' || request === null) throw invalid('search takes an object: { query, sessionId?, maxResults?, maxBytes? }.');
+  if (typeof (request as unknown) !== 'object' || (request as unknown) === null) throw invalid('search takes an object: { query, sessionId?, maxResults?, maxBytes? }.');
   if (typeof request.query !== 'string') throw invalid('search needs `query`: plain words or "quoted phrases".');
   if (request.query.length > MAX_SEARCH_QUERY_LENGTH) throw invalid(`The query is longer than ${String(MAX_SEARCH_QUERY_LENGTH)} characters; use a few distinctive words.`);
   if (request.sessionId !== undefined && (typeof request.sessionId !== 'string' || request.sessionId === '')) throw invalid('`sessionId` must be a non-empty string.');
@@ -143,7 +143,7 @@ function gone(error: unknown): boolean {
  */
 export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   const { reader, catalog } = options;
-  if (typeof reader?.read !== 'function' || typeof catalog?.list !== 'function') {
+  if (typeof (reader as Partial<SpillReader> | undefined)?.read !== 'function' || typeof (catalog as Partial<SpillCatalog> | undefined)?.list !== 'function') {
     throw invalid('createSpillSearch needs a backend reader and catalog: { reader: backend.reader, catalog: backend.catalog }.');
   }
   const location = options.location ?? ':memory:';
@@ -174,6 +174,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
         artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
         allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
         chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
+        holds: db.prepare('SELECT 1 AS x FROM fts WHERE fts MATCH ? AND rowid = ?'),
         docCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)})`),
         section: db.prepare('SELECT line, text FROM sections WHERE id = ?'),
         sectionBefore: db.prepare('SELECT line, text FROM sections WHERE artifact = ? AND line <= ? ORDER BY line DESC LIMIT 1'),
@@ -281,14 +282,16 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       const total = Math.max(1, (st.chunkCount.get() as { n: number }).n);
       const weights = terms.map((t) => idf(st, t, total));
       const weightSum = weights.reduce((a, b) => a + b, 0) || 1;
-      const ids = JSON.stringify([...candidates.keys()]);
+      // Which candidates hold each term: one lookup of the term's rows per candidate, by
+      // rowid (FTS5 seeks a rowid in a doclist instead of walking it).
       const covered = new Map<number, number>();
-      const inCandidates = db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))');
-      terms.forEach((term, i) => {
-        for (const row of inCandidates.all(term.fts, ids) as { id: number }[]) {
-          covered.set(row.id, (covered.get(row.id) ?? 0) + (weights[i] ?? 0));
+      for (let i = 0; i < terms.length; i += 1) {
+        const term = terms[i];
+        if (term === undefined) continue;
+        for (const id of candidates.keys()) {
+          if (st.holds.get(term.fts, id) !== undefined) covered.set(id, (covered.get(id) ?? 0) + (weights[i] ?? 0));
         }
-      });
+      }
       let bestBm25 = 0;
       for (const c of candidates.values()) bestBm25 = Math.min(bestBm25, c.bm25);
       for (const c of candidates.values()) {

@@ -32,7 +32,9 @@ export async function expectVerbatim(backend: SearchableBackend, hit: SpillSearc
   if (!hit.truncated) {
     expect(shown).toEqual(real);
   } else {
-    shown.forEach((line, i) => expect(real[i] ?? '').toContain(line));
+    shown.forEach((line, i) => {
+      expect(real[i] ?? '').toContain(line);
+    });
   }
 }
 
