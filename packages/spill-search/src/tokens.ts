@@ -11,6 +11,8 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
  * between letters and digits (`1n` in `1nodesource1`, `a2` in `sha256sum`).
  */
 const CAMEL_TURN = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/g;
+/** Longer runs are not split into parts. */
+const MAX_IDENTIFIER_LENGTH = 40;
 /** The parts of a camelCase run. */
 const CAMEL_PART = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g;
 
@@ -42,7 +44,9 @@ export function camelPartsOf(text: string): string[] {
     while (to < text.length && isWordChar(text.charCodeAt(to))) to += 1;
     doneUpTo = to;
     CAMEL_TURN.lastIndex = to;
-    for (const part of text.slice(from, to).match(CAMEL_PART) ?? []) parts.add(part.toLowerCase());
+    // A run this long is a hash or an encoded blob, not an identifier: its parts mean nothing.
+    if (to - from > MAX_IDENTIFIER_LENGTH) continue;
+    for (const part of text.slice(from, to).match(CAMEL_PART) ?? []) if (part.length > 1) parts.add(part.toLowerCase());
   }
   return [...parts];
 }
