@@ -36,7 +36,7 @@ export const MIN_SEARCH_MAX_BYTES = 64;
 /** Lines read around a chunk, so that a snippet can grow past the chunk's edges. */
 const CONTEXT_LINES = 6;
 /** Candidates taken from BM25 before the coverage ranking. */
-const ANY_CANDIDATES = 100;
+const ANY_CANDIDATES = 60;
 const ALL_CANDIDATES = 40;
 /** How many of the best chunks are ranked again by their lines. */
 const RERANK = 8;
@@ -273,23 +273,34 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
           )
           .all(expression, scope, limit) as Omit<Candidate, 'score'>[]).map((c) => ({ ...c, score: 0 }));
 
+      // Candidates: the chunks that hold every term (full coverage by definition), then the
+      // best by BM25 that hold any term.
       const candidates = new Map<number, Candidate>();
-      for (const c of select(anyOf(terms), ANY_CANDIDATES)) candidates.set(c.chunk, c);
-      if (terms.length > 1) for (const c of select(allOf(terms), ALL_CANDIDATES)) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
+      const full = new Set<number>();
+      if (terms.length > 1) {
+        for (const c of select(allOf(terms), ALL_CANDIDATES)) {
+          candidates.set(c.chunk, c);
+          full.add(c.chunk);
+        }
+      }
+      for (const c of select(anyOf(terms), ANY_CANDIDATES)) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
       if (candidates.size === 0) return { hits: [], more: false };
 
       // Coverage: the share of the query's weight (rarer terms weigh more) that a chunk holds.
-      const total = Math.max(1, (st.chunkCount.get() as { n: number }).n);
-      const weights = terms.map((t) => idf(st, t, total));
+      // With one term, or for the chunks that hold every term, it is 1 without asking.
+      const total = terms.length > 1 ? Math.max(1, (st.chunkCount.get() as { n: number }).n) : 1;
+      const weights = terms.length > 1 ? terms.map((t) => idf(st, t, total)) : [1];
       const weightSum = weights.reduce((a, b) => a + b, 0) || 1;
-      // Which candidates hold each term: one lookup of the term's rows per candidate, by
-      // rowid (FTS5 seeks a rowid in a doclist instead of walking it).
       const covered = new Map<number, number>();
-      for (let i = 0; i < terms.length; i += 1) {
-        const term = terms[i];
-        if (term === undefined) continue;
-        for (const id of candidates.keys()) {
-          if (st.holds.get(term.fts, id) !== undefined) covered.set(id, (covered.get(id) ?? 0) + (weights[i] ?? 0));
+      for (const id of candidates.keys()) {
+        if (terms.length === 1 || full.has(id)) {
+          covered.set(id, weightSum);
+          continue;
+        }
+        // One seek of each term's doclist by rowid.
+        for (let i = 0; i < terms.length; i += 1) {
+          const term = terms[i];
+          if (term !== undefined && st.holds.get(term.fts, id) !== undefined) covered.set(id, (covered.get(id) ?? 0) + (weights[i] ?? 0));
         }
       }
       let bestBm25 = 0;

@@ -27,7 +27,8 @@ Examples:
 An MCP server on stdin/stdout that forwards everything to the server it wraps, except
 that a tool result over --max-inline-bytes is stored and replaced by a preview plus a
 notice, and two tools are added to get it back: spill_read and spill_grep (an upstream
-tool with either name is offered as upstream_<name>). Spills of one proxy process share
+tool with either name is offered as upstream_<name>). spill_search, also added (unless
+--no-search), ranks snippets across every spill of the session by words. Spills of one proxy process share
 one session unless --session or SPILLWAY_SESSION names one; \`spillway ls\` and
 \`spillway gc\` see them like any other. Diagnostics go to stderr, never stdout.
 `;
