@@ -16,9 +16,9 @@ export const CHUNK_MAX_CHARS = 2048;
 /** How much of one very long line is indexed; the rest of it cannot be found. */
 export const LONG_LINE_INDEX_CHARS = 16 * 1024;
 /** Lines per read while indexing. */
-const PAGE_LINES = 20_000;
+const PAGE_LINES = 4000;
 /** Bytes per read while indexing: the bound on an index run's memory for text. */
-export const PAGE_BYTES = 1024 * 1024;
+export const PAGE_BYTES = 256 * 1024;
 
 /** Prepared statements for writing chunks. */
 export interface IndexStatements {
