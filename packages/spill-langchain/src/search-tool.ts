@@ -79,7 +79,7 @@ export function createSpillSearchTool(options: SpillSearchToolOptions): DynamicS
     {
       name: spillSearchTool.name,
       description: spillSearchTool.description,
-      schema: structuredClone(spillSearchTool.inputSchema) as unknown as Record<string, unknown>,
+      schema: structuredClone(spillSearchTool.inputSchema),
     },
   );
 }
