@@ -76,7 +76,7 @@ export function spillSearchTools(options: SpillSearchToolsOptions): SpillSearchT
       },
       toModelOutput: ({ output }) => {
         const answer = output as Partial<SpillSearchToolAnswer> | null | undefined;
-        const text = typeof answer?.text === 'string' ? answer.text : JSON.stringify(output ?? null);
+        const text = typeof answer?.text === 'string' ? answer.text : JSON.stringify(output);
         return { type: answer?.isError === true ? 'error-text' : 'text', value: text };
       },
     }),

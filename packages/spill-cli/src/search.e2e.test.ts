@@ -64,7 +64,7 @@ describe('spill_search through spillway mcp, and spillway search', () => {
     await mkdir(join(dir, 'data'));
     const lines = Array.from({ length: 6000 }, (_, i) => (i === 4321 ? NEEDLE : `2026-12-01T10:00:${String(i % 60).padStart(2, '0')} worker ${String(i)} ok`));
     await writeFile(join(dir, 'data', 'service.log'), `${lines.join('\n')}\n`);
-    await writeFile(join(dir, 'data', 'other.log'), `${'nothing happened here\n'.repeat(4000)}`);
+    await writeFile(join(dir, 'data', 'other.log'), 'nothing happened here\n'.repeat(4000));
     env = { ...process.env, SPILLWAY_ROOT: join(dir, 'root'), SPILLWAY_SESSION: 'conversation-s', NO_COLOR: '1' };
   });
 
