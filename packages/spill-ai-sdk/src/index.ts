@@ -11,3 +11,5 @@ export type { SpillCallInfo, WithSpillAdapterOptions, WithSpillOptions } from '.
 export { spillTools } from './spill-tools.js';
 export type { SpillTools, SpillToolsOptions } from './spill-tools.js';
 export type { ToolResultOutput } from './model-output.js';
+export { spillSearchTools } from './search-tool.js';
+export type { SpillSearchTools, SpillSearchToolsOptions } from './search-tool.js';

@@ -23,7 +23,7 @@ describe('spillTools', () => {
   });
 
   it('offers spill_read and spill_grep with the shared descriptions and JSON Schemas', async () => {
-    expect(Object.keys(tools).sort()).toEqual([...SPILL_TOOL_NAMES].sort());
+    expect(Object.keys(tools).sort()).toEqual(SPILL_TOOL_NAMES.filter((n) => n !== 'spill_search').sort());
     expect(tools.spill_read.description).toBe(spillReadTool.description);
     expect(tools.spill_grep.description).toBe(spillGrepTool.description);
     expect(await asSchema(tools.spill_read.inputSchema).jsonSchema).toEqual(spillReadTool.inputSchema);

@@ -27,6 +27,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
   { name: 'mcp', load: async () => (await import('./figures/mcp.js')).mcpGroup },
   { name: 'scale', load: async () => (await import('./figures/scale.js')).scaleGroup },
   { name: 'retrieval', load: async () => (await import('./figures/retrieval.js')).retrievalGroup },
+  { name: 'search', load: async () => (await import('./figures/search.js')).searchGroup },
   { name: 'retention', load: async () => (await import('./figures/retention.js')).retentionGroup },
   { name: 's3', load: async () => (await import('./figures/s3.js')).s3Group },
   { name: 'adapters', load: async () => (await import('./figures/adapters.js')).adaptersGroup },
@@ -42,7 +43,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
  * ran 2 to 4 times slower, so the latency figures run first (and the CPU-bound retention
  * sweep before the disk-heavy groups too).
  */
-const RUN_ORDER: readonly string[] = ['policy', 'adapters', 'preview', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'hosts', 'mcp', 'retrieval', 's3'];
+const RUN_ORDER: readonly string[] = ['policy', 'adapters', 'preview', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'hosts', 'mcp', 'retrieval', 'search', 's3'];
 
 const HELP = `Usage: node dist/main.js [--quick | --full] [options]
 

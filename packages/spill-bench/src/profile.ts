@@ -56,6 +56,8 @@ export interface Profile {
   readonly previewCostBytes: number;
   readonly previewCostRounds: number;
   /** Retrieval figures. */
+  /** The search index: text indexed (real outputs, repeated), over how many spills, queries timed. */
+  readonly search: { readonly bytes: number; readonly artifacts: number; readonly queries: number; readonly rounds: number };
   readonly retrieval: {
     /** Lines in the read artifact (100 bytes each). */
     readonly readLines: number;
@@ -103,6 +105,7 @@ export const FULL: Profile = {
     readAt: 4_000_000,
     readRounds: 3,
   },
+  search: { bytes: 1024 * MiB, artifacts: 64, queries: 200, rounds: 1 },
   retrieval: {
     readLines: 5_000_000,
     readAt: 4_000_000,
@@ -140,6 +143,7 @@ export const QUICK: Profile = {
     readAt: 256_000,
     readRounds: 2,
   },
+  search: { bytes: 32 * MiB, artifacts: 16, queries: 100, rounds: 1 },
   retrieval: {
     readLines: 320_000,
     readAt: 256_000,

@@ -11,6 +11,7 @@ import { registerRead } from './commands/read.js';
 import { registerRm } from './commands/rm.js';
 import { registerRun } from './commands/run.js';
 import { registerSave } from './commands/save.js';
+import { registerSearch } from './commands/search.js';
 import { registerSetup } from './commands/setup.js';
 import { registerStats } from './commands/stats.js';
 import type { CliContext, CommonOptions } from './context.js';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerRead,
   registerCat,
   registerGrep,
+  registerSearch,
   registerLs,
   registerRm,
   registerGc,

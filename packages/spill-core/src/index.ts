@@ -39,6 +39,19 @@ export {
   DEFAULT_READ_MAX_BYTES,
   MAX_GREP_PATTERN_LENGTH,
 } from './backend.js';
+export type {
+  SpillSearchHit,
+  SpillSearchRequest,
+  SpillSearchResult,
+  SpillSearchSection,
+  SpillSearcher,
+} from './search.js';
+export {
+  DEFAULT_SEARCH_MAX_BYTES,
+  DEFAULT_SEARCH_MAX_RESULTS,
+  MAX_SEARCH_QUERY_LENGTH,
+  MAX_SEARCH_RESULTS,
+} from './search.js';
 export type { SpillErrorCode, SpillErrorOptions } from './errors.js';
 export {
   SPILL_ERROR_CODES,

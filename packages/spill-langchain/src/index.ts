@@ -10,3 +10,5 @@ export { createSpillMiddleware, SPILL_MIDDLEWARE_NAME } from './middleware.js';
 export type { SpillArtifact, SpillCallInfo, SpillMiddlewareAdapterOptions, SpillMiddlewareOptions } from './middleware.js';
 export { createSpillTools } from './spill-tools.js';
 export type { SpillToolsOptions } from './spill-tools.js';
+export { createSpillSearchTool } from './search-tool.js';
+export type { SpillSearchCall, SpillSearchToolOptions } from './search-tool.js';

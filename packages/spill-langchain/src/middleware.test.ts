@@ -36,7 +36,7 @@ describe('createSpillMiddleware', () => {
   it('is a named middleware that adds spill_read and spill_grep', () => {
     const middleware = createSpillMiddleware({ backend: createMemoryBackend(), maxInlineBytes: CAP });
     expect(middleware.name).toBe(SPILL_MIDDLEWARE_NAME);
-    expect((middleware.tools ?? []).map((t) => (t as { name: string }).name)).toEqual([...SPILL_TOOL_NAMES]);
+    expect((middleware.tools ?? []).map((t) => (t as { name: string }).name)).toEqual(SPILL_TOOL_NAMES.filter((n) => n !== 'spill_search'));
     expect(createSpillMiddleware({ backend: createMemoryBackend(), maxInlineBytes: CAP, retrieval: false }).tools).toEqual([]);
     const { reader: _reader, ...writeOnly } = createMemoryBackend();
     expect(createSpillMiddleware({ backend: writeOnly, maxInlineBytes: CAP }).tools).toEqual([]);

@@ -1,9 +1,10 @@
-import type { SpillBackend } from '@spillway/core';
+import type { SpillBackend, SpillSearcher } from '@spillway/core';
 import { createSpillPolicy, DEFAULT_SKIP_TOOLS, parseSpillNotice } from '@spillway/policy';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
-import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
+import { SPILL_SEARCH_TOOL, SPILL_TOOL_NAMES } from '@spillway/policy/tools';
 import { ToolMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
+import { createSpillSearchTool, type SpillSearchCall } from './search-tool.js';
 import { createSpillTools } from './spill-tools.js';
 
 /** The tool call a `sessionId` function is asked about. */
@@ -35,6 +36,12 @@ export interface SpillMiddlewareAdapterOptions {
   readonly retrieval?: SpillBackend | false | undefined;
   /** Byte cap on one `spill_read` answer. Default: the reader's default (32 KiB). */
   readonly maxReadBytes?: number | undefined;
+  /**
+   * What answers `spill_search`, which the middleware then adds, searching the same
+   * session its spills go to: such as `await createBackendSearch(backend)` from
+   * `@spillway/search`. Omitted: no `spill_search`.
+   */
+  readonly search?: SpillSearcher | undefined;
 }
 
 /**
@@ -79,7 +86,7 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createSpillMiddleware needs options, such as { backend, maxInlineBytes: 16_000 } or { policy }.');
   }
-  const { sessionId, retrieval, maxReadBytes, policy: givenPolicy, ...policyOptions } = options as SpillMiddlewareAdapterOptions &
+  const { sessionId, retrieval, maxReadBytes, search, policy: givenPolicy, ...policyOptions } = options as SpillMiddlewareAdapterOptions &
     SpillPolicyOptions & { readonly policy?: SpillPolicy };
   if (sessionId !== undefined && typeof sessionId !== 'function' && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new TypeError('sessionId must be a non-empty string, a function of the call, or omitted.');
@@ -96,6 +103,11 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
   const readerBackend = retrieval === undefined ? (policyOptions.backend?.reader === undefined ? undefined : policyOptions.backend) : retrieval;
   const tools = readerBackend === false || readerBackend === undefined ? [] : createSpillTools({ backend: readerBackend, maxReadBytes });
   const fallbackSession = `langchain-${globalThis.crypto.randomUUID()}`;
+  if (search !== undefined) {
+    const searchSession = (call: SpillSearchCall): string | undefined =>
+      resolveSession(sessionId, { toolName: SPILL_SEARCH_TOOL, toolCallId: call.toolCallId, args: undefined, configurable: call.configurable }) ?? fallbackSession;
+    tools.push(createSpillSearchTool({ searcher: search, sessionId: searchSession }));
+  }
   const cap = givenPolicy === undefined ? policyOptions.maxInlineBytes : undefined;
 
   return createMiddleware({

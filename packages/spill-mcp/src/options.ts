@@ -1,5 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { SpillBackend } from '@spillway/core';
+import type { SpillBackend, SpillSearcher } from '@spillway/core';
 import { DEFAULT_READ_MAX_BYTES } from '@spillway/core';
 import type { SpillProxyEvent } from './diagnostics.js';
 
@@ -84,6 +84,12 @@ export interface SpillProxyOptions {
   readonly saveTimeoutMs?: number | undefined;
   /** Receives every {@link SpillProxyEvent}. It may throw; the proxy is unaffected. */
   readonly onEvent?: ((event: SpillProxyEvent) => void) | undefined;
+  /**
+   * What answers `spill_search` over this proxy's session, which the proxy then offers
+   * (`spillway mcp` passes one from `@spillway/search` when the backend has a reader and a
+   * catalog). Omitted: no `spill_search`.
+   */
+  readonly search?: SpillSearcher | undefined;
 }
 
 /** The options with every default filled in, checked once by {@link checkOptions}. */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, Implementation, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { sessionId as brandSessionId } from '@spillway/core';
 import { createSpillPolicy } from '@spillway/policy';
 import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
 import { Diagnostics } from './diagnostics.js';
@@ -121,7 +122,8 @@ class ProxyRuntime implements SpillProxy {
       backend: options.backend,
       maxInlineBytes: config.maxInlineBytes,
       skipTools: SPILL_TOOL_NAMES,
-      noticeReader: 'spill-tools', // the notice names the spill_* tools this proxy adds ('spill-tools-and-search' once spill_search is offered)
+      // The notice names the spill_* tools this proxy adds.
+      noticeReader: options.search === undefined ? 'spill-tools' : 'spill-tools-and-search',
       previewBytes: options.previewBytes,
       saveTimeoutMs: options.saveTimeoutMs,
       onEvent: (event) => {
@@ -133,7 +135,7 @@ class ProxyRuntime implements SpillProxy {
     this.ownTools = new OwnTools(options.backend?.reader, {
       maxReadBytes: config.maxReadBytes,
       defaultMaxMatches: config.maxGrepMatches,
-    });
+    }, undefined, options.search === undefined ? undefined : { searcher: options.search, sessionId: brandSessionId(this.sessionId) });
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });

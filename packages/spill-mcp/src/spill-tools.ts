@@ -1,7 +1,8 @@
 import type { CallToolResult, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_GREP_MAX_LINE_BYTES, type SpillReader } from '@spillway/core';
-import { runSpillTool, spillToolDefinitions, type SpillToolDefinition } from '@spillway/policy/tools';
+import { DEFAULT_GREP_MAX_LINE_BYTES, type SessionId, type SpillReader, type SpillSearcher } from '@spillway/core';
+import { runSpillSearch, runSpillTool, SPILL_SEARCH_TOOL, spillToolDefinitions, type SpillToolDefinition } from '@spillway/policy/tools';
 import { downstreamToolName } from './names.js';
+import { searchToolListing } from './search-tool.js';
 
 /** The `_meta` key that tells Claude Code how large a tool's answers may be before it spills them itself. */
 export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars';
@@ -17,6 +18,12 @@ export interface OwnToolLimits {
   readonly defaultMaxMatches: number;
 }
 
+/** What answers `spill_search`, and the session it searches. */
+export interface OwnSearch {
+  readonly searcher: SpillSearcher;
+  readonly sessionId: SessionId;
+}
+
 /**
  * spillway's own tools, offered next to the upstream's: every definition of the shared
  * tool list of `@spillway/policy/tools`, each run by the shared implementation (which
@@ -26,16 +33,24 @@ export class OwnTools {
   private readonly reader: SpillReader | undefined;
   private readonly limits: OwnToolLimits;
   private readonly definitions: readonly SpillToolDefinition[];
+  private readonly search: OwnSearch | undefined;
 
   /**
    * @param reader - the backend's reader; without one the proxy offers no tools
    * @param limits - the answers' limits
    * @param definitions - the shared tool list
+   * @param search - what answers `spill_search`; without it the tool is not offered
    */
-  constructor(reader: SpillReader | undefined, limits: OwnToolLimits, definitions: readonly SpillToolDefinition[] = spillToolDefinitions) {
+  constructor(
+    reader: SpillReader | undefined,
+    limits: OwnToolLimits,
+    definitions: readonly SpillToolDefinition[] = spillToolDefinitions,
+    search?: OwnSearch,
+  ) {
     this.reader = reader;
     this.limits = limits;
     this.definitions = reader === undefined ? [] : definitions;
+    this.search = reader === undefined ? undefined : search;
   }
 
   /** The tools as MCP lists them, with a size hint for hosts that spill on their own. */
@@ -43,17 +58,19 @@ export class OwnTools {
     // Claude Code spills an answer above the hint itself. The shared implementation bounds
     // every answer; the hint leaves room for a read at the cap or a page of grep matches.
     const hint = Math.max(this.limits.maxReadBytes, GREP_PAGE_CHARS) + 1_024;
-    return this.definitions.map((definition) => ({
+    const tools: Tool[] = this.definitions.map((definition) => ({
       name: definition.name,
       description: definition.description,
       inputSchema: definition.inputSchema as unknown as Tool['inputSchema'],
       annotations: { readOnlyHint: true, openWorldHint: false },
       _meta: { [MAX_RESULT_SIZE_META_KEY]: hint },
     }));
+    return this.search === undefined ? tools : [...tools, searchToolListing(MAX_RESULT_SIZE_META_KEY)];
   }
 
   /** Whether `name` is one of these tools. */
   has(name: string): boolean {
+    if (name === SPILL_SEARCH_TOOL && this.search !== undefined) return true;
     return this.definitions.some((definition) => definition.name === name);
   }
 
@@ -65,6 +82,11 @@ export class OwnTools {
     const reader = this.reader;
     if (reader === undefined || !this.has(name)) {
       return { content: [{ type: 'text', text: `Unknown tool: ${name}` }], isError: true };
+    }
+    const search = this.search;
+    if (name === SPILL_SEARCH_TOOL && search !== undefined) {
+      const found = await runSpillSearch(search.searcher, args === undefined ? {} : args, { sessionId: search.sessionId, signal });
+      return { content: [{ type: 'text', text: found.text }], ...(found.isError ? { isError: true } : {}) };
     }
     const answer = await runSpillTool(reader, name, args === undefined ? {} : args, {
       maxReadBytes: this.limits.maxReadBytes,

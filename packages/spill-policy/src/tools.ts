@@ -25,15 +25,17 @@ import {
 } from './answer-bound.js';
 
 export { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES, MIN_SPILL_ANSWER_BYTES } from './answer-bound.js';
+import { SPILL_SEARCH_TOOL } from './search-tool.js';
 
 /** The name of the tool that reads lines of a spilled result back. */
 export const SPILL_READ_TOOL = 'spill_read';
 /** The name of the tool that searches a spilled result. */
 export const SPILL_GREP_TOOL = 'spill_grep';
-/** Both retrieval tools' names: add them to the policy's `skipTools`. */
-export const SPILL_TOOL_NAMES: readonly [typeof SPILL_READ_TOOL, typeof SPILL_GREP_TOOL] = [
+/** Every retrieval tool's name (`spill_search` too): add them to the policy's `skipTools`. */
+export const SPILL_TOOL_NAMES: readonly [typeof SPILL_READ_TOOL, typeof SPILL_GREP_TOOL, typeof SPILL_SEARCH_TOOL] = [
   SPILL_READ_TOOL,
   SPILL_GREP_TOOL,
+  SPILL_SEARCH_TOOL,
 ];
 
 /** Arguments of `spill_read`. */
@@ -420,3 +422,4 @@ function grepAnswer(result: GrepResult, pattern: string, bound: GrepBound): { te
 export function formatGrepAnswer(result: GrepResult, pattern: string): string {
   return grepAnswer(result, pattern, { cap: DEFAULT_SPILL_ANSWER_BYTES, ceiling: DEFAULT_SPILL_ANSWER_MATCHES, clamped: false }).text;
 }
+export * from './search-tool.js';

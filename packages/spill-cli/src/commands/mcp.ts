@@ -5,6 +5,7 @@ import { startAutoGc } from '../auto-gc.js';
 import { CliError, cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
+import { lazySearcher } from '../search-support.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, SESSION_ENV } from '../options.js';
 
 interface McpOptions extends CommonOptions {
@@ -15,6 +16,7 @@ interface McpOptions extends CommonOptions {
   readonly timeout?: number;
   readonly maxMessageBytes?: number;
   readonly host?: string;
+  readonly search: boolean;
 }
 
 const EXAMPLES = `
@@ -27,7 +29,8 @@ Examples:
 An MCP server on stdin/stdout that forwards everything to the server it wraps, except
 that a tool result over --max-inline-bytes is stored and replaced by a preview plus a
 notice, and two tools are added to get it back: spill_read and spill_grep (an upstream
-tool with either name is offered as upstream_<name>). Spills of one proxy process share
+tool with either name is offered as upstream_<name>). spill_search, also added (unless
+--no-search), ranks snippets across every spill of the session by words. Spills of one proxy process share
 one session unless --session or SPILLWAY_SESSION names one; \`spillway ls\` and
 \`spillway gc\` see them like any other. Diagnostics go to stderr, never stdout.
 `;
@@ -64,6 +67,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .option('--timeout <ms>', 'how long a forwarded request may go without an answer or progress (default 300000)', positiveInt)
     .option('--max-message-bytes <bytes>', 'largest single message accepted from either side (default 500 MiB)', positiveInt)
     .option('--host <name>', 'the agent host running the proxy, as spillway stats names it (spillway setup writes it)')
+    .option('--no-search', 'do not offer spill_search (ranked search across the session\'s spills)')
     .passThroughOptions();
   addCommonOptions(command, { json: false });
   command.addHelpText('after', EXAMPLES);
@@ -100,6 +104,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         // Storage grew: a sweep may be due, in a detached child that never delays an answer.
         if (spill.type === 'spilled' && rootPath !== undefined) setImmediate(() => void sweepIfDue(ctx, rootPath));
       },
+      search: options.search ? lazySearcher(backend) : undefined,
     });
     await ctx.info(`session ${proxy.sessionId}`);
     const stop = (): void => {

@@ -1,0 +1,63 @@
+// spill_search in a real AI SDK agent loop: two oversized results spilled in one session,
+// the mock model searches across both without a locator, then reads around the hit.
+import { createMemoryBackend } from '@spillway/memory';
+import { createBackendSearch } from '@spillway/search';
+import { bigLog, NEEDLE } from '@spillway/test-support/big-log';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
+import { MockLanguageModelV3 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { spillSearchTools, spillTools, withSpill } from './index.js';
+import { say, toolCall, toolResultTexts, type Prompt } from './test-loop.js';
+
+describe('spillSearchTools in a generateText loop', () => {
+  it('finds a line across the session\'s spills, and spill_read follows its locator and line', async () => {
+    const backend = createMemoryBackend();
+    const searcher = await createBackendSearch(backend);
+    const prompts: Prompt[] = [];
+    let hit: { locator: string; startLine: number } | undefined;
+    const model = new MockLanguageModelV3({
+      doGenerate: ({ prompt }) => {
+        prompts.push(prompt);
+        if (prompts.length === 1) return Promise.resolve(toolCall('c1', 'fetchLogs', { service: 'api' }));
+        if (prompts.length === 2) return Promise.resolve(toolCall('c2', 'fetchLogs', { service: 'db' }));
+        if (prompts.length === 3) return Promise.resolve(toolCall('c3', 'spill_search', { query: 'disk quota exceeded' }));
+        if (prompts.length === 4) {
+          const answer = toolResultTexts(prompt)[2] ?? '';
+          const m = /^\[1\] (\S+) lines? (\d+)/m.exec(answer);
+          hit = m === null ? undefined : { locator: m[1] ?? '', startLine: Number(m[2]) };
+          return Promise.resolve(toolCall('c4', 'spill_read', { locator: hit?.locator ?? '', offset: hit?.startLine ?? 1, limit: 40 }));
+        }
+        return Promise.resolve(say('Shard 17 ran out of disk quota.'));
+      },
+    });
+    const fetchLogs = tool({
+      description: 'Fetch the logs of a service.',
+      inputSchema: jsonSchema<{ service: string }>({ type: 'object', properties: { service: { type: 'string' } }, required: ['service'] }),
+      execute: ({ service }) => (service === 'api' ? bigLog() : 'db ok\n'.repeat(20_000)),
+    });
+    const result = await generateText({
+      model,
+      prompt: 'Why did the api fail?',
+      tools: {
+        ...withSpill({ fetchLogs }, { backend, maxInlineBytes: 4096, sessionId: 'chat-s' }),
+        ...spillTools({ backend }),
+        ...spillSearchTools({ searcher, sessionId: 'chat-s' }),
+      },
+      stopWhen: stepCountIs(6),
+    });
+    expect(prompts).toHaveLength(5);
+    const searchAnswer = toolResultTexts(prompts[3] ?? [])[2] ?? '';
+    expect(new TextEncoder().encode(searchAnswer).length).toBeLessThanOrEqual(4096);
+    expect(searchAnswer).toContain(NEEDLE);
+    expect(hit?.locator).toMatch(/^spill\+memory:\/\//);
+    const readAnswer = toolResultTexts(prompts[4] ?? [])[3] ?? '';
+    expect(readAnswer).toContain(NEEDLE);
+    expect(result.text).toBe('Shard 17 ran out of disk quota.');
+    await searcher.close();
+  });
+
+  it('needs a searcher and a session', () => {
+    expect(() => spillSearchTools({} as never)).toThrow(TypeError);
+    expect(() => spillSearchTools({ searcher: { search: () => Promise.resolve({ hits: [], more: false }) } } as never)).toThrow(/sessionId/);
+  });
+});

@@ -1,0 +1,110 @@
+import { Command } from 'commander';
+import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, type SpillSearchResult } from '@spillway/core';
+import { CliError } from '../cli-error.js';
+import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
+import { jsonLine } from '../json.js';
+import { positiveInt } from '../options.js';
+
+interface SearchOptions extends CommonOptions {
+  readonly session?: string;
+  readonly allSessions?: boolean;
+  readonly max: number;
+  readonly maxBytes: number;
+}
+
+const EXAMPLES = `
+Examples:
+  $ spillway search --session chat-1 'json_max_depth'
+  $ spillway search 'TypeError "cannot read properties"'       # the session in $SPILLWAY_SESSION
+  $ spillway search --all-sessions --json 'openssl version' | jq '.results[].locator'
+
+Words and "quoted phrases", never a query language: an operator or a wildcard is just a
+word. Results are ranked snippets, each with its locator and line range; read around one
+with \`spillway read <locator> --offset <line>\`. The index is built from the store on
+the first search and kept up to date on each one (see the @spillway/search README).
+`;
+
+/** `spillway search --json`: the snippets, best first. */
+export interface SearchJson {
+  /** The query as given. */
+  readonly query: string;
+  /** The session searched, or `null` with --all-sessions. */
+  readonly session: string | null;
+  /** Best first. */
+  readonly results: readonly {
+    readonly locator: string;
+    readonly startLine: number;
+    readonly endLine: number;
+    readonly text: string;
+    readonly truncated: boolean;
+    readonly section: { readonly line: number; readonly text: string } | null;
+    readonly score: number;
+  }[];
+  /** True when more snippets matched than were answered. */
+  readonly more: boolean;
+}
+
+function searchJson(query: string, session: string | null, result: SpillSearchResult): SearchJson {
+  return {
+    query,
+    session,
+    results: result.hits.map((h) => ({
+      locator: h.locator,
+      startLine: h.startLine,
+      endLine: h.endLine,
+      text: h.text,
+      truncated: h.truncated,
+      section: h.section ?? null,
+      score: h.score,
+    })),
+    more: result.more,
+  };
+}
+
+/** Registers `spillway search <query>`: ranked snippets across spilled artifacts. */
+export function registerSearch(program: Command, ctx: CliContext): void {
+  const command = program
+    .command('search')
+    .description('Search spilled artifacts by words and "quoted phrases"; prints ranked snippets with their locators and lines.')
+    .argument('<query...>', 'words and "quoted phrases"')
+    .option('--session <id>', 'search this session (default: $SPILLWAY_SESSION, else the default session)')
+    .option('--all-sessions', 'search every session in the store')
+    .option('--max <results>', 'at most this many snippets', positiveInt, DEFAULT_SEARCH_MAX_RESULTS)
+    .option('--max-bytes <bytes>', 'byte budget for the snippets together', positiveInt, DEFAULT_SEARCH_MAX_BYTES);
+  addCommonOptions(command, { json: true });
+  command.addHelpText('after', EXAMPLES);
+  command.action(async (words: string[], options: SearchOptions) => {
+    if (options.allSessions === true && options.session !== undefined) {
+      throw new CliError('USAGE', 'Give either --session or --all-sessions, not both.');
+    }
+    const query = words.join(' ');
+    const session = options.allSessions === true ? undefined : ctx.session(options.session);
+    const backend = ctx.backend(options);
+    const { createBackendSearch } = await import('@spillway/search');
+    const searcher = await createBackendSearch(backend);
+    try {
+      const result = await searcher.search({
+        query,
+        maxResults: options.max,
+        maxBytes: Math.max(64, options.maxBytes),
+        ...(session === undefined ? {} : { sessionId: session }),
+      });
+      if (options.json === true) {
+        await ctx.print(jsonLine(searchJson(query, session ?? null, result)));
+        return;
+      }
+      if (result.hits.length === 0) {
+        await ctx.print(`${ctx.out.dim(`No spilled artifact matches ${JSON.stringify(query)}.`)}\n`);
+        return;
+      }
+      for (const hit of result.hits) {
+        await ctx.print(`${ctx.out.bold(`${hit.locator}:${String(hit.startLine)}-${String(hit.endLine)}`)}\n`);
+        if (hit.section !== undefined) await ctx.print(`${ctx.out.dim(`${String(hit.section.line)}: ${hit.section.text}`)}\n`);
+        await ctx.print(`${hit.text}\n\n`);
+      }
+      if (result.more) await ctx.print(`${ctx.out.dim('(More snippets matched: raise --max or --max-bytes.)')}\n`);
+    } finally {
+      await searcher.close();
+    }
+  });
+}

@@ -1,0 +1,108 @@
+/**
+ * The SQLite side of the index: the schema and the statements, on `libsql` (SQLite with
+ * FTS5, prebuilt for each platform). The full-text table is contentless: it keeps the
+ * inverted index and the column sizes that BM25 needs, never the text, which stays in the
+ * backend and is read back through its reader when a snippet is made.
+ */
+import { SpillError } from '@spillway/core';
+
+/** The part of `libsql`'s statement API the index uses. */
+export interface Statement {
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+/** The part of `libsql`'s database API the index uses. */
+export interface Database {
+  prepare(sql: string): Statement;
+  exec(sql: string): unknown;
+  transaction<F extends (...args: never[]) => unknown>(fn: F): F;
+  close(): unknown;
+}
+
+/** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
+export const SCHEMA_VERSION = '2';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS artifacts (
+  id INTEGER PRIMARY KEY,
+  locator TEXT NOT NULL UNIQUE,
+  session TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created INTEGER NOT NULL,
+  complete INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS sections (
+  id INTEGER PRIMARY KEY,
+  artifact INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sections_artifact ON sections (artifact);
+CREATE TABLE IF NOT EXISTS chunks (
+  id INTEGER PRIMARY KEY,
+  artifact INTEGER NOT NULL,
+  start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  section INTEGER
+);
+CREATE INDEX IF NOT EXISTS chunks_artifact ON chunks (artifact);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+`;
+
+const DROP = `
+DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS chunks;
+DROP TABLE IF EXISTS sections; DROP TABLE IF EXISTS artifacts; DROP TABLE IF EXISTS meta;
+`;
+
+type DatabaseConstructor = new (location: string) => Database;
+
+let constructorPromise: Promise<DatabaseConstructor> | undefined;
+
+// Loaded on first use, so that importing this package costs nothing until an index opens,
+// and a platform without the prebuilt binary gets a clear error instead of a failed import.
+async function loadLibsql(): Promise<DatabaseConstructor> {
+  constructorPromise ??= import('libsql').then(
+    (m) => ((m as { default?: unknown }).default ?? m) as DatabaseConstructor,
+    (error: unknown) => {
+      constructorPromise = undefined;
+      throw new SpillError(
+        'SPILL_STORAGE_FAILED',
+        `The search index needs the libsql package and its prebuilt binary for ${process.platform}-${process.arch}, which could not be loaded: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    },
+  );
+  return constructorPromise;
+}
+
+/** Opens (creating when needed) an index database and brings its schema up to date. */
+export async function openDatabase(location: string): Promise<Database> {
+  const Ctor = await loadLibsql();
+  let db: Database;
+  try {
+    db = new Ctor(location);
+  } catch (error) {
+    throw new SpillError('SPILL_STORAGE_FAILED', `Cannot open the search index ${location}: ${String(error)}`, { cause: error });
+  }
+  try {
+    if (location !== ':memory:') {
+      db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+    }
+    db.exec('PRAGMA busy_timeout = 5000;');
+    db.exec(SCHEMA);
+    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
+    if (row?.value !== SCHEMA_VERSION) {
+      // The index is a cache: an index of another version is dropped and rebuilt.
+      db.exec(DROP);
+      db.exec(SCHEMA);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+    }
+  } catch (error) {
+    db.close();
+    throw new SpillError('SPILL_STORAGE_FAILED', `Cannot prepare the search index ${location}: ${String(error)}`, { cause: error });
+  }
+  return db;
+}

@@ -1,0 +1,156 @@
+/**
+ * Indexing one artifact: its text streams through the backend's reader a page at a time
+ * and is cut into chunks, windows of consecutive lines, so that memory stays bounded by
+ * the page whatever the artifact's size, and every chunk names the lines it covers.
+ */
+import type { SpillEntry, SpillReader } from '@spillway/core';
+import type { Database, Statement } from './database.js';
+import { isSectionLine, sectionText } from './sections.js';
+import { splitLines } from './text.js';
+import { camelPartsOf } from './tokens.js';
+
+/** Most lines in one chunk. */
+export const CHUNK_MAX_LINES = 24;
+/** Most UTF-16 code units in one chunk (a longer single line makes a chunk of its own). */
+export const CHUNK_MAX_CHARS = 2048;
+/** How much of one very long line is indexed; the rest of it cannot be found. */
+export const LONG_LINE_INDEX_CHARS = 16 * 1024;
+/** Lines per read while indexing. */
+const PAGE_LINES = 4000;
+/** Bytes per read while indexing: the bound on an index run's memory for text. */
+export const PAGE_BYTES = 256 * 1024;
+
+/** Prepared statements for writing chunks. */
+export interface IndexStatements {
+  readonly insertArtifact: Statement;
+  readonly insertSection: Statement;
+  readonly insertChunk: Statement;
+  readonly insertFts: Statement;
+  readonly markComplete: Statement;
+  readonly deleteFts: Statement;
+  readonly deleteChunks: Statement;
+  readonly deleteSections: Statement;
+  readonly deleteArtifact: Statement;
+}
+
+/** Prepares the statements {@link indexArtifact} and {@link removeArtifact} use. */
+export function prepareIndexStatements(db: Database): IndexStatements {
+  return {
+    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete) VALUES (?, ?, ?, ?, 0)'),
+    insertSection: db.prepare('INSERT INTO sections (artifact, line, text) VALUES (?, ?, ?)'),
+    insertChunk: db.prepare('INSERT INTO chunks (artifact, start_line, end_line, section) VALUES (?, ?, ?, ?)'),
+    insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
+    markComplete: db.prepare('UPDATE artifacts SET complete = 1 WHERE id = ?'),
+    deleteFts: db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE artifact = ?)'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE artifact = ?'),
+    deleteSections: db.prepare('DELETE FROM sections WHERE artifact = ?'),
+    deleteArtifact: db.prepare('DELETE FROM artifacts WHERE id = ?'),
+  };
+}
+
+/** Removes an artifact and everything indexed from it. */
+export function removeArtifact(db: Database, st: IndexStatements, id: number): void {
+  db.transaction(() => {
+    st.deleteFts.run(id);
+    st.deleteChunks.run(id);
+    st.deleteSections.run(id);
+    st.deleteArtifact.run(id);
+  })();
+}
+
+interface Section {
+  readonly id: number;
+  readonly line: number;
+  readonly text: string;
+}
+
+interface PendingChunk {
+  start: number;
+  lines: string[];
+  chars: number;
+  section: Section | undefined;
+}
+
+/** What indexing one artifact did. */
+export interface IndexedArtifact {
+  /** The artifact's row. */
+  readonly id: number;
+  /** Lines indexed. */
+  readonly lines: number;
+  /** Chunks written. */
+  readonly chunks: number;
+}
+
+/**
+ * Indexes one artifact from its first line to its last, committing each page. Rejects
+ * with the reader's error (a `SPILL_NOT_FOUND` when it was deleted meanwhile); the caller
+ * removes the half-written rows then.
+ */
+export async function indexArtifact(
+  db: Database,
+  st: IndexStatements,
+  reader: SpillReader,
+  entry: SpillEntry,
+  onRow: (id: number) => void,
+  signal?: AbortSignal,
+): Promise<IndexedArtifact> {
+  const id = Number(st.insertArtifact.run(entry.locator, entry.session, entry.bytes, entry.createdAt.getTime()).lastInsertRowid);
+  onRow(id);
+  let section: Section | undefined;
+  let chunk: PendingChunk | undefined;
+  let chunks = 0;
+  let lines = 0;
+
+  const flush = (): void => {
+    if (chunk === undefined || chunk.lines.length === 0) return;
+    const end = chunk.start + chunk.lines.length - 1;
+    const text = chunk.lines.join('\n');
+    const chunkId = Number(st.insertChunk.run(id, chunk.start, end, chunk.section?.id ?? null).lastInsertRowid);
+    // A chunk also answers for its section line (the package, file or commit it is in),
+    // and for the parts of its camelCase identifiers.
+    let body = text;
+    if (chunk.section !== undefined && chunk.section.line < chunk.start) body += `\n${chunk.section.text}`;
+    const parts = camelPartsOf(text);
+    if (parts.length > 0) body += `\n${parts.join(' ')}`;
+    st.insertFts.run(chunkId, body);
+    chunks += 1;
+    chunk = undefined;
+  };
+
+  const add = (lineNo: number, raw: string): void => {
+    const line = raw.length > LONG_LINE_INDEX_CHARS ? raw.slice(0, LONG_LINE_INDEX_CHARS) : raw;
+    if (isSectionLine(line)) {
+      const text = sectionText(line);
+      section = { id: Number(st.insertSection.run(id, lineNo, text).lastInsertRowid), line: lineNo, text };
+      // A section line opens a new chunk, so that a chunk rarely straddles two sections.
+      flush();
+    }
+    if (chunk !== undefined && (chunk.lines.length >= CHUNK_MAX_LINES || chunk.chars + line.length > CHUNK_MAX_CHARS)) flush();
+    chunk ??= { start: lineNo, lines: [], chars: 0, section };
+    chunk.lines.push(line);
+    chunk.chars += line.length + 1;
+  };
+
+  let offset = 1;
+  for (;;) {
+    const page = await reader.read(entry.locator, { offset, limit: PAGE_LINES, maxBytes: PAGE_BYTES, ...(signal ? { signal } : {}) });
+    if (page.endLine < page.startLine) {
+      if (!page.hasMore) break;
+      // Nothing fits (cannot happen with a page this size, but never loop): skip the line.
+      offset += 1;
+      continue;
+    }
+    const pageLines = splitLines(page.text);
+    db.transaction(() => {
+      for (let i = 0; i < pageLines.length; i += 1) add(page.startLine + i, pageLines[i] ?? '');
+    })();
+    lines += pageLines.length;
+    if (!page.hasMore) break;
+    offset = page.nextOffset ?? page.endLine + 1;
+  }
+  db.transaction(() => {
+    flush();
+    st.markComplete.run(id);
+  })();
+  return { id, lines, chunks };
+}

@@ -1,0 +1,98 @@
+// Properties of every answer, over random artifacts and random queries on the memory
+// backend: snippets are verbatim ranges of their artifacts at the lines they claim,
+// answers stay within their byte bound, a deleted artifact is never answered, and no query
+// text (FTS5 operators, quotes, parentheses, any Unicode) makes a search fail.
+import { sessionId, type SpillLocator } from '@spillway/core';
+import { createMemoryBackend } from '@spillway/memory';
+import { runSpillSearch } from '@spillway/policy/tools';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createSpillSearch } from './index.js';
+import { expectVerbatim, save } from './test-search-suite.js';
+
+const WORDS = ['alpha', 'beta', 'gamma', 'TypeError', 'json_max_depth', 'src/a.ts:12', 'commit', 'Package:', 'diff', 'NEAR(', '"', '*', 'é', '日本', '😀'];
+const line = fc.oneof(
+  fc.array(fc.constantFrom(...WORDS), { maxLength: 12 }).map((w) => w.join(' ')),
+  fc.string({ unit: 'grapheme', maxLength: 60 }).map((s) => s.replace(/\n/g, ' ')),
+  fc.constantFrom('commit 0123456789abcdef', 'diff --git a/x b/x', 'Package: zlib', `${'long '.repeat(400)}alpha`),
+);
+const artifact = fc.array(line, { minLength: 1, maxLength: 120 }).map((lines) => lines.join('\n'));
+const query = fc.oneof(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 4 }).map((w) => w.join(' ')), fc.string({ maxLength: 40 }));
+
+describe('search properties', () => {
+  it('answers only verbatim ranges at the lines they claim, within the byte budget', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(artifact, { minLength: 1, maxLength: 4 }), query, fc.integer({ min: 64, max: 3000 }), async (texts, q, maxBytes) => {
+        const backend = createMemoryBackend();
+        const s = sessionId('p');
+        for (const t of texts) await save(backend, s, t);
+        const search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog });
+        try {
+          const { hits } = await search.search({ query: q, sessionId: s, maxBytes, maxResults: 10 });
+          let used = 0;
+          for (const hit of hits) {
+            await expectVerbatim(backend, hit);
+            used += Buffer.byteLength(hit.text) + (hit.section === undefined ? 0 : Buffer.byteLength(hit.section.text) + 1);
+          }
+          expect(used).toBeLessThanOrEqual(maxBytes);
+        } finally {
+          await search.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('never answers a deleted artifact', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), fc.boolean(), async (deleteThese, searchFirst) => {
+        const backend = createMemoryBackend();
+        const s = sessionId('d');
+        const search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog });
+        try {
+          const locators: SpillLocator[] = [];
+          for (let i = 0; i < deleteThese.length; i += 1) locators.push(await save(backend, s, `wombat number ${String(i)}\nmore text\n`));
+          if (searchFirst) await search.search({ query: 'wombat', sessionId: s });
+          const deleted = new Set<string>();
+          for (let i = 0; i < deleteThese.length; i += 1) {
+            const locator = locators[i];
+            if (deleteThese[i] === true && locator !== undefined) {
+              await backend.catalog.delete(locator);
+              deleted.add(locator);
+            }
+          }
+          const { hits } = await search.search({ query: 'wombat', sessionId: s, maxResults: 50 });
+          for (const h of hits) expect(deleted.has(h.locator)).toBe(false);
+          expect(hits.length).toBe(deleteThese.length - deleted.size);
+        } finally {
+          await search.close();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('takes any query text as plain words: the search resolves and the tool answers within its bound', async () => {
+    const backend = createMemoryBackend();
+    const s = sessionId('h');
+    await save(backend, s, 'NEAR(alpha beta) * ^ "quoted" body:col {a b} AND OR NOT\nplain words here\n');
+    const search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog });
+    try {
+      const hostile = fc.oneof(
+        fc.string({ maxLength: 80 }),
+        fc.string({ unit: 'binary', maxLength: 80 }),
+        fc.array(fc.constantFrom('NEAR(', ')', '*', '^', '"', ':', 'AND', 'OR', 'NOT', '{', '}', '+', '-', 'body:', 'alpha'), { maxLength: 10 }).map((w) => w.join('')),
+      );
+      await fc.assert(
+        fc.asyncProperty(hostile, fc.integer({ min: 200, max: 4096 }), async (q, maxSearchBytes) => {
+          await expect(search.search({ query: q, sessionId: s })).resolves.toBeDefined();
+          const answer = await runSpillSearch(search, { query: q }, { sessionId: s, maxSearchBytes });
+          expect(Buffer.byteLength(answer.text)).toBeLessThanOrEqual(maxSearchBytes);
+        }),
+        { numRuns: 300 },
+      );
+    } finally {
+      await search.close();
+    }
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * Making a snippet from a chunk: the chunk's lines are read back through the backend's
+ * reader (the index keeps no text), the line that holds the most of the query is the
+ * centre, and lines are added above and below it while the snippet fits its byte cap.
+ */
+import type { QueryTerm } from './query.js';
+import { byteLength, cutToBytes, windowAround } from './text.js';
+import { lightStem, tokenSetOf, tokensOf } from './tokens.js';
+
+/** A snippet: lines `startLine`..`endLine`, verbatim unless `truncated`. */
+export interface Snippet {
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly text: string;
+  readonly truncated: boolean;
+  /** The line the snippet grew around. */
+  readonly bestLine: number;
+}
+
+/** How much one line of a snippet shows at most when it is not the centre line. */
+const OTHER_LINE_MAX_BYTES = 320;
+
+/** How well a line covers the query: the summed weights of the terms it holds. */
+export function lineScore(line: string, terms: readonly QueryTerm[], weights: readonly number[]): number {
+  const set = new Set([...tokenSetOf(line)].map(lightStem));
+  let score = 0;
+  let joined: string | undefined;
+  for (let i = 0; i < terms.length; i += 1) {
+    const term = terms[i];
+    if (term === undefined) continue;
+    let has: boolean;
+    if (term.tokens.length === 1) has = set.has(lightStem(term.tokens[0] ?? ''));
+    else {
+      joined ??= ` ${tokensOf(line).join(' ')} `;
+      has = joined.includes(` ${term.tokens.join(' ')} `);
+    }
+    if (has) score += weights[i] ?? 1;
+  }
+  return score;
+}
+
+function firstMatchIndex(line: string, terms: readonly QueryTerm[]): number {
+  const lower = line.toLowerCase();
+  if (lower.length !== line.length) return 0;
+  let best = -1;
+  for (const term of terms) {
+    const at = lower.indexOf(term.tokens[0] ?? '');
+    if (at >= 0 && (best < 0 || at < best)) best = at;
+  }
+  return Math.max(0, best);
+}
+
+/**
+ * Grows a snippet in `lines` (numbered from `firstLine`) around the best line among
+ * `candidates` (inclusive line numbers), within `maxBytes` of text.
+ */
+export function growSnippet(
+  lines: readonly string[],
+  firstLine: number,
+  candidates: { readonly from: number; readonly to: number },
+  terms: readonly QueryTerm[],
+  weights: readonly number[],
+  maxBytes: number,
+): Snippet | undefined {
+  if (lines.length === 0 || maxBytes <= 0) return undefined;
+  const lastLine = firstLine + lines.length - 1;
+  const from = Math.max(firstLine, candidates.from);
+  const to = Math.min(lastLine, candidates.to);
+  let best = from;
+  let bestScore = -1;
+  for (let n = from; n <= to; n += 1) {
+    const s = lineScore(lines[n - firstLine] ?? '', terms, weights);
+    if (s > bestScore) {
+      best = n;
+      bestScore = s;
+    }
+  }
+  const shown = new Map<number, string>();
+  let truncated = false;
+  const centre = lines[best - firstLine] ?? '';
+  let centreText = centre;
+  if (byteLength(centre) > maxBytes) {
+    centreText = windowAround(centre, firstMatchIndex(centre, terms), maxBytes);
+    truncated = true;
+  }
+  shown.set(best, centreText);
+  let used = byteLength(centreText);
+  let lo = best;
+  let hi = best;
+  let up = true;
+  let down = true;
+  // Alternate above and below; each added line costs its bytes plus one for the `\n`.
+  while (up || down) {
+    for (const dir of [-1, 1] as const) {
+      if ((dir < 0 && !up) || (dir > 0 && !down)) continue;
+      const n = dir < 0 ? lo - 1 : hi + 1;
+      if (n < firstLine || n > lastLine) {
+        if (dir < 0) up = false;
+        else down = false;
+        continue;
+      }
+      const raw = lines[n - firstLine] ?? '';
+      let text = raw;
+      if (byteLength(raw) > OTHER_LINE_MAX_BYTES) text = cutToBytes(raw, OTHER_LINE_MAX_BYTES);
+      const cost = byteLength(text) + 1;
+      if (used + cost > maxBytes) {
+        if (dir < 0) up = false;
+        else down = false;
+        continue;
+      }
+      if (text !== raw) truncated = true;
+      shown.set(n, text);
+      used += cost;
+      if (dir < 0) lo = n;
+      else hi = n;
+    }
+  }
+  const out: string[] = [];
+  for (let n = lo; n <= hi; n += 1) out.push(shown.get(n) ?? '');
+  return { startLine: lo, endLine: hi, text: out.join('\n'), truncated, bestLine: best };
+}
