@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { PACKAGE_DIR } from './test-bin.js';
@@ -41,12 +41,40 @@ export function realHostSkipReason(): string | undefined {
   const probe = spawnSync('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up'], { encoding: 'utf8' });
   if (probe.status !== 0) return `cannot make a network namespace with only loopback: ${(probe.stderr || String(probe.error)).trim()}`;
   if (!installed()) {
-    if (!existsSync(join(HOSTS_CACHE, 'package.json'))) writeFileSync(join(mkdirp(HOSTS_CACHE), 'package.json'), '{"name":"spillway-hosts-cache","private":true}\n');
-    const specs = Object.entries(PINNED_HOSTS).map(([name, version]) => `${name}@${version}`);
-    const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', ...specs], { cwd: HOSTS_CACHE, encoding: 'utf8', timeout: 15 * 60_000 });
-    if (npm.status !== 0 || !installed()) return `installing the pinned hosts into ${HOSTS_CACHE} failed: ${(npm.stderr || String(npm.error)).trim().slice(-300)}`;
+    // Test files run in parallel workers: one installs while the others wait for it.
+    const lock = `${mkdirp(HOSTS_CACHE)}.lock`;
+    const deadline = Date.now() + 20 * 60_000;
+    while (!tryLock(lock)) {
+      if (Date.now() > deadline) return `another process has held ${lock} for 20 minutes`;
+      spawnSync('sleep', ['1']);
+    }
+    try {
+      if (!installed()) {
+        if (!existsSync(join(HOSTS_CACHE, 'package.json'))) writeFileSync(join(HOSTS_CACHE, 'package.json'), '{"name":"spillway-hosts-cache","private":true}\n');
+        const specs = Object.entries(PINNED_HOSTS).map(([name, version]) => `${name}@${version}`);
+        const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--no-save', ...specs], { cwd: HOSTS_CACHE, encoding: 'utf8', timeout: 15 * 60_000 });
+        if (npm.status !== 0 || !installed()) return `installing the pinned hosts into ${HOSTS_CACHE} failed: ${(npm.stderr || String(npm.error)).trim().slice(-300)}`;
+      }
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
   }
   return undefined;
+}
+
+/** Takes the install lock (a directory: its creation is atomic); a lock left by a dead run is taken over after 20 minutes. */
+function tryLock(lock: string): boolean {
+  try {
+    mkdirSync(lock);
+    return true;
+  } catch {
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > 20 * 60_000) rmSync(lock, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile: the next try takes it.
+    }
+    return false;
+  }
 }
 
 function mkdirp(dir: string): string {
