@@ -2,21 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
-import type {
-  ListOptions,
-  SaveBytesStreamSpill,
-  SaveTextSpill,
-  SaveTextStreamSpill,
-  SpillBackend,
-  SpillCallOptions,
-  SpillCatalog,
-  SpillEntry,
-  SpillFileSink,
-  SpillLocator,
-  SpillReader,
-  SpillRef,
-  SweepTempResult,
-} from '@spillway/core';
+import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillFileSink, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
@@ -66,21 +52,13 @@ export interface LocalBackendOptions {
   readonly maxOpenFiles?: number;
 }
 
-/** The catalog of a {@link LocalBackend}: list, delete, and sweeping crash leftovers. */
-export interface LocalCatalog extends SpillCatalog {
-  /**
-   * Removes the `.tmp-…` files that a crashed or killed save left in session directories,
-   * when their last change is more than `olderThanMs` ago, and says how many and how many
-   * bytes. Only regular files owned by this user are removed; published artifacts are
-   * never touched. Pick an age longer than your longest stream (a save in progress keeps
-   * its temp file until it publishes), such as an hour.
-   *
-   * @throws SpillError `SPILL_INVALID_INPUT` when `olderThanMs` is not a number ≥ 0,
-   * `SPILL_ABORTED` when `signal` fires, `SPILL_UNSAFE_ROOT` for an unsafe root, and
-   * `SPILL_STORAGE_FAILED` when a file cannot be removed.
-   */
-  sweepTemp(options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult>;
-}
+/**
+ * The catalog of a {@link LocalBackend}: list, delete, and `sweepTemp`, which removes the
+ * `.tmp-…` files that a crashed or killed save left in session directories (regular files
+ * of this user only; published artifacts are never touched). Pick an age longer than your
+ * longest stream, such as an hour: a save in progress keeps its temp file until it publishes.
+ */
+export type LocalCatalog = SpillCatalog & Required<Pick<SpillCatalog, 'sweepTemp'>>;
 
 /** The hardened private-file backend. */
 export interface LocalBackend extends SpillBackend {

@@ -2,20 +2,7 @@ import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { configInteger } from '@spillway/backend-utils';
 import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted } from '@spillway/core';
-import type {
-  ListOptions,
-  SaveBytesStreamSpill,
-  SaveTextSpill,
-  SaveTextStreamSpill,
-  SpillBackend,
-  SpillCallOptions,
-  SpillCatalog,
-  SpillEntry,
-  SpillLocator,
-  SpillReader,
-  SpillRef,
-  SweepTempResult,
-} from '@spillway/core';
+import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { DEFAULT_READ_BYTES, openByteSource } from './byte-source.js';
 import type { ReadContext } from './byte-source.js';
 import { createSpillReader } from '@spillway/retrieval';
@@ -69,18 +56,12 @@ export interface S3BackendOptions {
   readonly retry?: Partial<RetrySettings>;
 }
 
-/** The catalog of an {@link S3Backend}: list, delete, and aborting stale multipart uploads. */
-export interface S3Catalog extends SpillCatalog {
-  /**
-   * Aborts this prefix's multipart uploads that were started more than `olderThanMs` ago
-   * (streams whose process died before completing or aborting them) and says how many and
-   * how many bytes of parts they held. Pick an age longer than your longest stream.
-   *
-   * @throws SpillError `SPILL_INVALID_INPUT` for a bad `olderThanMs`, `SPILL_ABORTED`,
-   * `SPILL_STORAGE_FAILED` when the store refuses.
-   */
-  sweepTemp(options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult>;
-}
+/**
+ * The catalog of an {@link S3Backend}: list, delete, and `sweepTemp`, which aborts this
+ * prefix's multipart uploads started more than `olderThanMs` ago (streams whose process
+ * died before completing or aborting them). Pick an age longer than your longest stream.
+ */
+export type S3Catalog = SpillCatalog & Required<Pick<SpillCatalog, 'sweepTemp'>>;
 
 /** A backend on an S3-compatible object store. */
 export interface S3Backend extends SpillBackend {
