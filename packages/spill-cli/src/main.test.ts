@@ -427,17 +427,18 @@ describe('run', () => {
 
   it('prints at most the cap, or the whole output with a warning, for every cap around the notice\'s size', async () => {
     const factory = await freshRoot();
-    const output = Array.from({ length: 100 }, (_, i) => `${String(i + 1)}\n`).join('');
+    // Long enough that the notice fits under it whatever the length of the root's path.
+    const output = Array.from({ length: 1000 }, (_, i) => `${String(i + 1)}\n`).join('');
     // From "no notice fits" through "only the real notice fits" to "preview and notice".
     let kept = 0;
     let spilled = 0;
-    for (const cap of [0, 60, 100, 150, 200, 250, 291, 292]) {
-      const r = await cli(['run', '--max-inline-bytes', String(cap), '--', 'seq', '1', '100'], { backend: factory });
+    for (const cap of [0, 60, 100, 150, 200, 250, 300, 400, 600, 1000, 3892, 3893]) {
+      const r = await cli(['run', '--max-inline-bytes', String(cap), '--', 'seq', '1', '1000'], { backend: factory });
       expect(r.code, `cap ${String(cap)}`).toBe(0);
       if (r.stdout === output) {
         if (cap < Buffer.byteLength(output)) {
           kept++;
-          expect(r.stderr, `cap ${String(cap)}`).toMatch(/cannot hold the spill notice, so the output \(292 bytes\) is printed in full\.\n$/);
+          expect(r.stderr, `cap ${String(cap)}`).toMatch(/cannot hold the spill notice, so the output \(3893 bytes\) is printed in full\.\n$/);
         }
         continue;
       }

@@ -31,7 +31,7 @@ async function run(args: string[], stderrTTY: boolean) {
 
 describe('spillway run at a terminal', () => {
   it('prints one stderr line with the exact read and grep commands for the locator, and the hinted read works', async () => {
-    const r = await run(['run', '--max-inline-bytes', '300', '--', ...LINES], true);
+    const r = await run(['run', '--max-inline-bytes', '1000', '--', ...LINES], true);
     expect(r.code).toBe(0);
     const notice = parseSpillNotice(r.stdout.trimEnd());
     expect(notice).toBeDefined();
@@ -42,8 +42,8 @@ describe('spillway run at a terminal', () => {
   });
 
   it('prints the same stdout with or without a terminal, and no hint when stderr is not one', async () => {
-    const tty = await run(['run', '--max-inline-bytes', '300', '--', ...LINES], true);
-    const plain = await run(['run', '--max-inline-bytes', '300', '--', ...LINES], false);
+    const tty = await run(['run', '--max-inline-bytes', '1000', '--', ...LINES], true);
+    const plain = await run(['run', '--max-inline-bytes', '1000', '--', ...LINES], false);
     expect(plain.stderr).toBe('');
     const strip = (s: string): string => s.replace(/\/session-[0-9a-f]+\/[0-9a-f]+-/g, '/S/L-');
     expect(strip(plain.stdout)).toBe(strip(tty.stdout));
@@ -58,7 +58,7 @@ describe('spillway run at a terminal', () => {
     const odd = join(root, 'with space');
     await mkdir(odd, { mode: 0o700 });
     await chmod(odd, 0o700);
-    const r = await run(['run', '--root', odd, '--max-inline-bytes', '300', '--', ...LINES], true);
+    const r = await run(['run', '--root', odd, '--max-inline-bytes', '1000', '--', ...LINES], true);
     const locator = parseSpillNotice(r.stdout.trimEnd())?.locator ?? '';
     expect(r.stderr).toContain(`spillway read '${locator}' |`);
   });
