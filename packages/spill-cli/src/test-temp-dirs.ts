@@ -1,8 +1,9 @@
 // Temporary directories for this package's tests (excluded from the build by its name).
 import { mkdtempSync, rmSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 
 /**
  * A maker of fresh temporary directories named after `prefix`; every directory it made is
@@ -18,4 +19,25 @@ export function tempDirsPerTest(prefix: string): () => string {
     made.push(dir);
     return dir;
   };
+}
+
+/**
+ * Makes a fresh temporary directory named after `prefix` before the calling file's tests
+ * and removes it after them all; `use` receives it.
+ */
+export function tempBasePerFile(prefix: string, use: (dir: string) => void): void {
+  let base: string | undefined;
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), prefix));
+    use(base);
+  });
+  afterAll(async () => {
+    if (base !== undefined) await rm(base, { recursive: true, force: true });
+  });
+}
+
+/** Creates `dir` readable by its owner alone (0700, whatever the umask), as a spill root must be. */
+export async function makePrivateDir(dir: string): Promise<void> {
+  await mkdir(dir, { mode: 0o700 });
+  await chmod(dir, 0o700);
 }
