@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from './test-bin.js';
-import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // `spillway cat` on the BUILT binary, typed in a shell as a person would: copy an artifact
 // out whole, byte for byte, and `cmp` it with the original.
@@ -12,15 +12,15 @@ let base: string;
 let root: string;
 let bin: string;
 
-tempBasePerFile('spillway-cli-cat-', (dir) => {
-  base = dir;
+beforeAll(() => {
+  ensureBuilt();
+});
+privateRootPerFile('spillway-cli-cat-', (dirs) => {
+  ({ base, root } = dirs);
 });
 
 beforeAll(async () => {
-  ensureBuilt();
-  root = join(base, 'root');
   bin = join(base, 'bin');
-  await makePrivateDir(root);
   await mkdir(bin);
   // `spillway` on PATH, as `pnpm link-cli` puts it there.
   await writeFile(join(bin, 'spillway'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, { mode: 0o755 });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, spillway, type BinResult } from './test-bin.js';
-import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // End-to-end: the BUILT binary, as a subprocess, against private temporary roots.
 
@@ -52,16 +52,11 @@ function expectedOutput(): string {
   return parts.join('');
 }
 
-tempBasePerFile('spillway-cli-e2e-', (dir) => {
-  base = dir;
-});
-
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  root = join(base, 'root');
-  home = join(base, 'home');
-  await makePrivateDir(root);
-  await mkdir(home, { mode: 0o700 });
+});
+privateRootPerFile('spillway-cli-e2e-', (dirs) => {
+  ({ base, root, home } = dirs);
 });
 
 describe('the built binary', () => {

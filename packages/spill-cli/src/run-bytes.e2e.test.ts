@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, spillway, type BinResult } from './test-bin.js';
-import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // End-to-end, on the BUILT binary: `run` stores the output byte for byte, bounds what it
 // stores, and never loses the output when the store fails (read-only root, full disk).
@@ -39,16 +39,11 @@ async function storedNames(dir: string): Promise<string[]> {
   return names;
 }
 
-tempBasePerFile('spillway-cli-bytes-', (dir) => {
-  base = dir;
-});
-
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  root = join(base, 'root');
-  home = join(base, 'home');
-  await makePrivateDir(root);
-  await mkdir(home, { mode: 0o700 });
+});
+privateRootPerFile('spillway-cli-bytes-', (dirs) => {
+  ({ base, root, home } = dirs);
 });
 
 describe('spillway run stores the output byte for byte', () => {

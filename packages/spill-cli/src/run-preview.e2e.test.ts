@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
-import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // `spillway run` stores output byte for byte through the local file sink, yet its preview
 // is the policy's: the error deep in the middle of a long log is excerpted with its line
@@ -10,14 +9,11 @@ import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
 let base: string;
 let root: string;
 
-tempBasePerFile('spillway-cli-run-preview-', (dir) => {
-  base = dir;
-});
-
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  root = join(base, 'root');
-  await makePrivateDir(root);
+});
+privateRootPerFile('spillway-cli-run-preview-', (dirs) => {
+  ({ base, root } = dirs);
 });
 
 const ERROR_LINE = 'src/app.ts(12345,7): error TS2322: Type "string" is not assignable to type "number".';

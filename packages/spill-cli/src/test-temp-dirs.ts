@@ -25,11 +25,11 @@ export function tempDirsPerTest(prefix: string): () => string {
  * Makes a fresh temporary directory named after `prefix` before the calling file's tests
  * and removes it after them all; `use` receives it.
  */
-export function tempBasePerFile(prefix: string, use: (dir: string) => void): void {
+export function tempBasePerFile(prefix: string, use: (dir: string) => void | Promise<void>): void {
   let base: string | undefined;
   beforeAll(async () => {
     base = await mkdtemp(join(tmpdir(), prefix));
-    use(base);
+    await use(base);
   });
   afterAll(async () => {
     if (base !== undefined) await rm(base, { recursive: true, force: true });
@@ -40,4 +40,27 @@ export function tempBasePerFile(prefix: string, use: (dir: string) => void): voi
 export async function makePrivateDir(dir: string): Promise<void> {
   await mkdir(dir, { mode: 0o700 });
   await chmod(dir, 0o700);
+}
+
+/** The directories {@link privateRootPerFile} makes. */
+export interface PrivateRootDirs {
+  /** The temporary base holding the others, for whatever else a test makes. */
+  readonly base: string;
+  /** A private (0700) spill root. */
+  readonly root: string;
+  /** A private (0700) home, so that a run never reaches the real one. */
+  readonly home: string;
+}
+
+/**
+ * Before the calling file's tests: a fresh temporary base (see {@link tempBasePerFile})
+ * holding a private `root` and `home`; removed after them all. `use` receives the paths.
+ */
+export function privateRootPerFile(prefix: string, use: (dirs: PrivateRootDirs) => void): void {
+  tempBasePerFile(prefix, async (base) => {
+    const dirs = { base, root: join(base, 'root'), home: join(base, 'home') };
+    await makePrivateDir(dirs.root);
+    await makePrivateDir(dirs.home);
+    use(dirs);
+  });
 }
