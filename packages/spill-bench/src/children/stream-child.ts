@@ -14,7 +14,7 @@ import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { streamRequest } from '../figures/common.js';
 import { peakRssBytes } from '../peak-rss.js';
-import { numberedLine } from '../text.js';
+import { streamedText } from '../text.js';
 
 const [mode, bytesArg, chunkArg, dir] = process.argv.slice(2);
 const total = Number(bytesArg);
@@ -24,24 +24,7 @@ if ((mode !== 'spillway' && mode !== 'baseline') || !(total > 0) || !(chunkBytes
 }
 const root: string = dir;
 
-// A few distinct chunks made up front, so producing them costs nothing during the run.
-const pool = Array.from({ length: 8 }, (_, k) => {
-  let chunk = '';
-  for (let n = 1; chunk.length < chunkBytes; n++) chunk += numberedLine(k * 100_000 + n);
-  return chunk.slice(0, chunkBytes);
-});
-
-// An async source, like a process's stdout, is what real callers stream from.
-// eslint-disable-next-line @typescript-eslint/require-await
-async function* chunks(): AsyncGenerator<string> {
-  let left = total;
-  for (let k = 0; left > 0; k++) {
-    const chunk = pool[k % pool.length] ?? '';
-    const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
-    left -= piece.length;
-    yield piece;
-  }
-}
+const chunks = streamedText(total, chunkBytes);
 
 async function viaSpillway(): Promise<{ file: string; bytes: number }> {
   const { createLocalBackend } = await import('@spillway/local');
