@@ -18,7 +18,7 @@ import {
 } from '@aws-sdk/client-s3';
 import type { CompletedPart } from '@aws-sdk/client-s3';
 import { streamRequest } from '../figures/common.js';
-import { peakRssBytes } from '../peak-rss.js';
+import { measuredRun } from '../peak-rss.js';
 import { streamedText } from '../text.js';
 
 const [mode, bytesArg, chunkArg, partArg, endpoint, bucket] = process.argv.slice(2);
@@ -80,11 +80,8 @@ async function viaMultipart(): Promise<{ key: string; bytes: number }> {
 
 // Load the modules before taking the starting RSS, so that loading is not counted.
 if (mode === 'spillway') await import('@spillway/s3');
-const rssBefore = process.memoryUsage().rss;
-const started = performance.now();
-const { key, bytes } = mode === 'spillway' ? await viaSpillway() : await viaMultipart();
-const ms = performance.now() - started;
-const maxRss = peakRssBytes();
+const { result, ms, rssBefore, maxRss } = await measuredRun(() => (mode === 'spillway' ? viaSpillway() : viaMultipart()));
+const { key, bytes } = result;
 const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
 await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
 client.destroy();

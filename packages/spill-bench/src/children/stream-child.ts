@@ -13,7 +13,7 @@ import { stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { streamRequest } from '../figures/common.js';
-import { peakRssBytes } from '../peak-rss.js';
+import { measuredRun } from '../peak-rss.js';
 import { streamedText } from '../text.js';
 
 const [mode, bytesArg, chunkArg, dir] = process.argv.slice(2);
@@ -46,11 +46,8 @@ async function viaWriteStream(): Promise<{ file: string; bytes: number }> {
 
 // Load the modules before taking the starting RSS, so that loading is not counted.
 if (mode === 'spillway') await import('@spillway/local');
-const rssBefore = process.memoryUsage().rss;
-const started = performance.now();
-const { file, bytes } = mode === 'spillway' ? await viaSpillway() : await viaWriteStream();
-const ms = performance.now() - started;
-const maxRss = peakRssBytes();
+const { result, ms, rssBefore, maxRss } = await measuredRun(() => (mode === 'spillway' ? viaSpillway() : viaWriteStream()));
+const { file, bytes } = result;
 const onDisk = (await stat(file)).size;
 await unlink(file);
 process.stdout.write(`${JSON.stringify({ ms, bytes, onDisk, rssBefore, maxRss })}\n`);
