@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseVmHwm, peakRssBytes } from './peak-rss.js';
+import { measuredRun, parseVmHwm, peakRssBytes } from './peak-rss.js';
 
 describe('parseVmHwm', () => {
   it('reads the peak resident set from /proc status text, in bytes', () => {
@@ -30,5 +30,15 @@ describe('peakRssBytes', () => {
     const { hwm, maxRss } = JSON.parse(out.stdout) as { hwm: number; maxRss: number };
     expect(maxRss).toBeGreaterThan(200 * 1024 * 1024);
     expect(hwm).toBeLessThan(150 * 1024 * 1024);
+  });
+});
+
+describe('measuredRun', () => {
+  it('answers the run\'s result with its time, the resident set before it and the peak, which is never below it', async () => {
+    const measured = await measuredRun(() => Promise.resolve('done'));
+    expect(measured.result).toBe('done');
+    expect(measured.ms).toBeGreaterThanOrEqual(0);
+    expect(measured.rssBefore).toBeGreaterThan(0);
+    expect(measured.maxRss).toBeGreaterThanOrEqual(measured.rssBefore);
   });
 });

@@ -27,3 +27,23 @@ export function peakRssBytes(): number {
   }
   return process.resourceUsage().maxRSS * 1024;
 }
+
+/** What {@link measuredRun} measured around one run, with the run's answer. */
+export interface MeasuredRun<T> {
+  readonly result: T;
+  /** Wall-clock time of the run. */
+  readonly ms: number;
+  /** This process's resident set just before the run. */
+  readonly rssBefore: number;
+  /** This process's peak resident set once the run is done ({@link peakRssBytes}). */
+  readonly maxRss: number;
+}
+
+/** Runs `run` once, taking the resident set before it, the elapsed time and the peak resident set after it. */
+export async function measuredRun<T>(run: () => Promise<T>): Promise<MeasuredRun<T>> {
+  const rssBefore = process.memoryUsage().rss;
+  const started = performance.now();
+  const result = await run();
+  const ms = performance.now() - started;
+  return { result, ms, rssBefore, maxRss: peakRssBytes() };
+}

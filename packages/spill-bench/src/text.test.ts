@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LINE_BYTES, numberedChunks, numberedLine, textOfSize } from './text.js';
+import { LINE_BYTES, numberedChunks, numberedLine, streamedText, textOfSize } from './text.js';
 
 describe('generated text', () => {
   it('makes lines of exactly LINE_BYTES ASCII bytes, numbered and terminated', () => {
@@ -28,5 +28,22 @@ describe('generated text', () => {
     expect(lines).toHaveLength(25);
     expect(lines.map((l, i) => (l.includes('NEEDLE') ? i + 1 : 0)).filter((n) => n > 0)).toEqual([10, 20]);
     expect(lines[24]?.startsWith('000000025')).toBe(true);
+  });
+
+  it('streams exactly the asked bytes in chunks of at most chunkBytes, the same on every call', async () => {
+    const chunks = streamedText(10_000, 1500);
+    const collect = async (): Promise<string[]> => {
+      const got: string[] = [];
+      for await (const chunk of chunks()) got.push(chunk);
+      return got;
+    };
+    const first = await collect();
+    expect(first.join('')).toHaveLength(10_000);
+    expect(first.every((c) => c.length > 0 && c.length <= 1500)).toBe(true);
+    expect(first.slice(0, -1).every((c) => c.length === 1500)).toBe(true);
+    // The first chunk is numbered lines from 1; later pooled chunks start elsewhere in the log.
+    expect(first[0]?.startsWith(numberedLine(1))).toBe(true);
+    expect(first[1]).not.toBe(first[0]);
+    expect(await collect()).toEqual(first);
   });
 });

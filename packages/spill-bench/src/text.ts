@@ -67,3 +67,27 @@ export function* numberedChunks(
     yield chunk;
   }
 }
+
+/**
+ * A source of `total` bytes of numbered log in `chunkBytes` chunks, for the streaming
+ * runs. A few distinct chunks are made here, up front, so that producing them costs
+ * nothing during a run; each call of the answer is a new async stream over them (an
+ * async source, like a process's stdout, is what real callers stream from).
+ */
+export function streamedText(total: number, chunkBytes: number): () => AsyncGenerator<string> {
+  const pool = Array.from({ length: 8 }, (_, k) => {
+    let chunk = '';
+    for (let n = 1; chunk.length < chunkBytes; n++) chunk += numberedLine(k * 100_000 + n);
+    return chunk.slice(0, chunkBytes);
+  });
+  // eslint-disable-next-line @typescript-eslint/require-await
+  return async function* chunks(): AsyncGenerator<string> {
+    let left = total;
+    for (let k = 0; left > 0; k++) {
+      const chunk = pool[k % pool.length] ?? '';
+      const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
+      left -= piece.length;
+      yield piece;
+    }
+  };
+}

@@ -1,23 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sessionId, callId } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { parseByteSize, parseDuration } from '@spillway/retention';
 import { AUTO_GC_DEFAULTS, AUTO_GC_STAMP, autoGcDue, autoGcSettings, releaseAutoGcLock, takeAutoGcLock, touchAutoGcStamp } from './auto-gc.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function tmp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'auto-gc-'));
-  made.push(dir);
-  return dir;
-}
+const tmp = tempDirsPerTest('auto-gc-');
 const settings = (env: Record<string, string>, home = '/nonexistent'): ReturnType<typeof autoGcSettings> => autoGcSettings(env, home, parseDuration, parseByteSize);
 
 describe('automatic retention settings', () => {

@@ -1,11 +1,10 @@
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SpillError } from '@spillway/core';
 import { localBackendFactory, type BackendFactory, type CliBackend } from './context.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
+import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
 
 // The routes of `run` and `save` by what a backend can do: bytes through saveBytesStream
 // (an object store's way: no file on this host), and text only, said before storing.
@@ -14,17 +13,13 @@ const node = process.execPath;
 let base: string;
 let counter = 0;
 
-beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-routes-'));
-});
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+tempBasePerFile('spillway-cli-routes-', (dir) => {
+  base = dir;
 });
 
 async function freshRoot(): Promise<string> {
   const root = join(base, `root-${String(++counter)}`);
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
+  await makePrivateDir(root);
   return root;
 }
 

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from './test-bin.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // `spillway cat` on the BUILT binary, typed in a shell as a person would: copy an artifact
 // out whole, byte for byte, and `cmp` it with the original.
@@ -12,20 +12,18 @@ let base: string;
 let root: string;
 let bin: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-cat-'));
-  root = join(base, 'root');
+});
+privateRootPerFile('spillway-cli-cat-', (dirs) => {
+  ({ base, root } = dirs);
+});
+
+beforeAll(async () => {
   bin = join(base, 'bin');
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
   await mkdir(bin);
   // `spillway` on PATH, as `pnpm link-cli` puts it there.
   await writeFile(join(bin, 'spillway'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, { mode: 0o755 });
-});
-
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
 });
 
 /** Runs `script` in sh inside the temp dir, with spillway on PATH and the root set. */

@@ -1,10 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmod, link, mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // End-to-end: the BUILT binary, as a subprocess, against private temporary roots.
 
@@ -52,18 +52,11 @@ function expectedOutput(): string {
   return parts.join('');
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-e2e-'));
-  root = join(base, 'root');
-  home = join(base, 'home');
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
-  await mkdir(home, { mode: 0o700 });
 });
-
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+privateRootPerFile('spillway-cli-e2e-', (dirs) => {
+  ({ base, root, home } = dirs);
 });
 
 describe('the built binary', () => {

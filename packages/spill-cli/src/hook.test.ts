@@ -1,24 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_PREFIX } from '@spillway/hosts/hook';
 import { createUsageLog } from '@spillway/usage';
 import { answerHook, type HookIO } from './hook-main.js';
 import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function home(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hook-'));
-  made.push(dir);
-  return dir;
-}
+const home = tempDirsPerTest('hook-');
 
 function io(dir: string, stdin: string, env: Record<string, string> = {}): HookIO {
   return {

@@ -1,11 +1,11 @@
-import { chmod, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SpillError, spillLocator, type SpillEntry, type SpillErrorCode } from '@spillway/core';
 import { localBackendFactory, type BackendFactory, type CliBackend } from './context.js';
 import { main, wantsJson } from './main.js';
 import { testIO } from './test-io.js';
+import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
 
 // In-process runs of main() with captured I/O, on the real local backend in a private
 // temporary root. The built binary is exercised separately in e2e.test.ts.
@@ -13,19 +13,15 @@ import { testIO } from './test-io.js';
 let base: string;
 let counter = 0;
 
-beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-main-'));
-});
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+tempBasePerFile('spillway-cli-main-', (dir) => {
+  base = dir;
 });
 
 /** A fresh private root, so each test sees only its own artifacts. */
 async function freshRoot(): Promise<BackendFactory> {
   counter++;
   const root = join(base, `root-${String(counter)}`);
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
+  await makePrivateDir(root);
   return () => localBackendFactory({ path: root, source: 'option' });
 }
 
@@ -390,8 +386,7 @@ describe('run', () => {
 
   it('prints the whole output byte for byte, with the command\'s exit code, when the store fails midway (injected ENOSPC)', async () => {
     const root = join(base, 'fills-up');
-    await mkdir(root, { mode: 0o700 });
-    await chmod(root, 0o700);
+    await makePrivateDir(root);
     const fillsUp: BackendFactory = () => {
       const real = localBackendFactory({ path: root, source: 'option' });
       return {

@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, stat } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // End-to-end, on the BUILT binary: `run` stores the output byte for byte, bounds what it
 // stores, and never loses the output when the store fails (read-only root, full disk).
@@ -39,18 +39,11 @@ async function storedNames(dir: string): Promise<string[]> {
   return names;
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-bytes-'));
-  root = join(base, 'root');
-  home = join(base, 'home');
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
-  await mkdir(home, { mode: 0o700 });
 });
-
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+privateRootPerFile('spillway-cli-bytes-', (dirs) => {
+  ({ base, root, home } = dirs);
 });
 
 describe('spillway run stores the output byte for byte', () => {

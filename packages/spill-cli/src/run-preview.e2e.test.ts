@@ -1,8 +1,6 @@
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
+import { privateRootPerFile } from './test-temp-dirs.js';
 
 // `spillway run` stores output byte for byte through the local file sink, yet its preview
 // is the policy's: the error deep in the middle of a long log is excerpted with its line
@@ -11,16 +9,11 @@ import { ensureBuilt, spillway } from './test-bin.js';
 let base: string;
 let root: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-run-preview-'));
-  root = join(base, 'root');
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
 });
-
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+privateRootPerFile('spillway-cli-run-preview-', (dirs) => {
+  ({ base, root } = dirs);
 });
 
 const ERROR_LINE = 'src/app.ts(12345,7): error TS2322: Type "string" is not assignable to type "number".';

@@ -1,21 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUsageLog } from '@spillway/usage';
 import { SPILLWAY_SCRIPT } from './auto-gc.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
 
-const made: string[] = [];
-afterEach(() => {
-  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-function tmp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'setup-cli-'));
-  made.push(dir);
-  return dir;
-}
+const tmp = tempDirsPerTest('setup-cli-');
 const CODEX = '# mine\n[mcp_servers.files]\ncommand = "npx" # the server\nargs = ["-y", "srv"]\n';
 
 describe('spillway setup', () => {

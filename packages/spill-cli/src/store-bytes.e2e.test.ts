@@ -1,40 +1,29 @@
 // `spillway --store s3://…` keeps bytes exactly and keeps the AWS SDK's warnings out of its
 // output: a real s3rver on 127.0.0.1, the BUILT binary typed in a shell as a person would.
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import S3rver from 's3rver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from './test-bin.js';
+import { s3rverPerFile } from './test-s3rver.js';
 
 const BUCKET = 'cli-bytes';
-let server: S3rver;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
-beforeAll(async () => {
+beforeAll(() => {
   ensureBuilt();
-  dir = await mkdtemp(join(tmpdir(), 'spill-cli-s3-bytes-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), configureBuckets: [{ name: BUCKET }] });
-  const { port } = (await server.run()) as { port: number };
+});
+s3rverPerFile('spill-cli-s3-bytes-', BUCKET, async (made, awsEnv) => {
+  dir = made;
   await mkdir(join(dir, 'bin'));
   await writeFile(join(dir, 'bin', 'spillway'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`, { mode: 0o755 });
   env = {
     PATH: `${join(dir, 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    HOME: dir, // no shared AWS config files from the real home
-    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${String(port)}`,
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_EC2_METADATA_DISABLED: 'true',
+    ...awsEnv,
     NO_COLOR: '1',
     SPILLWAY_STORE: `s3://${BUCKET}/agents`,
   };
-});
-
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** Runs `script` in sh inside the temp dir, with spillway on PATH and the store set. Async: s3rver answers in this process. */

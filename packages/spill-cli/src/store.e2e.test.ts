@@ -1,39 +1,22 @@
 // `spillway` against an object store: a real s3rver on 127.0.0.1 started by this file, the
 // built binary in child processes, credentials and endpoint from the AWS environment.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import S3rver from 's3rver';
 import { CLOCK_SLACK_MS } from '@spillway/retention';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadStoreSupport, resolveStore } from './store.js';
 import { ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { s3rverPerFile } from './test-s3rver.js';
 
 const BUCKET = 'cli-spill';
-let server: S3rver;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   ensureBuilt();
   await loadStoreSupport([], {}, true);
-  dir = await mkdtemp(join(tmpdir(), 'spill-cli-s3-'));
-  server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: join(dir, 's3'), configureBuckets: [{ name: BUCKET }] });
-  const { port } = (await server.run()) as { port: number };
-  env = {
-    PATH: process.env.PATH,
-    HOME: dir, // no shared AWS config files from the real home
-    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${String(port)}`,
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    NO_COLOR: '1',
-  };
 });
-
-afterAll(async () => {
-  await server.close();
-  await rm(dir, { recursive: true, force: true });
+s3rverPerFile('spill-cli-s3-', BUCKET, (made, awsEnv) => {
+  dir = made;
+  env = { PATH: process.env.PATH, ...awsEnv, NO_COLOR: '1' };
 });
 
 function run(args: readonly string[], extra: NodeJS.ProcessEnv = {}, input?: string): Promise<BinResult> {

@@ -18,6 +18,14 @@ function firstExisting(dir: string, names: readonly string[]): string {
   return join(dir, names[names.length - 1] ?? '');
 }
 
+/** A host's user-level and project-level config files, alike but for their paths. */
+function userAndProject(user: string, project: string, file: Pick<ConfigFileSpec, 'format' | 'style' | 'serverTables'>): ConfigFileSpec[] {
+  return [
+    { path: user, scope: 'user', ...file },
+    { path: project, scope: 'project', ...file },
+  ];
+}
+
 const claudeCode: HostDefinition = {
   id: 'claude-code',
   label: 'Claude Code',
@@ -91,10 +99,7 @@ const codex: HostDefinition = {
   notCovered: 'built-in tools (shell, apply_patch): Codex offers no hook that replaces their output',
   files(env) {
     const home = env.configDir ?? env.env.CODEX_HOME ?? join(env.home, '.codex');
-    return [
-      { path: join(home, 'config.toml'), scope: 'user', format: 'toml', style: 'command-args', serverTables: table('mcp_servers') },
-      { path: join(env.cwd, '.codex', 'config.toml'), scope: 'project', format: 'toml', style: 'command-args', serverTables: table('mcp_servers') },
-    ];
+    return userAndProject(join(home, 'config.toml'), join(env.cwd, '.codex', 'config.toml'), { format: 'toml', style: 'command-args', serverTables: table('mcp_servers') });
   },
 };
 
@@ -107,10 +112,7 @@ const opencode: HostDefinition = {
   files(env) {
     const dir = env.configDir ?? join(xdgConfig(env), 'opencode');
     const names = ['opencode.jsonc', 'opencode.json'];
-    return [
-      { path: firstExisting(dir, names), scope: 'user', format: 'jsonc', style: 'command-array', serverTables: table('mcp') },
-      { path: firstExisting(env.cwd, names), scope: 'project', format: 'jsonc', style: 'command-array', serverTables: table('mcp') },
-    ];
+    return userAndProject(firstExisting(dir, names), firstExisting(env.cwd, names), { format: 'jsonc', style: 'command-array', serverTables: table('mcp') });
   },
 };
 
@@ -122,10 +124,7 @@ const cursor: HostDefinition = {
   notCovered: 'built-in tools: Cursor offers no hook that replaces their output',
   files(env) {
     const dir = env.configDir ?? join(env.home, '.cursor');
-    return [
-      { path: join(dir, 'mcp.json'), scope: 'user', format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') },
-      { path: join(env.cwd, '.cursor', 'mcp.json'), scope: 'project', format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') },
-    ];
+    return userAndProject(join(dir, 'mcp.json'), join(env.cwd, '.cursor', 'mcp.json'), { format: 'jsonc', style: 'command-args', serverTables: table('mcpServers') });
   },
 };
 
@@ -139,10 +138,7 @@ const vscode: HostDefinition = {
     const user =
       env.configDir ??
       (process.platform === 'darwin' ? join(env.home, 'Library', 'Application Support', 'Code', 'User') : join(xdgConfig(env), 'Code', 'User'));
-    return [
-      { path: join(user, 'mcp.json'), scope: 'user', format: 'jsonc', style: 'command-args', serverTables: table('servers') },
-      { path: join(env.cwd, '.vscode', 'mcp.json'), scope: 'project', format: 'jsonc', style: 'command-args', serverTables: table('servers') },
-    ];
+    return userAndProject(join(user, 'mcp.json'), join(env.cwd, '.vscode', 'mcp.json'), { format: 'jsonc', style: 'command-args', serverTables: table('servers') });
   },
 };
 

@@ -213,60 +213,73 @@ function refused(spec: ConfigFileSpec, error: unknown): FileReport {
 }
 
 /**
- * Sets `host` up: wraps every stdio MCP server in its user and project configs with
- * `spillway mcp`, and installs the output hook where the host has one. Idempotent; an
- * unparseable file is refused (reported, untouched) and the others still go ahead.
+ * One pass over `hostId`'s config files: `visit` answers each file's report; a file it
+ * throws on is refused (reported, untouched) and the others still go ahead.
  */
-export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
+function eachConfigFile(
+  hostId: HostId,
+  env: SetupEnvironment,
+  options: SetupOptions,
+  capReason: (host: HostDefinition) => string,
+  visit: (host: HostDefinition, spec: ConfigFileSpec, cap: number, dryRun: boolean) => FileReport,
+): SetupReport {
   const host = HOSTS[hostId];
   const cap = capOf(host, env);
   const dryRun = options.dryRun === true;
   const files: FileReport[] = [];
   for (const spec of hostFiles(host, env, cap)) {
     try {
-      const bytes = readBytes(spec.path);
-      // A hook file may be created, but only where the host keeps its config.
-      if (bytes === undefined && (spec.hook === undefined || !existsSync(dirname(spec.path)))) {
-        files.push({ path: spec.path, scope: spec.scope, status: 'missing', changes: [] });
-        continue;
-      }
-      const { bom, text } = decode(bytes);
-      const doc = openDocument(spec, text);
-      const edit = editFile(host, spec, doc, env, cap);
-      if (spec.strictJson === true && !isStrictJson(text)) {
-        edit.changes.push(`warning: ${host.label} reads this file as strict JSON and ignores all of it while it has comments or trailing commas; remove them`);
-      }
-      const next = Buffer.from(bom + doc.text(), 'utf8');
-      const changed = edit.servers.length > 0 || edit.hooks.length > 0;
-      if (!changed) {
-        files.push({ path: spec.path, scope: spec.scope, status: 'unchanged', changes: edit.changes });
-        continue;
-      }
-      if (dryRun) {
-        files.push({ path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes, diff: lineDiff(text, doc.text()) });
-        continue;
-      }
-      const previous = readManifest(spec.path);
-      const before = bytes ?? Buffer.alloc(0);
-      const keepsOriginal = previous !== undefined && previous.original !== null && previous.after === sha256(before);
-      const manifest: Manifest = {
-        version: 1,
-        host: hostId,
-        existed: previous?.existed ?? bytes !== undefined,
-        original: previous === undefined ? before.toString('base64') : keepsOriginal ? previous.original : null,
-        after: sha256(next),
-        servers: [...(previous?.servers ?? []), ...edit.servers],
-        hooks: [...(previous?.hooks ?? []), ...edit.hooks],
-      };
-      // The record first: a config changed without one could not be undone.
-      writeAtomic(manifestPath(spec.path), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 0o600);
-      writeAtomic(spec.path, next);
-      files.push({ path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes });
+      files.push(visit(host, spec, cap, dryRun));
     } catch (error) {
       files.push(refused(spec, error));
     }
   }
-  return { host: hostId, cap, capReason: env.maxInlineBytes === undefined ? host.capReason : 'set by --max-inline-bytes', dryRun, files };
+  return { host: hostId, cap, capReason: capReason(host), dryRun, files };
+}
+
+/**
+ * Sets `host` up: wraps every stdio MCP server in its user and project configs with
+ * `spillway mcp`, and installs the output hook where the host has one. Idempotent; an
+ * unparseable file is refused (reported, untouched) and the others still go ahead.
+ */
+export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
+  return eachConfigFile(hostId, env, options, (host) => (env.maxInlineBytes === undefined ? host.capReason : 'set by --max-inline-bytes'), (host, spec, cap, dryRun) => {
+    const bytes = readBytes(spec.path);
+    // A hook file may be created, but only where the host keeps its config.
+    if (bytes === undefined && (spec.hook === undefined || !existsSync(dirname(spec.path)))) {
+      return { path: spec.path, scope: spec.scope, status: 'missing', changes: [] };
+    }
+    const { bom, text } = decode(bytes);
+    const doc = openDocument(spec, text);
+    const edit = editFile(host, spec, doc, env, cap);
+    if (spec.strictJson === true && !isStrictJson(text)) {
+      edit.changes.push(`warning: ${host.label} reads this file as strict JSON and ignores all of it while it has comments or trailing commas; remove them`);
+    }
+    const next = Buffer.from(bom + doc.text(), 'utf8');
+    const changed = edit.servers.length > 0 || edit.hooks.length > 0;
+    if (!changed) {
+      return { path: spec.path, scope: spec.scope, status: 'unchanged', changes: edit.changes };
+    }
+    if (dryRun) {
+      return { path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes, diff: lineDiff(text, doc.text()) };
+    }
+    const previous = readManifest(spec.path);
+    const before = bytes ?? Buffer.alloc(0);
+    const keepsOriginal = previous !== undefined && previous.original !== null && previous.after === sha256(before);
+    const manifest: Manifest = {
+      version: 1,
+      host: hostId,
+      existed: previous?.existed ?? bytes !== undefined,
+      original: previous === undefined ? before.toString('base64') : keepsOriginal ? previous.original : null,
+      after: sha256(next),
+      servers: [...(previous?.servers ?? []), ...edit.servers],
+      hooks: [...(previous?.hooks ?? []), ...edit.hooks],
+    };
+    // The record first: a config changed without one could not be undone.
+    writeAtomic(manifestPath(spec.path), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 0o600);
+    writeAtomic(spec.path, next);
+    return { path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes };
+  });
 }
 
 function removeHooks(doc: ConfigDocument, host: HostId, record: Manifest['hooks'][number]): boolean {
@@ -301,68 +314,56 @@ function removeHooks(doc: ConfigDocument, host: HostId, record: Manifest['hooks'
  * keeps the host's edits and loses only spillway's wrappers and hook.
  */
 export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
-  const host = HOSTS[hostId];
-  const cap = capOf(host, env);
-  const dryRun = options.dryRun === true;
-  const files: FileReport[] = [];
-  for (const spec of hostFiles(host, env, cap)) {
-    try {
-      const manifest = readManifest(spec.path);
-      const bytes = readBytes(spec.path);
-      if (manifest === undefined) {
-        files.push({ path: spec.path, scope: spec.scope, status: bytes === undefined ? 'missing' : 'unchanged', changes: bytes === undefined ? [] : ['no setup recorded for this file'] });
-        continue;
-      }
-      if (bytes === undefined) {
-        if (!dryRun) unlinkSync(manifestPath(spec.path));
-        files.push({ path: spec.path, scope: spec.scope, status: 'missing', changes: ['the file is gone; its setup record was removed'] });
-        continue;
-      }
-      if (manifest.original !== null && sha256(bytes) === manifest.after) {
-        const original = Buffer.from(manifest.original, 'base64');
-        if (!dryRun) {
-          if (manifest.existed) writeAtomic(spec.path, original);
-          else unlinkSync(spec.path);
-          unlinkSync(manifestPath(spec.path));
-        }
-        files.push({
-          path: spec.path,
-          scope: spec.scope,
-          status: 'restored',
-          changes: [manifest.existed ? 'restored the bytes it had before setup' : 'removed the file setup created'],
-          diff: dryRun ? lineDiff(decode(bytes).text, decode(original).text) : undefined,
-        });
-        continue;
-      }
-      const { bom, text } = decode(bytes);
-      const doc = openDocument(spec, text);
-      const changes: string[] = [];
-      for (const record of manifest.servers) {
-        const entry = getIn(doc.value(), record.path);
-        if (!isObject(entry)) continue;
-        const line = commandOf(entry, spec);
-        const original = typeof line === 'string' ? undefined : unwrapCommand(line);
-        if (original === undefined) continue;
-        setCommand(doc, spec, record.path, original, record.hadArgs);
-        changes.push(`unwrapped ${String(record.path[record.path.length - 1])}: ${display(original)}`);
-      }
-      for (const record of manifest.hooks) {
-        if (removeHooks(doc, hostId, record)) changes.push(`removed the ${String(record.path[record.path.length - 1])} hook`);
-      }
+  return eachConfigFile(hostId, env, options, (host) => host.capReason, (_host, spec, _cap, dryRun) => {
+    const manifest = readManifest(spec.path);
+    const bytes = readBytes(spec.path);
+    if (manifest === undefined) {
+      return { path: spec.path, scope: spec.scope, status: bytes === undefined ? 'missing' : 'unchanged', changes: bytes === undefined ? [] : ['no setup recorded for this file'] };
+    }
+    if (bytes === undefined) {
+      if (!dryRun) unlinkSync(manifestPath(spec.path));
+      return { path: spec.path, scope: spec.scope, status: 'missing', changes: ['the file is gone; its setup record was removed'] };
+    }
+    if (manifest.original !== null && sha256(bytes) === manifest.after) {
+      const original = Buffer.from(manifest.original, 'base64');
       if (!dryRun) {
-        if (changes.length > 0) writeAtomic(spec.path, Buffer.from(bom + doc.text(), 'utf8'));
+        if (manifest.existed) writeAtomic(spec.path, original);
+        else unlinkSync(spec.path);
         unlinkSync(manifestPath(spec.path));
       }
-      files.push({
+      return {
         path: spec.path,
         scope: spec.scope,
-        status: changes.length > 0 ? 'removed' : 'unchanged',
-        changes: changes.length > 0 ? changes : ['nothing of spillway was left in it'],
-        diff: dryRun && changes.length > 0 ? lineDiff(text, doc.text()) : undefined,
-      });
-    } catch (error) {
-      files.push(refused(spec, error));
+        status: 'restored',
+        changes: [manifest.existed ? 'restored the bytes it had before setup' : 'removed the file setup created'],
+        diff: dryRun ? lineDiff(decode(bytes).text, decode(original).text) : undefined,
+      };
     }
-  }
-  return { host: hostId, cap, capReason: host.capReason, dryRun, files };
+    const { bom, text } = decode(bytes);
+    const doc = openDocument(spec, text);
+    const changes: string[] = [];
+    for (const record of manifest.servers) {
+      const entry = getIn(doc.value(), record.path);
+      if (!isObject(entry)) continue;
+      const line = commandOf(entry, spec);
+      const original = typeof line === 'string' ? undefined : unwrapCommand(line);
+      if (original === undefined) continue;
+      setCommand(doc, spec, record.path, original, record.hadArgs);
+      changes.push(`unwrapped ${String(record.path[record.path.length - 1])}: ${display(original)}`);
+    }
+    for (const record of manifest.hooks) {
+      if (removeHooks(doc, hostId, record)) changes.push(`removed the ${String(record.path[record.path.length - 1])} hook`);
+    }
+    if (!dryRun) {
+      if (changes.length > 0) writeAtomic(spec.path, Buffer.from(bom + doc.text(), 'utf8'));
+      unlinkSync(manifestPath(spec.path));
+    }
+    return {
+      path: spec.path,
+      scope: spec.scope,
+      status: changes.length > 0 ? 'removed' : 'unchanged',
+      changes: changes.length > 0 ? changes : ['nothing of spillway was left in it'],
+      diff: dryRun && changes.length > 0 ? lineDiff(text, doc.text()) : undefined,
+    };
+  });
 }

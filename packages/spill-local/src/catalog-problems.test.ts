@@ -3,7 +3,7 @@
 // descriptor permit while its consumer works.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSpillError, sessionId } from '@spillway/core';
 import type { SpillEntry, SpillListProblem } from '@spillway/core';
 import { createLocalBackendWith } from './backend.js';
@@ -11,20 +11,14 @@ import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { createLocalBackend, sessionDirName } from './index.js';
 import type { LocalBackend } from './index.js';
-import { commandWorks, makeRoot, nobodyReadableDistIndex, request, runChild } from './test-helpers.js';
+import { commandWorks, freshRootEachTest, nobodyReadableDistIndex, request, runChild } from './test-helpers.js';
 
 const isRoot = process.geteuid?.() === 0;
 const canSetpriv = isRoot && commandWorks('setpriv', ['--version']);
 
 let root: string;
-let cleanup: () => void;
-
-beforeEach(() => {
-  ({ root, cleanup } = makeRoot('spill-local-problems-'));
-});
-
-afterEach(() => {
-  cleanup();
+freshRootEachTest('spill-local-problems-', (dir) => {
+  root = dir;
 });
 
 async function collect(backend: LocalBackend, options: { sessionId?: string } = {}): Promise<{ entries: SpillEntry[]; problems: SpillListProblem[] }> {

@@ -1,24 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSpillError } from '@spillway/core';
 import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { createLocalBackend } from './index.js';
 import { Semaphore } from './semaphore.js';
-import { DIST_INDEX, filesUnder, makeRoot, request, runChild, streamRequest } from './test-helpers.js';
+import { DIST_INDEX, filesUnder, freshRootEachTest, request, runChild, streamRequest } from './test-helpers.js';
 
 let root: string;
-let cleanup: () => void;
-beforeEach(() => {
-  const r = makeRoot('spill-concurrency-test-');
-  cleanup = r.cleanup;
-  root = fs.realpathSync(r.root);
-});
-afterEach(() => {
-  cleanup();
-});
+freshRootEachTest('spill-concurrency-test-', (dir) => {
+  root = dir;
+}, { realpath: true });
 
 describe('the descriptor semaphore', () => {
   it('never lets more than its capacity be held, and serves waiters in order', async () => {

@@ -1,21 +1,16 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callId, isSpillError, sessionId, type OpenFileSinkSpill, type SpillError } from '@spillway/core';
 import { createLocalBackend } from './index.js';
 import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps, type FsOps } from './fs-ops.js';
-import { filesUnder, makeRoot } from './test-helpers.js';
+import { filesUnder, freshRootEachTest } from './test-helpers.js';
 
 let root: string;
-let cleanup: () => void;
-
-beforeEach(() => {
-  ({ root, cleanup } = makeRoot('spill-local-sink-'));
-});
-afterEach(() => {
-  cleanup();
+freshRootEachTest('spill-local-sink-', (dir) => {
+  root = dir;
 });
 
 function sinkRequest(name = 'out.bin', session = 'sink-session'): OpenFileSinkSpill {

@@ -2,19 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DIST_INDEX, makeRoot, runChild } from './test-helpers.js';
+import { DIST_INDEX, freshRootEachTest, runChild } from './test-helpers.js';
 
 let root: string;
 let log: string;
-let cleanup: () => void;
+freshRootEachTest('spill-lazy-engine-test-', (dir) => {
+  root = dir;
+}, { realpath: true });
 beforeEach(() => {
-  const r = makeRoot('spill-lazy-engine-test-');
-  cleanup = r.cleanup;
-  root = fs.realpathSync(r.root);
   log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'spill-lazy-engine-log-')), 'resolved.txt');
 });
 afterEach(() => {
-  cleanup();
   fs.rmSync(path.dirname(log), { recursive: true, force: true });
 });
 

@@ -4,24 +4,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isSpillError, spillLocator } from '@spillway/core';
 import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 import { createLocalBackend } from './index.js';
-import { filesUnder, makeRoot, request } from './test-helpers.js';
+import { filesUnder, freshRootEachTest, request } from './test-helpers.js';
 
 let root: string;
-let cleanup: () => void;
-beforeEach(() => {
-  const r = makeRoot('spill-owner-test-');
-  cleanup = r.cleanup;
-  root = fs.realpathSync(r.root);
-});
-afterEach(() => {
-  cleanup();
-});
+freshRootEachTest('spill-owner-test-', (dir) => {
+  root = dir;
+}, { realpath: true });
 
 const OTHER_UID = 4242;
 

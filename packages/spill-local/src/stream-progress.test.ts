@@ -1,20 +1,14 @@
 // A stream save holds descriptor permits while it waits for the caller's next chunk, so
 // streams may only ever hold about half of them: a producer that itself saves, reads or
 // deletes on the same backend always gets through.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createLocalBackend } from './index.js';
 import { streamSlotCount } from './save.js';
-import { makeRoot, request, streamRequest } from './test-helpers.js';
+import { freshRootEachTest, request, streamRequest } from './test-helpers.js';
 
 let root: string;
-let cleanup: () => void;
-
-beforeEach(() => {
-  ({ root, cleanup } = makeRoot('spill-local-stream-progress-'));
-});
-
-afterEach(() => {
-  cleanup();
+freshRootEachTest('spill-local-stream-progress-', (dir) => {
+  root = dir;
 });
 
 describe('stream saves never starve the rest of the backend', () => {

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spillLocator } from '@spillway/core';
 import { FileWriter, WRITE_BUFFER_BYTES } from './file-writer.js';
 import type { FsOps } from './fs-ops.js';
 import { nodeFsOps } from './fs-ops.js';
 import { createLocalBackend } from './index.js';
-import { DIST_INDEX, makeRoot, runChild } from './test-helpers.js';
+import { DIST_INDEX, freshRootEachTest, runChild } from './test-helpers.js';
 
 /** FsOps whose `write` appends into memory, taking at most `step` bytes per call. */
 function memoryOps(step: number): { ops: FsOps; bytes: () => Buffer } {
@@ -62,12 +62,8 @@ describe('incremental UTF-8 encoding', () => {
 
 describe('large streams', () => {
   let root: string;
-  let cleanup: () => void;
-  beforeEach(() => {
-    ({ root, cleanup } = makeRoot('spill-stream-test-'));
-  });
-  afterEach(() => {
-    cleanup();
+  freshRootEachTest('spill-stream-test-', (dir) => {
+    root = dir;
   });
 
   // Memory is measured in a child of its own, not in the shared vitest worker: the child's

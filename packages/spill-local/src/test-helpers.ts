@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import { callId, sessionId } from '@spillway/core';
 import type { SaveTextSpill, SaveTextStreamSpill } from '@spillway/core';
 
@@ -13,6 +14,24 @@ export function makeRoot(prefix = 'spill-local-test-'): { root: string; cleanup:
   const base = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(base, 0o700);
   return { root: base, cleanup: () => { fs.rmSync(base, { recursive: true, force: true }); } };
+}
+
+/**
+ * Gives each test of the calling file a fresh root from makeRoot, removed after the test;
+ * `use` receives it (resolved through realpath when asked, for comparing with paths the
+ * backend reports).
+ */
+export function freshRootEachTest(prefix: string, use: (root: string) => void, options: { realpath?: boolean } = {}): void {
+  let cleanup: (() => void) | undefined;
+  beforeEach(() => {
+    const r = makeRoot(prefix);
+    cleanup = r.cleanup;
+    use(options.realpath === true ? fs.realpathSync(r.root) : r.root);
+  });
+  afterEach(() => {
+    cleanup?.();
+    cleanup = undefined;
+  });
 }
 
 /** A save request with sensible defaults. */

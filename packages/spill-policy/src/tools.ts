@@ -15,7 +15,7 @@ import {
   isSpillError,
   spillLocator,
 } from '@spillway/core';
-import type { GrepResult, ReadResult, SpillErrorCode, SpillReader } from '@spillway/core';
+import type { GrepResult, ReadResult, SpillErrorCode, SpillLocator, SpillReader } from '@spillway/core';
 import {
   boundRows,
   DEFAULT_SPILL_ANSWER_BYTES,
@@ -248,20 +248,38 @@ function failure(error: unknown, tool: string, maxBytes = DEFAULT_SPILL_ANSWER_B
 }
 
 /**
- * Runs `spill_read` with untrusted arguments. Never throws: a bad argument or locator, a
- * missing or expired artifact, answers `isError: true` with text the model can act on.
+ * One call of `tool` on untrusted `args`: the limits, the arguments' object and its
+ * locator are checked, then `answer` runs; whatever throws on the way becomes the tool's
+ * error answer, bounded by the answer cap (the default one when the limits themselves are bad).
  */
-export async function runSpillRead(
-  reader: SpillReader,
+async function guarded(
+  tool: string,
   args: unknown,
-  options: SpillToolOptions = {},
+  options: SpillToolOptions,
+  answer: (a: Record<string, unknown>, locator: SpillLocator, limits: Limits) => Promise<SpillToolAnswer>,
 ): Promise<SpillToolAnswer> {
   let cap = DEFAULT_SPILL_ANSWER_BYTES;
   try {
     const limits = limitsOf(options);
     cap = limits.maxAnswerBytes;
-    const a = record(args, SPILL_READ_TOOL);
-    const locator = spillLocator(locatorArg(a, SPILL_READ_TOOL));
+    const a = record(args, tool);
+    return await answer(a, spillLocator(locatorArg(a, tool)), limits);
+  } catch (error) {
+    return failure(error, tool, cap);
+  }
+}
+
+/**
+ * Runs `spill_read` with untrusted arguments. Never throws: a bad argument or locator, a
+ * missing or expired artifact, answers `isError: true` with text the model can act on.
+ */
+export function runSpillRead(
+  reader: SpillReader,
+  args: unknown,
+  options: SpillToolOptions = {},
+): Promise<SpillToolAnswer> {
+  return guarded(SPILL_READ_TOOL, args, options, async (a, locator, limits) => {
+    const cap = limits.maxAnswerBytes;
     const result = await reader.read(locator, {
       ...(optional(a, 'offset') as { offset?: number }),
       ...(optional(a, 'limit') as { limit?: number }),
@@ -270,9 +288,7 @@ export async function runSpillRead(
     });
     const bounded = boundRead(result, cap - READ_FOOTER_BYTES);
     return { text: utf8Prefix(formatReadAnswer(bounded, cap), cap), isError: false, data: bounded };
-  } catch (error) {
-    return failure(error, SPILL_READ_TOOL, cap);
-  }
+  });
 }
 
 /**
@@ -300,17 +316,13 @@ function boundRead(result: ReadResult, maxBytes: number): ReadResult {
  * most `maxMatches` lines and `maxAnswerBytes` bytes, whatever `maxMatches` the model
  * asked for; when it holds fewer than exist, it says after which line more follow.
  */
-export async function runSpillGrep(
+export function runSpillGrep(
   reader: SpillReader,
   args: unknown,
   options: SpillToolOptions = {},
 ): Promise<SpillToolAnswer> {
-  let cap = DEFAULT_SPILL_ANSWER_BYTES;
-  try {
-    const limits = limitsOf(options);
-    cap = limits.maxAnswerBytes;
-    const a = record(args, SPILL_GREP_TOOL);
-    const locator = spillLocator(locatorArg(a, SPILL_GREP_TOOL));
+  return guarded(SPILL_GREP_TOOL, args, options, async (a, locator, limits) => {
+    const cap = limits.maxAnswerBytes;
     const pattern = a.pattern;
     if (typeof pattern !== 'string') {
       throw new ArgumentError(`${SPILL_GREP_TOOL} needs \`pattern\`: a regular expression, or plain text with literal: true.`);
@@ -326,9 +338,7 @@ export async function runSpillGrep(
     });
     const answer = grepAnswer(result, pattern, { cap, ceiling: limits.maxMatches, clamped });
     return { text: answer.text, isError: false, data: answer.data };
-  } catch (error) {
-    return failure(error, SPILL_GREP_TOOL, cap);
-  }
+  });
 }
 
 /**

@@ -3,29 +3,15 @@
 // repetitive needle over a long repetitive text answers at once instead of taking minutes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isSpillError, spillLocator, SpillError } from '@spillway/core';
+import { isSpillError, spillLocator } from '@spillway/core';
 import { textFinder } from './find-folded.js';
 import { foldCase, foldCodePoint } from './fold-case.js';
-import { createSpillReader } from './index.js';
-import type { SpillByteSource } from './index.js';
+import { readerOverText } from './test-reader.js';
 
 const L = spillLocator('mem://fold');
-const encoder = new TextEncoder();
 
-function readerOver(text: string, workers: boolean): ReturnType<typeof createSpillReader> {
-  const bytes = encoder.encode(text);
-  return createSpillReader({
-    ...(workers ? {} : { workers: false }),
-    open(locator): Promise<SpillByteSource> {
-      if (locator !== L) return Promise.reject(new SpillError('SPILL_NOT_FOUND', 'none'));
-      return Promise.resolve({
-        size: bytes.length,
-        cacheKey: locator,
-        read: (position, length) => Promise.resolve(bytes.slice(position, position + length)),
-        close: () => Promise.resolve(),
-      });
-    },
-  });
+function readerOver(text: string, workers: boolean): ReturnType<typeof readerOverText> {
+  return readerOverText(L, text, workers ? {} : { workers: false });
 }
 
 const escape = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
@@ -113,7 +99,7 @@ describe('a case-insensitive literal grep', () => {
         if (isSpillError(answer)) {
           expect(answer.code).toBe('SPILL_TIMEOUT');
         } else {
-          const result = answer as Awaited<ReturnType<ReturnType<typeof createSpillReader>['grep']>>;
+          const result = answer as Awaited<ReturnType<ReturnType<typeof readerOverText>['grep']>>;
           expect(result.matches.map((m) => m.line)).toEqual(expected);
           // The line is cut to a window that starts where the match starts (the match is longer than the window).
           for (const m of result.matches) {

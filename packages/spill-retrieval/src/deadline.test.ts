@@ -2,25 +2,13 @@
 // (re2js), whose cost is the text times the pattern's size, on one long line it cannot be
 // interrupted inside in process. With workers it runs in one, stopped at the deadline.
 import { describe, expect, it } from 'vitest';
-import { isSpillError, spillLocator, SpillError } from '@spillway/core';
-import { createSpillReader } from './index.js';
-import type { SpillByteSource } from './index.js';
+import { isSpillError, spillLocator } from '@spillway/core';
+import { readerOverText } from './test-reader.js';
 
 const L = spillLocator('mem://deadline');
 
-function readerOver(text: string): ReturnType<typeof createSpillReader> {
-  const bytes = new TextEncoder().encode(text);
-  return createSpillReader({
-    open(locator): Promise<SpillByteSource> {
-      if (locator !== L) return Promise.reject(new SpillError('SPILL_NOT_FOUND', 'none'));
-      return Promise.resolve({
-        size: bytes.length,
-        cacheKey: locator,
-        read: (position, length) => Promise.resolve(bytes.slice(position, position + length)),
-        close: () => Promise.resolve(),
-      });
-    },
-  });
+function readerOver(text: string): ReturnType<typeof readerOverText> {
+  return readerOverText(L, text);
 }
 
 describe('grep on the linear engine, with workers', () => {

@@ -28,6 +28,13 @@ const toScan = (s: { firstLine: number; remaining: number; maxLineBytes: number;
   skipLine: s.firstLine + s.skipOffset,
 });
 
+/** Every position `find` answers in turn, each search starting one byte after the last hit. */
+function walkWith(find: (block: ByteBlock, from: number) => number, block: ByteBlock): number[] {
+  const walk: number[] = [];
+  for (let at = find(block, 0); at !== -1; at = find(block, at + 1)) walk.push(at);
+  return walk;
+}
+
 describe('the needle finder', () => {
   it('answers what Buffer.indexOf answers, from any position, whichever window it picks and when it gives up on one (property)', () => {
     fc.assert(
@@ -39,11 +46,7 @@ describe('the needle finder', () => {
           expect(find(block, from)).toBe(block.indexOf(needle, from));
         }
         // Every occurrence in turn: the walk a scan makes, which uses up the false-hit budget.
-        const walk: number[] = [];
-        for (let at = find(block, 0); at !== -1; at = find(block, at + 1)) walk.push(at);
-        const expected: number[] = [];
-        for (let at = block.indexOf(needle, 0); at !== -1; at = block.indexOf(needle, at + 1)) expected.push(at);
-        expect(walk).toEqual(expected);
+        expect(walkWith(find, block)).toEqual(walkWith((b, from) => b.indexOf(needle, from), block));
       }),
       { numRuns: 500 },
     );
@@ -56,11 +59,7 @@ describe('the needle finder', () => {
         const block = bytesOf(period.repeat(repeats));
         const needle = bytesOf(needleText);
         const find = needleFinder(needle, block);
-        const walk: number[] = [];
-        for (let at = find(block, 0); at !== -1; at = find(block, at + 1)) walk.push(at);
-        const expected: number[] = [];
-        for (let at = block.indexOf(needle, 0); at !== -1; at = block.indexOf(needle, at + 1)) expected.push(at);
-        expect(walk).toEqual(expected);
+        expect(walkWith(find, block)).toEqual(walkWith((b, from) => b.indexOf(needle, from), block));
       }),
       { numRuns: 300 },
     );
@@ -72,11 +71,7 @@ describe('the needle finder', () => {
         const block = bytesOf('b'.repeat(16 * 1024) + runs.map((r) => `${'a'.repeat(r)}b`).join(''));
         const needle = bytesOf(`${'a'.repeat(n)}b`);
         const find = needleFinder(needle, block);
-        const walk: number[] = [];
-        for (let at = find(block, 0); at !== -1; at = find(block, at + 1)) walk.push(at);
-        const expected: number[] = [];
-        for (let at = block.indexOf(needle, 0); at !== -1; at = block.indexOf(needle, at + 1)) expected.push(at);
-        expect(walk).toEqual(expected);
+        expect(walkWith(find, block)).toEqual(walkWith((b, from) => b.indexOf(needle, from), block));
       }),
       { numRuns: 200 },
     );

@@ -168,3 +168,42 @@ export function installPacked(
   }
   return dir;
 }
+
+/**
+ * Packs and installs `spillwayPackages` with `extra` in a temporary project (see
+ * {@link installPacked}), runs the README example `code` there, transpiled, as main.mjs,
+ * removes the project and answers what the example printed. Where pnpm's metadata cache
+ * lacks the frameworks, it calls `skip` (the test's) with the reason.
+ */
+export function runPackedExample(
+  workspaceRoot: string,
+  spillwayPackages: Readonly<Record<string, string>>,
+  extra: Readonly<Record<string, string>>,
+  code: string,
+  skip: (note: string) => void,
+): string {
+  let dir: string;
+  try {
+    dir = installPacked(workspaceRoot, spillwayPackages, extra);
+  } catch (error) {
+    // Skipped with the reason, only where pnpm's metadata cache lacks the frameworks.
+    if (error instanceof OfflineCacheMissing) skip(error.message);
+    throw error;
+  }
+  try {
+    writeFileSync(join(dir, 'main.mjs'), transpile(code));
+    return execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The output a README shows its example printing: its ```text block that starts `--- the model saw`, or '' when it has none. */
+export function readmeShownOutput(readmePath: string): string {
+  return /```text\n(--- the model saw[^]*?)```/.exec(readFileSync(readmePath, 'utf8'))?.[1] ?? '';
+}
+
+/** `text` with every memory-backend locator replaced by one placeholder: the random locator is all that differs from run to run. */
+export function anyMemoryLocator(text: string): string {
+  return text.replace(/spill\+memory:\/\/[0-9a-f]+\/[0-9a-f]+/g, 'spill+memory://…');
+}

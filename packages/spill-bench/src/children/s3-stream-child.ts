@@ -18,8 +18,8 @@ import {
 } from '@aws-sdk/client-s3';
 import type { CompletedPart } from '@aws-sdk/client-s3';
 import { streamRequest } from '../figures/common.js';
-import { peakRssBytes } from '../peak-rss.js';
-import { numberedLine } from '../text.js';
+import { measuredRun } from '../peak-rss.js';
+import { streamedText } from '../text.js';
 
 const [mode, bytesArg, chunkArg, partArg, endpoint, bucket] = process.argv.slice(2);
 const total = Number(bytesArg);
@@ -38,22 +38,7 @@ const client = new S3Client({
   maxAttempts: 1,
 });
 
-const pool = Array.from({ length: 8 }, (_, k) => {
-  let chunk = '';
-  for (let n = 1; chunk.length < chunkBytes; n++) chunk += numberedLine(k * 100_000 + n);
-  return chunk.slice(0, chunkBytes);
-});
-
-// eslint-disable-next-line @typescript-eslint/require-await
-async function* chunks(): AsyncGenerator<string> {
-  let left = total;
-  for (let k = 0; left > 0; k++) {
-    const chunk = pool[k % pool.length] ?? '';
-    const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
-    left -= piece.length;
-    yield piece;
-  }
-}
+const chunks = streamedText(total, chunkBytes);
 
 async function viaSpillway(): Promise<{ key: string; bytes: number }> {
   const { createS3Backend } = await import('@spillway/s3');
@@ -95,11 +80,8 @@ async function viaMultipart(): Promise<{ key: string; bytes: number }> {
 
 // Load the modules before taking the starting RSS, so that loading is not counted.
 if (mode === 'spillway') await import('@spillway/s3');
-const rssBefore = process.memoryUsage().rss;
-const started = performance.now();
-const { key, bytes } = mode === 'spillway' ? await viaSpillway() : await viaMultipart();
-const ms = performance.now() - started;
-const maxRss = peakRssBytes();
+const { result, ms, rssBefore, maxRss } = await measuredRun(() => (mode === 'spillway' ? viaSpillway() : viaMultipart()));
+const { key, bytes } = result;
 const head = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
 await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
 client.destroy();

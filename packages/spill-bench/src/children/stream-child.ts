@@ -13,8 +13,8 @@ import { stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { streamRequest } from '../figures/common.js';
-import { peakRssBytes } from '../peak-rss.js';
-import { numberedLine } from '../text.js';
+import { measuredRun } from '../peak-rss.js';
+import { streamedText } from '../text.js';
 
 const [mode, bytesArg, chunkArg, dir] = process.argv.slice(2);
 const total = Number(bytesArg);
@@ -24,24 +24,7 @@ if ((mode !== 'spillway' && mode !== 'baseline') || !(total > 0) || !(chunkBytes
 }
 const root: string = dir;
 
-// A few distinct chunks made up front, so producing them costs nothing during the run.
-const pool = Array.from({ length: 8 }, (_, k) => {
-  let chunk = '';
-  for (let n = 1; chunk.length < chunkBytes; n++) chunk += numberedLine(k * 100_000 + n);
-  return chunk.slice(0, chunkBytes);
-});
-
-// An async source, like a process's stdout, is what real callers stream from.
-// eslint-disable-next-line @typescript-eslint/require-await
-async function* chunks(): AsyncGenerator<string> {
-  let left = total;
-  for (let k = 0; left > 0; k++) {
-    const chunk = pool[k % pool.length] ?? '';
-    const piece = left >= chunk.length ? chunk : chunk.slice(0, left);
-    left -= piece.length;
-    yield piece;
-  }
-}
+const chunks = streamedText(total, chunkBytes);
 
 async function viaSpillway(): Promise<{ file: string; bytes: number }> {
   const { createLocalBackend } = await import('@spillway/local');
@@ -63,11 +46,8 @@ async function viaWriteStream(): Promise<{ file: string; bytes: number }> {
 
 // Load the modules before taking the starting RSS, so that loading is not counted.
 if (mode === 'spillway') await import('@spillway/local');
-const rssBefore = process.memoryUsage().rss;
-const started = performance.now();
-const { file, bytes } = mode === 'spillway' ? await viaSpillway() : await viaWriteStream();
-const ms = performance.now() - started;
-const maxRss = peakRssBytes();
+const { result, ms, rssBefore, maxRss } = await measuredRun(() => (mode === 'spillway' ? viaSpillway() : viaWriteStream()));
+const { file, bytes } = result;
 const onDisk = (await stat(file)).size;
 await unlink(file);
 process.stdout.write(`${JSON.stringify({ ms, bytes, onDisk, rssBefore, maxRss })}\n`);

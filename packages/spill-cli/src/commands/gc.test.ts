@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callId, sessionId, spillLocator, type SpillEntry, type SpillLocator } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { formatSpillNotice } from '@spillway/policy/notice';
@@ -12,6 +11,7 @@ import { main } from '../main.js';
 import { BIN, ensureBuilt, spillway } from '../test-bin.js';
 import { capture, testIO } from '../test-io.js';
 import { echoLimit, formatGcSummary, gcJson, ProgressBar, renderProgress } from './gc.js';
+import { makePrivateDir, tempBasePerFile } from '../test-temp-dirs.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -19,19 +19,15 @@ const DAY = 24 * HOUR;
 let base: string;
 let counter = 0;
 
-beforeAll(async () => {
-  base = await mkdtemp(join(tmpdir(), 'spillway-cli-gc-'));
-});
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
+tempBasePerFile('spillway-cli-gc-', (dir) => {
+  base = dir;
 });
 
 /** A fresh private root holding `count` artifacts of 100 bytes, aged 1..count days. */
 async function rootWithArtifacts(count: number): Promise<{ root: string; locators: SpillLocator[] }> {
   counter++;
   const root = join(base, `root-${String(counter)}`);
-  await mkdir(root, { mode: 0o700 });
-  await chmod(root, 0o700);
+  await makePrivateDir(root);
   const backend = createLocalBackend({ root });
   const locators: SpillLocator[] = [];
   const now = Date.now();
