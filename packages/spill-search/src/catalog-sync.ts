@@ -1,0 +1,80 @@
+/**
+ * Bringing the index up to date with a backend's catalog: what the listing shows and the
+ * index lacks (or holds at another size or date) is indexed, and what the index holds but
+ * the listing no longer shows is dropped, so that a deleted artifact is never answered.
+ */
+import { isSpillError, throwIfAborted } from '@spillway/core';
+import type { SessionId, SpillCatalog, SpillEntry, SpillReader } from '@spillway/core';
+import type { Database } from './database.js';
+import { indexArtifact, removeArtifact } from './indexer.js';
+import type { SearchStatements } from './search-statements.js';
+
+/** True when an error says the artifact no longer exists (deleted, expired or never valid). */
+export function isGone(error: unknown): boolean {
+  return isSpillError(error) && (error.code === 'SPILL_NOT_FOUND' || error.code === 'SPILL_EXPIRED' || error.code === 'SPILL_INVALID_LOCATOR');
+}
+
+/** What one sync needs. */
+export interface SyncOptions {
+  readonly db: Database;
+  readonly st: SearchStatements;
+  readonly catalog: SpillCatalog;
+  readonly reader: SpillReader;
+  readonly sessionId: SessionId | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** What one sync did, and the artifacts in scope (row id to locator). */
+export interface SyncResult {
+  readonly inScope: Map<number, string>;
+  readonly indexed: number;
+  readonly removed: number;
+  readonly lines: number;
+}
+
+/** Indexes what the listing shows and drops what it no longer shows; answers the artifacts in scope. */
+export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
+  const { db, st, catalog, reader, sessionId, signal } = options;
+  const inScope = new Map<number, string>();
+  const sessions = new Set<string>();
+  let indexed = 0;
+  let lines = 0;
+  const listing: SpillEntry[] = [];
+  for await (const entry of catalog.list({
+    ...(sessionId === undefined ? {} : { sessionId }),
+    ...(signal ? { signal } : {}),
+    onProblem: () => undefined,
+  })) {
+    listing.push(entry);
+  }
+  for (const entry of listing) {
+    throwIfAborted(signal);
+    sessions.add(entry.session);
+    const row = st.artifactByLocator.get(entry.locator) as { id: number; bytes: number; created: number; complete: number } | undefined;
+    if (row !== undefined && row.complete === 1 && row.bytes === entry.bytes && row.created === entry.createdAt.getTime()) {
+      inScope.set(row.id, entry.locator);
+      continue;
+    }
+    if (row !== undefined) removeArtifact(db, st, row.id);
+    let written: number | undefined;
+    try {
+      const result = await indexArtifact(db, st, reader, entry, (id) => (written = id), signal);
+      inScope.set(result.id, entry.locator);
+      indexed += 1;
+      lines += result.lines;
+    } catch (error) {
+      if (written !== undefined) removeArtifact(db, st, written);
+      // Deleted while it was being indexed: it is simply not there any more.
+      if (!isGone(error)) throw error;
+    }
+  }
+  let removed = 0;
+  const known = (sessionId === undefined ? st.allArtifacts.all() : st.artifactsOfSessions.all(JSON.stringify([...sessions]))) as { id: number; locator: string }[];
+  for (const row of known) {
+    if (!inScope.has(row.id)) {
+      removeArtifact(db, st, row.id);
+      removed += 1;
+    }
+  }
+  return { inScope, indexed, removed, lines };
+}

@@ -1,0 +1,157 @@
+/**
+ * Candidate ranking: BM25 candidates from FTS5, scored by how much of the query they cover
+ * (rarer terms weigh more), spread across artifacts, and the best few ranked again by what
+ * their lines and section lines show. Everything it needs from the index and the backend
+ * comes through a {@link RankingSource}, so that this file holds the ranking and nothing else.
+ */
+import { throwIfAborted } from '@spillway/core';
+import { allOf, anyOf, type QueryTerm } from './query.js';
+import { lineScore } from './snippet.js';
+
+/** Candidates taken from BM25 before the coverage ranking. */
+const ANY_CANDIDATES = 60;
+const ALL_CANDIDATES = 40;
+/** How many of the best chunks are ranked again by their lines. */
+const RERANK = 8;
+/** Weight of the best line's coverage, and of the section line's, in that ranking. */
+const LINE_WEIGHT = 0.6;
+const SECTION_WEIGHT = 0.25;
+/** Chunks counted for a term's document frequency at most. */
+export const DF_CAP = 1000;
+/** Chunks of one artifact ranked as they score; each further one loses {@link ARTIFACT_REPEAT_PENALTY}. */
+const PER_ARTIFACT_FIRST_PASS = 2;
+const ARTIFACT_REPEAT_PENALTY = 0.08;
+
+/** One chunk that matched, with its BM25 and the score the ranking gives it. */
+export interface Candidate {
+  readonly chunk: number;
+  readonly artifact: number;
+  readonly startLine: number;
+  readonly endLine: number;
+  readonly section: number | null;
+  readonly bm25: number;
+  score: number;
+}
+
+/** A chunk's lines as read back, numbered from `first`. */
+export interface ChunkLines {
+  readonly first: number;
+  readonly lines: string[];
+  readonly endLine: number;
+  readonly truncated: boolean;
+}
+
+/** A section line as the index keeps it. */
+export interface SectionLine {
+  readonly line: number;
+  readonly text: string;
+}
+
+/** What the ranking asks of the index and the backend. */
+export interface RankingSource {
+  /** The best chunks in scope by BM25 that match an FTS5 expression, with `score` 0. */
+  candidates(expression: string, limit: number): Candidate[];
+  /** How many chunks the index holds. */
+  chunkCount(): number;
+  /** How many chunks hold a term, counted up to {@link DF_CAP}. */
+  documentFrequency(term: QueryTerm): number;
+  /** True when the chunk holds the term. */
+  holds(term: QueryTerm, chunk: number): boolean;
+  /** A section line by its row. */
+  section(id: number): SectionLine | undefined;
+  /** A chunk's lines, with some context around them; `null` once its artifact is gone. */
+  lines(c: Candidate): Promise<ChunkLines | null>;
+}
+
+/** The ranked chunks, best first, and each term's weight (for the snippets). */
+export interface Ranking {
+  readonly order: Candidate[];
+  readonly weights: number[];
+}
+
+/** Ranks the chunks that match the query; `undefined` when none does. */
+export async function rankCandidates(terms: readonly QueryTerm[], source: RankingSource, signal?: AbortSignal): Promise<Ranking | undefined> {
+  // Candidates: the chunks that hold every term (full coverage by definition), then the
+  // best by BM25 that hold any term.
+  const candidates = new Map<number, Candidate>();
+  const full = new Set<number>();
+  if (terms.length > 1) {
+    for (const c of source.candidates(allOf(terms), ALL_CANDIDATES)) {
+      candidates.set(c.chunk, c);
+      full.add(c.chunk);
+    }
+  }
+  for (const c of source.candidates(anyOf(terms), ANY_CANDIDATES)) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
+  if (candidates.size === 0) return undefined;
+
+  // Coverage: the share of the query's weight (rarer terms weigh more) that a chunk holds.
+  // With one term, or for the chunks that hold every term, it is 1 without asking.
+  const total = terms.length > 1 ? Math.max(1, source.chunkCount()) : 1;
+  const weights = terms.length > 1 ? terms.map((t) => idf(source, t, total)) : [1];
+  const weightSum = weights.reduce((a, b) => a + b, 0) || 1;
+  const covered = new Map<number, number>();
+  for (const id of candidates.keys()) {
+    if (terms.length === 1 || full.has(id)) {
+      covered.set(id, weightSum);
+      continue;
+    }
+    // One seek of each term's doclist by rowid.
+    for (let i = 0; i < terms.length; i += 1) {
+      const term = terms[i];
+      if (term !== undefined && source.holds(term, id)) covered.set(id, (covered.get(id) ?? 0) + (weights[i] ?? 0));
+    }
+  }
+  let bestBm25 = 0;
+  for (const c of candidates.values()) bestBm25 = Math.min(bestBm25, c.bm25);
+  for (const c of candidates.values()) {
+    const coverage = (covered.get(c.chunk) ?? 0) / weightSum;
+    // BM25 (negative in FTS5: lower is better) only orders chunks of equal coverage.
+    c.score = coverage + (bestBm25 < 0 ? 0.25 * (c.bm25 / bestBm25) : 0);
+  }
+  const ranked = diversify([...candidates.values()].sort((a, b) => b.score - a.score || a.chunk - b.chunk));
+
+  // The best few are ranked again by what their lines show: a chunk where the query's
+  // words meet on one line, or under a section line that names them, comes first.
+  const head = ranked.slice(0, RERANK);
+  for (const c of head) {
+    throwIfAborted(signal);
+    const page = await source.lines(c);
+    if (page === null) {
+      c.score = -Infinity;
+      continue;
+    }
+    let bestLine = 0;
+    for (let n = c.startLine; n <= c.endLine; n += 1) {
+      bestLine = Math.max(bestLine, lineScore(page.lines[n - page.first] ?? '', terms, weights));
+    }
+    const section = c.section === null ? undefined : source.section(c.section);
+    const sectionScore = section === undefined ? 0 : lineScore(section.text, terms, weights);
+    c.score += (LINE_WEIGHT * bestLine + SECTION_WEIGHT * sectionScore) / weightSum;
+  }
+  head.sort((a, b) => b.score - a.score || a.chunk - b.chunk);
+  return { order: [...head.filter((c) => c.score > -Infinity), ...ranked.slice(RERANK)], weights };
+}
+
+/**
+ * Inverse document frequency of a term, from how many chunks hold it (counted up to
+ * {@link DF_CAP}: a term that common weighs little whatever its exact count).
+ */
+function idf(source: RankingSource, term: QueryTerm, total: number): number {
+  const df = source.documentFrequency(term);
+  const base = Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
+  return term.phrase ? base * 1.2 : base;
+}
+
+/**
+ * Lowers each further chunk of one artifact a little, so that one huge repetitive output
+ * cannot fill the answer while other artifacts hold chunks nearly as good.
+ */
+function diversify(ranked: readonly Candidate[]): Candidate[] {
+  const count = new Map<number, number>();
+  const adjusted = ranked.map((c) => {
+    const n = count.get(c.artifact) ?? 0;
+    count.set(c.artifact, n + 1);
+    return { c, score: c.score - ARTIFACT_REPEAT_PENALTY * Math.max(0, n + 1 - PER_ARTIFACT_FIRST_PASS) };
+  });
+  return adjusted.sort((a, b) => b.score - a.score || a.c.chunk - b.c.chunk).map((x) => x.c);
+}
