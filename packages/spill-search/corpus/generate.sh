@@ -10,7 +10,9 @@
 # below. A fresh machine will not reproduce them exactly (other packages, versions, dates,
 # processes, registry state); that is expected, and the labelled queries hold for the
 # committed files, not for a rerun. Nothing here prints the environment, keys or tokens.
-# Only the npm-view-* cases ask the npm registry; every other case runs offline.
+# Needs pnpm's install of this repository (tsc, eslint, vitest), git, dpkg, apt-cache, nm,
+# gcc, python3, sqlite3, openssl, curl and tar. Only the npm-view-* cases ask the npm
+# registry; every other case runs offline.
 #   usage: bash generate.sh [name...]
 set -u
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -39,6 +41,7 @@ run_case() {
 # File system and Debian packages.
 case_find_usr_lib() { find /usr/lib -maxdepth 5; }
 case_find_usr_share() { find /usr/share -maxdepth 3; }
+case_find_usr_include() { find /usr/include; }
 case_find_pnpm_store() { find node_modules/.pnpm -maxdepth 4; }
 case_ls_la_lib() { ls -la /usr/lib/x86_64-linux-gnu; }
 case_dpkg_L_dev() { dpkg -L libssl-dev libsqlite3-dev python3.11-minimal make binutils libpython3.11-stdlib; }
@@ -54,6 +57,7 @@ case_git_log_p_recent() { git log -p "$OLD_LOG_TIP..$HEAD_COMMIT" -- . ':!packag
 case_git_log_fuller_early() { git log --stat --format=fuller -n 100 "$EARLY_TIP^"; }
 case_git_show_proxy_merge() { git show --diff-merges=first-parent --stat --patch "$PROXY_MERGE"; }
 case_git_blame_tools() { git blame "$HEAD_COMMIT" -- packages/spill-policy/src/tools.ts && git blame "$HEAD_COMMIT" -- packages/spill-policy/src/stream.ts; }
+case_git_log_dates() { git log --format='%h %ad %an %s' --date=iso "$HEAD_COMMIT"; }
 case_git_ls_tree() { git ls-tree -r -l "$HEAD_COMMIT"; }
 case_pnpm_list() { pnpm list -r --depth 2; }
 case_pnpm_why() { pnpm why -r typescript && pnpm why -r zod; }
@@ -64,9 +68,9 @@ case_npm_view_typescript() { npm view typescript --json; }
 
 # Compilers, linters and tests of this repository (the type error is made in a scratch copy).
 case_tsc_showconfig() { "$BIN/tsc" --showConfig -p packages/spill-search/tsconfig.json; }
-case_tsc_listfiles() { "$BIN/tsc" --listFiles --noEmit -p packages/spill-policy/tsconfig.json; }
 case_eslint_print_config() { "$BIN/eslint" --print-config packages/spill-search/src/query.ts; }
-# Needs the workspace built first (pnpm build --filter=@spillway/memory...).
+# These two need the workspace built first (pnpm build --filter=@spillway/memory...).
+case_tsc_listfiles() { "$BIN/tsc" --listFiles --noEmit -p packages/spill-policy/tsconfig.json; }
 case_vitest_memory() { "$BIN/vitest" run packages/spill-memory --reporter verbose --no-color; }
 case_tsc_errors() {
   local copy="$WORK/tsc-errors"
