@@ -4,7 +4,7 @@ import type { SpillCallOptions } from './backend.js';
 /** Byte cap on one search answer when the caller gives none: 4 KiB. */
 export const DEFAULT_SEARCH_MAX_BYTES = 4096;
 /** How many snippets a search answers when the caller gives no `maxResults`. */
-export const DEFAULT_SEARCH_MAX_RESULTS = 8;
+export const DEFAULT_SEARCH_MAX_RESULTS = 10;
 /** The most snippets one search ever answers, whatever `maxResults` asks. */
 export const MAX_SEARCH_RESULTS = 50;
 /** The longest query a searcher accepts, in UTF-16 code units. */

@@ -22,7 +22,7 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '2';
+export const SCHEMA_VERSION = '3';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS chunks (
   section INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_artifact ON chunks (artifact);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, head, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
 `;
 
 const DROP = `

@@ -39,7 +39,7 @@ export function prepareIndexStatements(db: Database): IndexStatements {
     insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete) VALUES (?, ?, ?, ?, 0)'),
     insertSection: db.prepare('INSERT INTO sections (artifact, line, text) VALUES (?, ?, ?)'),
     insertChunk: db.prepare('INSERT INTO chunks (artifact, start_line, end_line, section) VALUES (?, ?, ?, ?)'),
-    insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
+    insertFts: db.prepare('INSERT INTO fts (rowid, body, head) VALUES (?, ?, ?)'),
     markComplete: db.prepare('UPDATE artifacts SET complete = 1 WHERE id = ?'),
     deleteFts: db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE artifact = ?)'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE artifact = ?'),
@@ -106,13 +106,19 @@ export async function indexArtifact(
     const end = chunk.start + chunk.lines.length - 1;
     const text = chunk.lines.join('\n');
     const chunkId = Number(st.insertChunk.run(id, chunk.start, end, chunk.section?.id ?? null).lastInsertRowid);
-    // A chunk also answers for its section line (the package, file or commit it is in),
-    // and for the parts of its camelCase identifiers.
+    // A chunk also answers for the parts of its camelCase identifiers, and for its section
+    // line (the package, file or commit it is in) in a column of its own, which BM25 weighs
+    // more: a short line that names the query's words says what the whole chunk is about.
     let body = text;
-    if (chunk.section !== undefined && chunk.section.line < chunk.start) body += `\n${chunk.section.text}`;
     const parts = camelPartsOf(text);
     if (parts.length > 0) body += `\n${parts.join(' ')}`;
-    st.insertFts.run(chunkId, body);
+    let head = '';
+    if (chunk.section !== undefined) {
+      head = chunk.section.text;
+      const headParts = camelPartsOf(head);
+      if (headParts.length > 0) head += `\n${headParts.join(' ')}`;
+    }
+    st.insertFts.run(chunkId, body, head);
     chunks += 1;
     chunk = undefined;
   };

@@ -5,7 +5,8 @@ import { evaluate } from './test-quality.js';
 // queries, 2x for questions) are measured, not asserted. What is asserted is that search
 // is never worse than the baseline on the held-out third, in hits or in MRR.
 describe('the labelled set (real outputs, queries written before the engine)', () => {
-  it('on the held-out third, search finds at least what grep of the rarest word finds within 4 KiB, and ranks it higher', async () => {
+  // A budget, not a speed check: the set is 8 MB and 215 queries, and a loaded machine is slow.
+  it('on the held-out third, search finds at least what grep of the rarest word finds within 4 KiB, and ranks it higher', { timeout: 15 * 60_000 }, async () => {
     const { rows, misses } = await evaluate();
     console.log(
       rows

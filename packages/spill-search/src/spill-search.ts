@@ -20,7 +20,9 @@ import { prepareSearchStatements, type SearchStatements } from './search-stateme
 export { MIN_SEARCH_MAX_BYTES } from './search-request.js';
 
 /** Default {@link SpillSearchOptions.maxSnippetBytes}. */
-export const DEFAULT_MAX_SNIPPET_BYTES = 600;
+export const DEFAULT_MAX_SNIPPET_BYTES = 400;
+/** How much more BM25 weighs a match in a chunk's section line than one in its lines. */
+const HEAD_WEIGHT = 4;
 
 /** Where an index lives and what it reads from. */
 export interface SpillSearchOptions {
@@ -144,7 +146,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       if (inScope.size === 0) return { hits: [], more: false };
       const scope = JSON.stringify([...inScope.keys()]);
       const candidatesSql = db.prepare(
-        'SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, bm25(fts) AS bm25 ' +
+        'SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, bm25(fts, 1.0, ' + String(HEAD_WEIGHT) + ') AS bm25 ' +
           'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
           'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
       );
