@@ -146,7 +146,7 @@ export async function grepOutcome(
   let rarest: string | undefined;
   let fewest = Infinity;
   let counts = lineCounts.get(backend);
-  if (counts === undefined) lineCounts.set(backend, (counts = new Map()));
+  if (counts === undefined) lineCounts.set(backend, (counts = new Map<string, number>()));
   for (const word of words) {
     // A word's count is the same for every query (the match is case-insensitive), so it is
     // counted once per backend: the set has a few hundred distinct words.
