@@ -79,7 +79,7 @@ describe('spillway search --store s3://…', () => {
     // Deleted behind the CLI's back, straight from the bucket.
     // The SDK's Node version notice is noise in a test's output.
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-    const client = new S3Client({ endpoint: env.AWS_ENDPOINT_URL_S3, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const client = new S3Client({ endpoint: env.AWS_ENDPOINT_URL_S3 ?? '', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
     const key = (saved[1] ?? '').slice(`s3://${BUCKET}/`.length);
     await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
     client.destroy();
