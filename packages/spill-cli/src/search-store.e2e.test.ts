@@ -4,11 +4,17 @@
 // s3rver on 127.0.0.1, the built binary in child processes.
 import { existsSync, statSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CLOCK_SLACK_MS } from '@spillway/retention';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { host, INIT, text } from './test-mcp-host.js';
 import { s3rverPerFile } from './test-s3rver.js';
+
+const mcpDir = dirname(createRequire(import.meta.url).resolve('@spillway/mcp/package.json'));
+const fsServer = join(dirname(createRequire(join(mcpDir, 'package.json')).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
 
 const BUCKET = 'cli-search';
 const STORE = `s3://${BUCKET}/agents`;
@@ -102,6 +108,40 @@ describe('spillway search --store s3://…', () => {
       expect(twice.indexed).toBeGreaterThan(0);
     }
     expect(existsSync(join(cacheHome, 'spillway'))).toBe(false);
+  });
+
+  it('spillway mcp over the store searches through the same cache, and keeps its index for its life', async () => {
+    const cacheHome = join(dir, 'cache-d');
+    const extra = { XDG_CACHE_HOME: cacheHome };
+    await run(['save', '--name', 'gneiss.log'], {}, log('gneiss'));
+    const rpc = host(['--', process.execPath, fsServer, dir], { ...env, ...extra });
+    try {
+      await rpc.call('initialize', INIT);
+      const ask = async (query: string): Promise<string> => text(await rpc.call('tools/call', { name: 'spill_search', arguments: { query } }));
+      expect(await ask('gneiss failure')).toContain('gneiss failure on node 7');
+      // The proxy's index is the cache file spillway search uses: it finds it filled.
+      expect(await readdir(join(cacheHome, 'spillway', 'search'))).toHaveLength(1);
+      const after = await search('gneiss failure', extra);
+      expect(after.indexed).toBe(0);
+      expect(await ask('gneiss failure')).toContain('gneiss failure on node 7');
+    } finally {
+      await rpc.end();
+    }
+  });
+
+  it('spillway gc over the store drops what it deleted from the cached index', async () => {
+    const cacheHome = join(dir, 'cache-e');
+    const extra = { XDG_CACHE_HOME: cacheHome, SPILLWAY_STORE: `s3://${BUCKET}/swept` };
+    await run(['save', '--name', 'marble.log'], extra, log('marble'));
+    expect((await search('marble failure', extra)).results).toHaveLength(1);
+    // Retention never deletes anything younger than its one-second clock slack.
+    await new Promise((resolve) => setTimeout(resolve, CLOCK_SLACK_MS + 100));
+    const swept = await run(['gc', '--older-than', '0', '--grace', '0', '--json'], extra);
+    expect(swept.code, swept.stderr).toBe(0);
+    const index = (JSON.parse(swept.out) as { index: { location: string; removed: number; error: unknown } }).index;
+    expect(index).toMatchObject({ removed: 1, error: null });
+    expect(index.location.startsWith(join(cacheHome, 'spillway', 'search'))).toBe(true);
+    expect((await search('marble failure', extra)).results).toEqual([]);
   });
 
   it('one cache per store: another prefix of the same bucket has its own index', async () => {
