@@ -77,7 +77,9 @@ describe('spillway gc and the search index', () => {
     expect(ran.stderr).toBe('');
     const json = JSON.parse(ran.stdout) as { deleted: { count: number }; index: { location: string; removed: number; bytesBefore: number; bytesAfter: number; error: null } };
     expect(json.deleted.count).toBe(2);
-    expect(json.index).toMatchObject({ location: f.index, removed: 2, bytesBefore: before, error: null });
+    expect(json.index).toMatchObject({ location: f.index, removed: 2, error: null });
+    // The write-ahead log may be folded into the file at any moment, so only the order is certain.
+    expect(json.index.bytesAfter).toBeLessThan(json.index.bytesBefore);
     expect(json.index.bytesAfter).toBeLessThan(before);
     expect(await fileSize(f.index)).toBeLessThan(before);
 
