@@ -1,6 +1,8 @@
 // spill_search in a real AI SDK agent loop: two oversized results spilled in one session,
 // the mock model searches across both without a locator, then reads around the hit.
+import { retrievalHintFor } from '@spillway/core/notice';
 import { createMemoryBackend } from '@spillway/memory';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { createBackendSearch } from '@spillway/search';
 import { bigLog, NEEDLE } from '@spillway/test-support/big-log';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
@@ -54,6 +56,57 @@ describe('spillSearchTools in a generateText loop', () => {
     expect(readAnswer).toContain(NEEDLE);
     expect(result.text).toBe('Shard 17 ran out of disk quota.');
     await searcher.close();
+  });
+
+  it('withSpill({ search }) adds spill_search over the spills\' session, and the notice the model receives names it', async () => {
+    const backend = createMemoryBackend();
+    const searcher = await createBackendSearch(backend);
+    const prompts: Prompt[] = [];
+    const model = new MockLanguageModelV3({
+      doGenerate: ({ prompt }) => {
+        prompts.push(prompt);
+        if (prompts.length === 1) return Promise.resolve(toolCall('c1', 'fetchLogs', {}));
+        if (prompts.length === 2) return Promise.resolve(toolCall('c2', 'spill_search', { query: 'disk quota exceeded' }));
+        return Promise.resolve(say('done'));
+      },
+    });
+    const fetchLogs = tool({
+      description: 'Fetch the logs.',
+      inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+      execute: () => bigLog(),
+    });
+    // No sessionId: the spills go to withSpill's own session, and spill_search searches it.
+    const tools = { ...withSpill({ fetchLogs }, { backend, maxInlineBytes: 4096, search: searcher }), ...spillTools({ backend }) };
+    expect(Object.keys(tools).sort()).toEqual(['fetchLogs', 'spill_grep', 'spill_read', 'spill_search']);
+    await generateText({ model, prompt: 'Why?', tools, stopWhen: stepCountIs(4) });
+    expect(prompts).toHaveLength(3);
+    const spilled = toolResultTexts(prompts[1] ?? [])[0] ?? '';
+    expect(parseSpillNotice(spilled)?.retrievalHint).toBe(retrievalHintFor('spill-tools-and-search'));
+    expect(spilled).toContain('spill_search');
+    expect(toolResultTexts(prompts[2] ?? [])[1]).toContain(NEEDLE);
+    await searcher.close();
+  });
+
+  it('without a searcher, the notice the model receives does not name spill_search', async () => {
+    const backend = createMemoryBackend();
+    const prompts: Prompt[] = [];
+    const model = new MockLanguageModelV3({
+      doGenerate: ({ prompt }) => {
+        prompts.push(prompt);
+        return Promise.resolve(prompts.length === 1 ? toolCall('c1', 'fetchLogs', {}) : say('done'));
+      },
+    });
+    const fetchLogs = tool({
+      description: 'Fetch the logs.',
+      inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+      execute: () => bigLog(),
+    });
+    const tools = { ...withSpill({ fetchLogs }, { backend, maxInlineBytes: 4096, sessionId: 'chat-n' }), ...spillTools({ backend }) };
+    expect(Object.keys(tools)).not.toContain('spill_search');
+    await generateText({ model, prompt: 'Why?', tools, stopWhen: stepCountIs(3) });
+    const spilled = toolResultTexts(prompts[1] ?? [])[0] ?? '';
+    expect(parseSpillNotice(spilled)?.retrievalHint).toBe(retrievalHintFor('spill-tools'));
+    expect(spilled).not.toContain('spill_search');
   });
 
   it('needs a searcher and a session', () => {

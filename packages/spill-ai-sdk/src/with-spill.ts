@@ -1,11 +1,12 @@
 import { createSpillPolicy, DEFAULT_SKIP_TOOLS } from '@spillway/policy';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
 import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
-import type { SpillBackend } from '@spillway/core';
+import type { SpillBackend, SpillSearcher } from '@spillway/core';
 import type { ToolSet } from 'ai';
 import { defaultModelOutput, fromPolicyResult, toPolicyResult, type ToolResultOutput } from './model-output.js';
 import { contentDigest } from './content-digest.js';
 import { RememberedSpills } from './remembered.js';
+import { spillSearchTools, type SpillSearchTools } from './search-tool.js';
 
 /** The tool call a `sessionId` function is asked about. */
 export interface SpillCallInfo {
@@ -31,6 +32,13 @@ export interface WithSpillAdapterOptions {
    * Default {@link DEFAULT_REMEMBERED_CALLS}. 0 remembers none (every call spills again).
    */
   readonly rememberCalls?: number | undefined;
+  /**
+   * What answers `spill_search`, such as `await createBackendSearch(backend)` from
+   * `@spillway/search`. Given, the returned tool set also holds `spill_search`, which
+   * searches the session these tools spill to, and (with the policy's options) each notice
+   * names `spill_search` too. Omitted: no `spill_search`, and the notice does not name it.
+   */
+  readonly search?: SpillSearcher | undefined;
 }
 
 /**
@@ -66,14 +74,20 @@ const memories = new WeakMap<object, Map<string, RememberedSpills<ToolResultOutp
  *
  * @throws TypeError for a bad configuration (the policy's checks, a bad `rememberCalls`).
  *
+ * - With `search`, the set also holds `spill_search` over the same session, and the notice names it.
+ *
  * @example
  * const tools = withSpill({ fetchPage }, { backend: createMemoryBackend(), maxInlineBytes: 16_000 });
+ * @example
+ * const tools = withSpill({ fetchPage }, { backend, maxInlineBytes: 16_000, search: await createBackendSearch(backend) });
  */
-export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions): TOOLS {
+export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions & { readonly search: SpillSearcher }): TOOLS & SpillSearchTools;
+export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions): TOOLS;
+export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions): TOOLS | (TOOLS & SpillSearchTools) {
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('withSpill needs options, such as { backend, maxInlineBytes: 16_000 } or { policy }.');
   }
-  const { sessionId, rememberCalls, policy: givenPolicy, ...policyOptions } = options as WithSpillAdapterOptions &
+  const { sessionId, rememberCalls, search, policy: givenPolicy, ...policyOptions } = options as WithSpillAdapterOptions &
     SpillPolicyOptions & { readonly policy?: SpillPolicy };
   if (sessionId !== undefined && typeof sessionId !== 'function' && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new TypeError('sessionId must be a non-empty string, a function of the call, or omitted.');
@@ -95,11 +109,15 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
       ...policyOptions,
       backend: namedByCall(policyOptions.backend),
       skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES],
-      noticeReader: policyOptions.noticeReader ?? 'spill-tools', // the model reads back with spillTools
+      // The model reads back with spillTools, and searches with the spill_search added here.
+      noticeReader: policyOptions.noticeReader ?? (search === undefined ? 'spill-tools' : 'spill-tools-and-search'),
     });
     owner = policyOptions.backend ?? {};
   }
-  const shape = givenPolicy === undefined ? JSON.stringify([policyOptions.maxInlineBytes, policyOptions.previewBytes, policyOptions.skipTools]) : '';
+  const shape =
+    givenPolicy === undefined
+      ? JSON.stringify([policyOptions.maxInlineBytes, policyOptions.previewBytes, policyOptions.skipTools, policyOptions.noticeReader, search === undefined])
+      : '';
   let memory: RememberedSpills<ToolResultOutput>;
   if (remember === DEFAULT_REMEMBERED_CALLS) {
     let shapes = memories.get(owner);
@@ -119,7 +137,13 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
   for (const [toolName, tool] of Object.entries(tools)) {
     wrapped[toolName] = tool.type === 'provider' ? tool : wrapTool(toolName, tool, spiller);
   }
-  return wrapped as TOOLS;
+  if (search === undefined) return wrapped as TOOLS;
+  const session = spiller.session;
+  const searchTools = spillSearchTools({
+    searcher: search,
+    sessionId: ({ toolCallId }) => session({ toolName: 'spill_search', toolCallId, input: undefined }),
+  });
+  return { ...wrapped, ...searchTools } as TOOLS & SpillSearchTools;
 }
 
 type AnyTool = ToolSet[string];

@@ -5,6 +5,7 @@ import { createUsageLog, type UsageEvent, type UsageLog } from '@spillway/usage'
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
 import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
+import { storeIndexPlace, type SearchIndexPlace } from './search-support.js';
 import { openStore, resolveStore, type ResolvedStore } from './store.js';
 
 /** A stream the CLI writes to: a Node writable that may be a TTY. */
@@ -171,6 +172,24 @@ export class CliContext {
       locator === undefined ? this.root(options) : resolveRootFor(locator, options.root, this.io.env, this.io.cwd, this.io.homedir);
     void this.info(`root ${root.path} (from ${ROOT_SOURCE_LABEL[root.source]})`);
     return this.makeBackend(root);
+  }
+
+  /**
+   * Where the search index of the backend these options choose lives, when it is not the
+   * backend's own default (beside a local root): for an object store, the user's cache
+   * directory unless `cache` is false or `SPILLWAY_SEARCH_CACHE=0` (see {@link storeIndexPlace}).
+   */
+  searchIndexPlace(options: CommonOptions, cache = true): SearchIndexPlace | undefined {
+    const store = resolveStore(options.store, options.root, this.io.env);
+    return store === undefined ? undefined : storeIndexPlace(store, this.io.env, this.io.homedir, cache);
+  }
+
+  /** The search index file of the backend these options choose, or `':memory:'` (see {@link searchIndexPlace}). */
+  async searchIndexLocation(options: CommonOptions, backend: SpillBackend, cache = true): Promise<string> {
+    const place = this.searchIndexPlace(options, cache);
+    if (place !== undefined) return place.location;
+    const { defaultIndexLocation } = await import('@spillway/search');
+    return defaultIndexLocation(backend);
   }
 }
 

@@ -1,15 +1,92 @@
-import type { SpillBackend, SpillSearchRequest, SpillSearchResult, SpillSearcher } from '@spillway/core';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import {
+  isSpillError,
+  type SpillBackend,
+  type SpillErrorCode,
+  type SpillSearchRequest,
+  type SpillSearchResult,
+  type SpillSearcher,
+} from '@spillway/core';
+import type { ResolvedStore } from './store.js';
+
+/** Environment variable that turns the on-disk search cache of an object store off (`0`). */
+export const SEARCH_CACHE_ENV = 'SPILLWAY_SEARCH_CACHE';
+
+/** Where an object store's search index is kept, and whether a cache may be created there. */
+export interface SearchIndexPlace {
+  /** `':memory:'` or the index file. */
+  readonly location: string;
+  /** Creates the cache's parent directories (0700) before the index is opened; none for `':memory:'` or a local root. */
+  prepare(): Promise<void>;
+}
+
+const inMemory: SearchIndexPlace = { location: ':memory:', prepare: () => Promise.resolve() };
+
+/**
+ * The endpoint a store's requests go to, as `openStore` picks it: the index of one
+ * endpoint's bucket is never taken for another's.
+ */
+function endpointOf(env: Readonly<Record<string, string | undefined>>): string {
+  return env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL ?? '';
+}
+
+/**
+ * The per-user cache directory of object-store indexes: `$XDG_CACHE_HOME/spillway/search`,
+ * else `~/.cache/spillway/search` (a relative `XDG_CACHE_HOME` is ignored, as the XDG spec asks).
+ */
+export function searchCacheDir(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  const xdg = env.XDG_CACHE_HOME;
+  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(home, '.cache');
+  return join(base, 'spillway', 'search');
+}
+
+/**
+ * Where the index of an object store lives for the CLI: a private file in the user's cache
+ * directory, one per endpoint, bucket and prefix
+ * (`<cache>/<sha256 prefix>/index.sqlite`), so that a second `spillway search` over an
+ * unchanged bucket reads nothing but the listing. `SPILLWAY_SEARCH_CACHE=0` or
+ * `cache: false` keeps it in memory for the life of the process instead.
+ */
+export function storeIndexPlace(
+  store: ResolvedStore,
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  cache = true,
+): SearchIndexPlace {
+  if (!cache || env[SEARCH_CACHE_ENV] === '0') return inMemory;
+  const dir = searchCacheDir(env, home);
+  const key = createHash('sha256').update(JSON.stringify([endpointOf(env), store.bucket, store.prefix])).digest('hex').slice(0, 32);
+  return {
+    location: join(dir, key, 'index.sqlite'),
+    // The key's own directory is made (0700, and checked) by @spillway/search; only the
+    // shared parents are made here, private too.
+    prepare: async () => {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+    },
+  };
+}
+
+/** A searcher that can be closed. */
+export type ClosableSearcher = SpillSearcher & { close(): Promise<void> };
 
 /**
  * A searcher over a backend that loads `@spillway/search` (and SQLite with it) on its
  * first search, so that a command or a proxy that never searches pays nothing. A backend
- * without a reader and a catalog cannot be searched: `undefined`.
+ * without a reader and a catalog cannot be searched: `undefined`. `place` says where the
+ * index lives (the backend's default when omitted).
  */
-export function lazySearcher(backend: SpillBackend): (SpillSearcher & { close(): Promise<void> }) | undefined {
+export function lazySearcher(backend: SpillBackend, place?: SearchIndexPlace): ClosableSearcher | undefined {
   if (backend.reader === undefined || backend.catalog === undefined) return undefined;
-  let made: Promise<SpillSearcher & { close(): Promise<void> }> | undefined;
-  const get = (): Promise<SpillSearcher & { close(): Promise<void> }> => {
-    made ??= import('@spillway/search').then((m) => m.createBackendSearch(backend));
+  let made: Promise<ClosableSearcher> | undefined;
+  const get = (): Promise<ClosableSearcher> => {
+    made ??= (async () => {
+      const { createBackendSearch } = await import('@spillway/search');
+      if (place === undefined) return createBackendSearch(backend);
+      await place.prepare();
+      return createBackendSearch(backend, { location: place.location });
+    })();
     made.catch(() => {
       made = undefined;
     });
@@ -21,4 +98,62 @@ export function lazySearcher(backend: SpillBackend): (SpillSearcher & { close():
       if (made !== undefined) await (await made.catch(() => undefined))?.close();
     },
   };
+}
+
+/** What compacting an existing search index did, for `spillway gc`. */
+export type IndexGcOutcome =
+  | {
+      readonly location: string;
+      /** Artifacts dropped because the store no longer lists them. */
+      readonly removed: number;
+      /** Artifacts indexed that were saved since the last search. */
+      readonly indexed: number;
+      /** The file's size before, with its write-ahead log. */
+      readonly bytesBefore: number;
+      /** The file's size after compaction. */
+      readonly bytesAfter: number;
+    }
+  | {
+      readonly location: string;
+      /** Why the index could not be kept up: the index is left as it was. */
+      readonly error: { readonly code: SpillErrorCode | undefined; readonly message: string };
+    };
+
+async function sizeOf(file: string): Promise<number | undefined> {
+  try {
+    const st = await lstat(file);
+    return st.size;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Drops from an existing search index what the store no longer lists and compacts it
+ * (`SpillSearch.gc`). No index file at `location`, or an index in memory: `undefined`,
+ * and nothing is created. A failure is answered, never thrown.
+ */
+export async function gcSearchIndex(backend: SpillBackend, location: string, signal?: AbortSignal): Promise<IndexGcOutcome | undefined> {
+  if (location === ':memory:' || backend.reader === undefined || backend.catalog === undefined) return undefined;
+  const before = await sizeOf(location);
+  if (before === undefined) return undefined;
+  const wal = (await sizeOf(`${location}-wal`)) ?? 0;
+  try {
+    const { createBackendSearch } = await import('@spillway/search');
+    const searcher = await createBackendSearch(backend, { location });
+    try {
+      const done = await searcher.gc(signal === undefined ? {} : { signal });
+      return { location, removed: done.removed, indexed: done.indexed, bytesBefore: before + wal, bytesAfter: done.bytesAfter };
+    } finally {
+      await searcher.close();
+    }
+  } catch (error) {
+    return {
+      location,
+      error: {
+        code: isSpillError(error) ? error.code : undefined,
+        message: error instanceof Error ? error.message : String(error),
+      },
+    };
+  }
 }

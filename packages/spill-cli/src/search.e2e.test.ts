@@ -1,56 +1,18 @@
 // spill_search through `spillway mcp` as a host drives it (the real filesystem server
 // upstream, the built binary, newline-delimited JSON-RPC), and `spillway search` on the
 // same store.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseSpillNotice } from '@spillway/policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, spillway } from './test-bin.js';
+import { ensureBuilt, spillway } from './test-bin.js';
+import { host, INIT, text } from './test-mcp-host.js';
 
 const mcpDir = dirname(createRequire(import.meta.url).resolve('@spillway/mcp/package.json'));
 const fsServer = join(dirname(createRequire(join(mcpDir, 'package.json')).resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist', 'index.js');
 const NEEDLE = 'FATAL: disk quota exceeded on shard 17 (ENOSPC)';
-
-interface Rpc {
-  call(method: string, params?: unknown): Promise<Record<string, unknown>>;
-  end(): Promise<void>;
-}
-
-function host(args: readonly string[], env: NodeJS.ProcessEnv): Rpc {
-  const child = spawn(process.execPath, [BIN, 'mcp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const waiting = new Map<number, (m: Record<string, unknown>) => void>();
-  let id = 0;
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const m = JSON.parse(line) as Record<string, unknown>;
-    if (typeof m.id === 'number') waiting.get(m.id)?.(m);
-  });
-  const closed = once(child, 'close');
-  return {
-    call: (method, params) =>
-      new Promise((resolve) => {
-        id += 1;
-        waiting.set(id, resolve);
-        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })}\n`);
-        if (method === 'initialize') child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-      }),
-    end: async () => {
-      child.stdin.end();
-      await closed;
-    },
-  };
-}
-
-function text(result: Record<string, unknown>): string {
-  const content = (result.result as { content?: { type: string; text?: string }[] } | undefined)?.content ?? [];
-  return content.map((c) => c.text ?? '').join('');
-}
-
-const INIT = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'search-host', version: '1' } };
 
 describe('spill_search through spillway mcp, and spillway search', () => {
   let dir: string;

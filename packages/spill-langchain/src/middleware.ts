@@ -39,7 +39,9 @@ export interface SpillMiddlewareAdapterOptions {
   /**
    * What answers `spill_search`, which the middleware then adds, searching the same
    * session its spills go to: such as `await createBackendSearch(backend)` from
-   * `@spillway/search`. Omitted: no `spill_search`.
+   * `@spillway/search`. With the policy's options, each notice then names `spill_search`
+   * too (with `{ policy }`, give that policy `noticeReader: 'spill-tools-and-search'`).
+   * Omitted: no `spill_search`, and the notice does not name it.
    */
   readonly search?: SpillSearcher | undefined;
 }
@@ -98,7 +100,8 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
     }
     policy = givenPolicy;
   } else {
-    policy = createSpillPolicy({ ...policyOptions, noticeReader: policyOptions.noticeReader ?? 'spill-tools', skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES] });
+    // The notice names what the middleware offers: spill_search too when it adds it.
+    policy = createSpillPolicy({ ...policyOptions, noticeReader: policyOptions.noticeReader ?? (search === undefined ? 'spill-tools' : 'spill-tools-and-search'), skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES] });
   }
   const readerBackend = retrieval === undefined ? (policyOptions.backend?.reader === undefined ? undefined : policyOptions.backend) : retrieval;
   const tools = readerBackend === false || readerBackend === undefined ? [] : createSpillTools({ backend: readerBackend, maxReadBytes });

@@ -1,6 +1,8 @@
 // spill_search in a real createAgent loop, driven offline by LangChain's fake model: the
 // middleware spills under the run's thread, and spill_search searches that thread's spills.
+import { retrievalHintFor } from '@spillway/core/notice';
 import { createMemoryBackend } from '@spillway/memory';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { createBackendSearch } from '@spillway/search';
 import { bigLog, NEEDLE } from '@spillway/test-support/big-log';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
@@ -68,6 +70,32 @@ describe('spill_search through the middleware in a createAgent loop', () => {
     expect(read?.name).toBe('spill_read');
     expect(textOf(read)).toContain(NEEDLE);
     expect(textOf(result.messages.at(-1))).toBe('Shard 17 ran out of disk quota.');
+    await searcher.close();
+  });
+
+  it('the notice the model receives names spill_search when the middleware offers it, and not otherwise', async () => {
+    const backend = createMemoryBackend();
+    const searcher = await createBackendSearch(backend);
+    const logs = tool(() => bigLog(), {
+      name: 'fetch_logs',
+      description: 'Fetch the logs.',
+      schema: { type: 'object', properties: {} },
+    });
+    const noticeSeen = async (search: typeof searcher | undefined): Promise<string> => {
+      const model = fakeModel()
+        .respondWithTools([{ name: 'fetch_logs', args: {}, id: 'n1' }])
+        .respond(new AIMessage('done'));
+      const middleware = createSpillMiddleware({ backend, maxInlineBytes: 4096, ...(search === undefined ? {} : { search }) });
+      const agent = createAgent({ model, tools: [logs], middleware: [middleware] });
+      await agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { configurable: { thread_id: `thread-${String(search !== undefined)}` } });
+      return textOf(toolMessages(model.calls[1]?.messages ?? [])[0]);
+    };
+    const withSearch = await noticeSeen(searcher);
+    expect(parseSpillNotice(withSearch)?.retrievalHint).toBe(retrievalHintFor('spill-tools-and-search'));
+    expect(withSearch).toContain('spill_search');
+    const without = await noticeSeen(undefined);
+    expect(parseSpillNotice(without)?.retrievalHint).toBe(retrievalHintFor('spill-tools'));
+    expect(without).not.toContain('spill_search');
     await searcher.close();
   });
 

@@ -19,8 +19,10 @@ import type { RequestContext } from './request.js';
 
 /** The `retrievalHint` of every artifact: the model has no file to `read`, so it names the retrieval tools. */
 export const S3_RETRIEVAL_HINT = RETRIEVAL_HINTS['spill-tools'];
-/** The Content-Type of every artifact. */
+/** The Content-Type of a text artifact (every `saveText`/`saveTextStream`, and bytes that are UTF-8 text). */
 export const CONTENT_TYPE = 'text/plain; charset=utf-8';
+/** The Content-Type of bytes that are not UTF-8 text (see `saveBytesStream`). */
+export const BINARY_CONTENT_TYPE = 'application/octet-stream';
 /** The first size of a stream's part buffer, before it grows to the part size. */
 const FIRST_BUFFER_BYTES = 64 * 1024;
 /** How many fresh keys a save tries when the store says a key is taken. */
@@ -80,7 +82,13 @@ function keyTakenTooOften(ctx: SaveContext): SpillError {
  * again. Stores that ignore the condition overwrite instead, which 80 random bits make
  * practically impossible.
  */
-export async function putOnce(ctx: SaveContext, input: Envelope, body: Uint8Array, signal: AbortSignal | undefined): Promise<SpillRef> {
+export async function putOnce(
+  ctx: SaveContext,
+  input: Envelope,
+  body: Uint8Array,
+  signal: AbortSignal | undefined,
+  contentType: string = CONTENT_TYPE,
+): Promise<SpillRef> {
   for (let i = 0; i < KEY_ATTEMPTS; i++) {
     const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
     try {
@@ -95,7 +103,7 @@ export async function putOnce(ctx: SaveContext, input: Envelope, body: Uint8Arra
               Key: key,
               Body: body,
               ContentLength: body.byteLength,
-              ContentType: CONTENT_TYPE,
+              ContentType: contentType,
               IfNoneMatch: '*',
               Metadata: metadata(input, body.byteLength),
               ...encryptionFields(ctx.encryption),
@@ -119,14 +127,14 @@ export interface Upload {
   readonly parts: CompletedPart[];
 }
 
-export async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<Upload> {
+export async function startUpload(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined, contentType: string = CONTENT_TYPE): Promise<Upload> {
   const key = newKey(ctx.layout, input.owner.sessionId, input.suggestedName, ctx.randomId);
   const created = await request(ctx, 'CreateMultipartUpload', signal, (abortSignal) =>
     ctx.client.send(
       new CreateMultipartUploadCommand({
         Bucket: ctx.layout.bucket,
         Key: key,
-        ContentType: CONTENT_TYPE,
+        ContentType: contentType,
         Metadata: metadata(input, undefined),
         ...encryptionFields(ctx.encryption),
       }),

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { autoGcDue, autoGcSettings, releaseAutoGcLock, takeAutoGcLock, touchAutoGcStamp } from '../auto-gc.js';
 import type { CliContext, CommonOptions } from '../context.js';
+import { gcSearchIndex } from '../search-support.js';
 
 /**
  * Registers the hidden `spillway gc-auto --root DIR`: the bounded sweep that the proxy and
@@ -23,7 +24,10 @@ export function registerGcAuto(program: Command, ctx: CliContext): void {
         touchAutoGcStamp(root);
         const backend = ctx.backend(options);
         const retention = createRetention({ catalog: backend.catalog, maxAgeMs: settings.maxAgeMs, maxTotalBytes: settings.maxTotalBytes });
-        await retention.sweep({ signal: AbortSignal.timeout(settings.budgetMs) });
+        const signal = AbortSignal.timeout(settings.budgetMs);
+        await retention.sweep({ signal });
+        // What the sweep deleted leaves the search index too, when there is one (within the same budget).
+        await gcSearchIndex(backend, await ctx.searchIndexLocation(options, backend), signal);
       } catch {
         // A sweep that fails waits for the next interval; nobody is waiting on this process.
       } finally {

@@ -22,6 +22,7 @@ import { addCommonOptions, type CliContext, type CommonOptions, type OutputStrea
 import { EXIT_CODES, exitCodeForSpillError } from '../exit-codes.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
+import { gcSearchIndex, type IndexGcOutcome } from '../search-support.js';
 
 interface GcOptions extends CommonOptions {
   readonly olderThan?: number;
@@ -54,6 +55,10 @@ repeats a limit as typed (with its exact bytes); measured sizes are shown in KiB
 A bare 0 is accepted for a duration or a size. Oldest artifacts go first; nothing younger
 than --grace (default 5m; with --grace 0 still nothing under 1s old) is deleted, and
 artifacts referenced by a spill notice in a --keep-referenced file are kept.
+
+When a search index exists (see spillway search), what the sweep deleted leaves it too and
+the index is compacted; a failure there is a warning, never a failed gc. --dry-run leaves
+the index alone.
 `;
 
 /** Wraps a strict parser from @spillway/retention as a commander argument parser. */
@@ -188,8 +193,25 @@ function breakdown<R extends string>(
   return parts.join(', ');
 }
 
+/**
+ * The summary line of the search index's upkeep, or `undefined` when there is nothing to
+ * say (no index, or a failure, which is a warning of its own: see {@link indexWarning}).
+ */
+export function formatIndexLine(index: IndexGcOutcome | undefined): string | undefined {
+  if (index === undefined || 'error' in index) return undefined;
+  const dropped = index.removed === 0 ? 'nothing to drop' : `dropped ${count(index.removed, 'deleted artifact')}`;
+  return `Search index: ${dropped}; ${formatBytes(index.bytesAfter)} after compaction (was ${formatBytes(index.bytesBefore)}).`;
+}
+
+/** The warning for a search index that could not be kept up: it is a cache, so deleting it is always safe. */
+export function indexWarning(index: IndexGcOutcome | undefined): string | undefined {
+  if (index === undefined || !('error' in index)) return undefined;
+  const code = index.error.code === undefined ? '' : ` [${index.error.code}]`;
+  return `the search index ${index.location} was not compacted: ${index.error.message}${code}. It is only a cache of the store: delete it (rm ${index.location}) and the next search rebuilds it.`;
+}
+
 /** The human summary printed at the end of `spillway gc`. */
-export function formatGcSummary(report: RetentionReport, options: GcOptions): string {
+export function formatGcSummary(report: RetentionReport, options: GcOptions, index?: IndexGcOutcome): string {
   const lines: string[] = [];
   const dry = report.dryRun;
   if (report.deleted.count === 0) {
@@ -229,6 +251,8 @@ export function formatGcSummary(report: RetentionReport, options: GcOptions): st
   if (options.olderThan === undefined && options.maxBytes === undefined && options.maxSessionBytes === undefined) {
     lines.push('No limit given (--older-than, --max-bytes, --max-session-bytes): only leftover temp files were cleaned.');
   }
+  const indexLine = formatIndexLine(index);
+  if (indexLine !== undefined) lines.push(indexLine);
   lines.push(`Done in ${formatDuration(report.durationMs)} (${count(report.passes, 'pass', 'passes')} over the catalog).`);
   return lines.map((l) => `${oneLine(l)}\n`).join('');
 }
@@ -237,8 +261,15 @@ function entryJson(e: ReportedEntry): Record<string, unknown> {
   return { locator: e.locator, bytes: e.bytes, createdAt: e.createdAt.toISOString(), session: e.session, reason: e.reason };
 }
 
+/** The `index` member of `spillway gc --json`: `null` when there is no index or nothing was done. */
+function indexJson(index: IndexGcOutcome | undefined): Record<string, unknown> | null {
+  if (index === undefined) return null;
+  if ('error' in index) return { location: index.location, error: { code: index.error.code ?? null, message: index.error.message } };
+  return { location: index.location, removed: index.removed, indexed: index.indexed, bytesBefore: index.bytesBefore, bytesAfter: index.bytesAfter, error: null };
+}
+
 /** The `spillway gc --json` document: the report, with dates as ISO strings and `null` for absent values. */
-export function gcJson(report: RetentionReport): Record<string, unknown> {
+export function gcJson(report: RetentionReport, index?: IndexGcOutcome): Record<string, unknown> {
   const total = report.limits.total;
   const session = report.limits.session;
   return {
@@ -265,6 +296,7 @@ export function gcJson(report: RetentionReport): Record<string, unknown> {
       kept: report.entries.kept.map(entryJson),
       omitted: report.entries.omitted,
     },
+    index: indexJson(index),
   };
 }
 
@@ -324,7 +356,12 @@ export function registerGc(program: Command, ctx: CliContext): void {
     } finally {
       bar?.done();
     }
-    await ctx.print(options.json === true ? jsonLine(gcJson(report)) : formatGcSummary(report, { ...options, ...typed }));
+    // The search index is a cache of the store: after a real sweep, what the store no
+    // longer holds leaves it too. Only an index that exists is touched; a failure is a warning.
+    const index = options.dryRun === true ? undefined : await gcSearchIndex(backend, await ctx.searchIndexLocation(options, backend));
+    await ctx.print(options.json === true ? jsonLine(gcJson(report, index)) : formatGcSummary(report, { ...options, ...typed }, index));
+    const warning = indexWarning(index);
+    if (warning !== undefined) await ctx.warn(warning);
     if (options.json !== true) {
       for (const part of report.skipped) {
         const message = isSpillErrorCode(part.code) ? cliMessage(part.code, part.message) : part.message;

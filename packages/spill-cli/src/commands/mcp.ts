@@ -17,6 +17,8 @@ interface McpOptions extends CommonOptions {
   readonly maxMessageBytes?: number;
   readonly host?: string;
   readonly search: boolean;
+  /** `--no-index-cache` makes it false. */
+  readonly indexCache: boolean;
 }
 
 const EXAMPLES = `
@@ -68,6 +70,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     .option('--max-message-bytes <bytes>', 'largest single message accepted from either side (default 500 MiB)', positiveInt)
     .option('--host <name>', 'the agent host running the proxy, as spillway stats names it (spillway setup writes it)')
     .option('--no-search', 'do not offer spill_search (ranked search across the session\'s spills)')
+    .option('--no-index-cache', 'for an object store: keep the search index in memory only, not in the cache directory')
     .passThroughOptions();
   addCommonOptions(command, { json: false });
   command.addHelpText('after', EXAMPLES);
@@ -104,7 +107,9 @@ export function registerMcp(program: Command, ctx: CliContext): void {
         // Storage grew: a sweep may be due, in a detached child that never delays an answer.
         if (spill.type === 'spilled' && rootPath !== undefined) setImmediate(() => void sweepIfDue(ctx, rootPath));
       },
-      search: options.search ? lazySearcher(backend) : undefined,
+      // The proxy keeps one index for its life; over an object store it starts from the
+      // user's cache, so a new proxy reads only what changed since the last one.
+      search: options.search ? lazySearcher(backend, ctx.searchIndexPlace(options, options.indexCache)) : undefined,
     });
     await ctx.info(`session ${proxy.sessionId}`);
     const stop = (): void => {

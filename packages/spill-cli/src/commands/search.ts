@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, type SpillSearchResult } from '@spillway/core';
+import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, type SpillSearchResult, type SpillSearcher } from '@spillway/core';
+import { runSpillSearch } from '@spillway/policy/tools';
 import { CliError } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { jsonLine } from '../json.js';
@@ -10,6 +11,8 @@ interface SearchOptions extends CommonOptions {
   readonly allSessions?: boolean;
   readonly max: number;
   readonly maxBytes: number;
+  /** `--no-index-cache` makes it false. */
+  readonly indexCache: boolean;
 }
 
 const EXAMPLES = `
@@ -20,8 +23,11 @@ Examples:
 
 Words and "quoted phrases", never a query language: an operator or a wildcard is just a
 word. Results are ranked snippets, each with its locator and line range; read around one
-with \`spillway read <locator> --offset <line>\`. The index is built from the store on
-the first search and kept up to date on each one (see the @spillway/search README).
+with \`spillway read <locator> --offset <line>\`. The answer is the one spill_search gives
+a model (the same snippets within the same --max-bytes). The index is built from the store
+on the first search and kept up to date on each one: beside the root for a local root, in
+$XDG_CACHE_HOME/spillway/search (else ~/.cache/spillway/search) for an object store, unless
+--no-index-cache or SPILLWAY_SEARCH_CACHE=0 keeps it in memory (see docs/search.md).
 `;
 
 /** `spillway search --json`: the snippets, best first. */
@@ -70,7 +76,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     .option('--session <id>', 'search this session (default: $SPILLWAY_SESSION, else the default session)')
     .option('--all-sessions', 'search every session in the store')
     .option('--max <results>', 'at most this many snippets', positiveInt, DEFAULT_SEARCH_MAX_RESULTS)
-    .option('--max-bytes <bytes>', 'byte budget for the snippets together', positiveInt, DEFAULT_SEARCH_MAX_BYTES);
+    .option('--max-bytes <bytes>', 'byte budget of the answer, as spill_search counts it', positiveInt, DEFAULT_SEARCH_MAX_BYTES)
+    .option('--no-index-cache', 'for an object store: keep the index in memory, not in the cache directory');
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);
   command.action(async (words: string[], options: SearchOptions) => {
@@ -80,15 +87,31 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     const query = words.join(' ');
     const session = options.allSessions === true ? undefined : ctx.session(options.session);
     const backend = ctx.backend(options);
+    const place = ctx.searchIndexPlace(options, options.indexCache);
+    await place?.prepare();
     const { createBackendSearch } = await import('@spillway/search');
-    const searcher = await createBackendSearch(backend);
+    const searcher = await createBackendSearch(backend, place === undefined ? {} : { location: place.location });
     try {
-      const result = await searcher.search({
-        query,
-        maxResults: options.max,
-        maxBytes: Math.max(64, options.maxBytes),
+      if (ctx.options?.verbose === true) {
+        const fresh = await searcher.refresh(session === undefined ? {} : { sessionId: session });
+        await ctx.info(`index ${searcher.location}: ${String(fresh.indexed)} artifacts indexed, ${String(fresh.removed)} dropped`);
+      }
+      // The tool's own run, so that the shell and a model get one answer to one request;
+      // a failure of the index is kept to be reported as the error it is.
+      let failure: Error | undefined;
+      const watched: SpillSearcher = {
+        search: (request) =>
+          searcher.search(request).catch((error: unknown) => {
+            failure = error instanceof Error ? error : new Error(String(error));
+            throw failure;
+          }),
+      };
+      const answer = await runSpillSearch(watched, { query, maxResults: options.max }, {
+        maxSearchBytes: Math.max(64, options.maxBytes),
         ...(session === undefined ? {} : { sessionId: session }),
       });
+      if (answer.isError) throw failure ?? new CliError('USAGE', answer.text);
+      const result = answer.data;
       if (options.json === true) {
         await ctx.print(jsonLine(searchJson(query, session ?? null, result)));
         return;
