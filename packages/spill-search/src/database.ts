@@ -22,7 +22,7 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '2';
+export const SCHEMA_VERSION = '3';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS sections (
   line INTEGER NOT NULL,
   text TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS sections_artifact ON sections (artifact);
+CREATE INDEX IF NOT EXISTS sections_artifact_line ON sections (artifact, line);
 CREATE TABLE IF NOT EXISTS chunks (
   id INTEGER PRIMARY KEY,
   artifact INTEGER NOT NULL,

@@ -27,27 +27,32 @@ export interface ReadBackOptions {
 /** A reader of chunks for one search, each chunk read at most once. */
 export function createChunkReader(options: ReadBackOptions): (c: Candidate) => Promise<ChunkLines | null> {
   const { reader, signal } = options;
-  const pages = new Map<number, ChunkLines | null>();
-  return async (c) => {
-    if (pages.has(c.chunk)) return pages.get(c.chunk) ?? null;
+  // Promises, so that a chunk asked for twice at once is read once.
+  const pages = new Map<number, Promise<ChunkLines | null>>();
+  const load = async (c: Candidate): Promise<ChunkLines | null> => {
     const locator = options.locatorOf(c.artifact);
-    let value: ChunkLines | null = null;
-    if (locator !== undefined) {
-      const first = Math.max(1, c.startLine - CONTEXT_LINES);
-      try {
-        const page = await reader.read(spillLocator(locator), {
-          offset: first,
-          limit: c.endLine - first + 1 + CONTEXT_LINES,
-          maxBytes: READ_BACK_BYTES,
-          ...(signal ? { signal } : {}),
-        });
-        value = { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
-      } catch (error) {
-        if (!isGone(error)) throw error;
-        options.onGone(c.artifact);
-      }
+    if (locator === undefined) return null;
+    const first = Math.max(1, c.startLine - CONTEXT_LINES);
+    try {
+      const page = await reader.read(spillLocator(locator), {
+        offset: first,
+        limit: c.endLine - first + 1 + CONTEXT_LINES,
+        maxBytes: READ_BACK_BYTES,
+        ...(signal ? { signal } : {}),
+      });
+      return { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
+    } catch (error) {
+      if (!isGone(error)) throw error;
+      options.onGone(c.artifact);
+      return null;
     }
-    pages.set(c.chunk, value);
-    return value;
+  };
+  return (c) => {
+    let page = pages.get(c.chunk);
+    if (page === undefined) {
+      page = load(c);
+      pages.set(c.chunk, page);
+    }
+    return page;
   };
 }

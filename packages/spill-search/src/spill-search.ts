@@ -12,10 +12,11 @@ import { openDatabase, type Database } from './database.js';
 import { preparePrivateIndexFile } from './index-file.js';
 import { removeArtifact } from './indexer.js';
 import { parseQuery } from './query.js';
-import { rankCandidates, type Candidate, type RankingSource, type SectionLine } from './ranking.js';
+import { rankCandidates, type SectionLine } from './ranking.js';
 import { createChunkReader } from './read-back.js';
 import { checkRequest, invalid, MIN_SEARCH_MAX_BYTES } from './search-request.js';
 import { prepareSearchStatements, type SearchStatements } from './search-statements.js';
+import { createRankingSource, type SourceMemo } from './search-source.js';
 
 export { MIN_SEARCH_MAX_BYTES } from './search-request.js';
 
@@ -86,6 +87,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
 
   let opened: Promise<{ db: Database; st: SearchStatements }> | undefined;
   let closed = false;
+  const memo: SourceMemo = {};
   // One index operation at a time: the statements are synchronous, but indexing awaits the
   // reader between pages, and two refreshes must not index the same artifact twice.
   let queue: Promise<unknown> = Promise.resolve();
@@ -142,13 +144,6 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       if (terms.length === 0) return { hits: [], more: false };
       const { db, st, inScope } = await sync(request.sessionId, signal);
       if (inScope.size === 0) return { hits: [], more: false };
-      const scope = JSON.stringify([...inScope.keys()]);
-      const candidatesSql = db.prepare(
-        'SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, bm25(fts) AS bm25 ' +
-          'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
-          'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
-      );
-      const section = (id: number) => st.section.get(id) as SectionLine | undefined;
       // The chunks' text, read back through the reader: the index keeps none. An artifact
       // deleted since the listing is never answered, and leaves the index.
       const lines = createChunkReader({
@@ -160,15 +155,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
           inScope.delete(artifact);
         },
       });
-      const source: RankingSource = {
-        candidates: (expression, limit) =>
-          (candidatesSql.all(expression, scope, limit) as Omit<Candidate, 'score'>[]).map((c) => ({ ...c, score: 0 })),
-        chunkCount: () => (st.chunkCount.get() as { n: number }).n,
-        documentFrequency: (term) => (st.docCount.get(term.fts) as { n: number }).n,
-        holds: (term, chunk) => st.holds.get(term.fts, chunk) !== undefined,
-        section,
-        lines,
-      };
+      const source = createRankingSource({ db, st, inScope, memo, lines });
       const ranking = await rankCandidates(terms, source, signal);
       if (ranking === undefined) return { hits: [], more: false };
       return assembleAnswer(ranking.order, {
@@ -180,7 +167,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
         signal,
         lines,
         locatorOf: (artifact) => inScope.get(artifact),
-        section,
+        section: (id) => source.section(id),
         sectionBefore: (artifact, line) => st.sectionBefore.get(artifact, line) as SectionLine | undefined,
       });
     });
