@@ -13,6 +13,13 @@ import { splitLines } from './text.js';
 const CONTEXT_LINES = 6;
 /** Bytes one read-back takes at most. */
 const READ_BACK_BYTES = 64 * 1024;
+/**
+ * Bytes asked for first: enough for a chunk of ordinary lines. When that answer holds every
+ * line asked for (or the artifact's end), whole, it is what the larger read would answer;
+ * otherwise the chunk is read again with {@link READ_BACK_BYTES}. A search then moves and
+ * allocates a few KiB per chunk instead of 64.
+ */
+const FIRST_READ_BYTES = 8 * 1024;
 
 /** Where read-backs go and what happens when an artifact is gone. */
 export interface ReadBackOptions {
@@ -33,13 +40,12 @@ export function createChunkReader(options: ReadBackOptions): (c: Candidate) => P
     const locator = options.locatorOf(c.artifact);
     if (locator === undefined) return null;
     const first = Math.max(1, c.startLine - CONTEXT_LINES);
+    const limit = c.endLine - first + 1 + CONTEXT_LINES;
+    const read = (maxBytes: number) => reader.read(spillLocator(locator), { offset: first, limit, maxBytes, ...(signal ? { signal } : {}) });
     try {
-      const page = await reader.read(spillLocator(locator), {
-        offset: first,
-        limit: c.endLine - first + 1 + CONTEXT_LINES,
-        maxBytes: READ_BACK_BYTES,
-        ...(signal ? { signal } : {}),
-      });
+      let page = await read(FIRST_READ_BYTES);
+      const whole = !page.truncated && (page.endLine - page.startLine + 1 === limit || !page.hasMore);
+      if (!whole) page = await read(READ_BACK_BYTES);
       return { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
     } catch (error) {
       if (!isGone(error)) throw error;
