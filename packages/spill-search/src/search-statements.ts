@@ -6,6 +6,8 @@ import { DF_CAP } from './ranking.js';
 /** Every statement a searcher runs, prepared once per database. */
 export interface SearchStatements extends IndexStatements {
   readonly artifactByLocator: Statement;
+  readonly artifactRowsOfSession: Statement;
+  readonly allArtifactRows: Statement;
   readonly artifactsOfSessions: Statement;
   readonly allArtifacts: Statement;
   readonly artifactCount: Statement;
@@ -25,7 +27,9 @@ export interface SearchStatements extends IndexStatements {
 export function prepareSearchStatements(db: Database): SearchStatements {
   return {
     ...prepareIndexStatements(db),
-    artifactByLocator: db.prepare('SELECT id, bytes, created, complete FROM artifacts WHERE locator = ?'),
+    artifactByLocator: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts WHERE locator = ?'),
+    artifactRowsOfSession: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts WHERE session = ?'),
+    allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts'),
     artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
     artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
