@@ -4,6 +4,7 @@
  * much of the query a chunk covers and then by BM25 (`ranking.ts`), answered with snippets
  * read back through the reader (`read-back.ts`, `answer.ts`).
  */
+import path from 'node:path';
 import { SpillError, throwIfAborted } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillReader, SpillSearcher } from '@spillway/core';
 import { assembleAnswer } from './answer.js';
@@ -70,6 +71,30 @@ export interface SpillSearch extends SpillSearcher {
   close(): Promise<void>;
 }
 
+/** The operations of the searchers of one database file, in turn. */
+interface OperationQueue {
+  tail: Promise<unknown>;
+}
+
+const fileQueues = new Map<string, OperationQueue>();
+
+/**
+ * The queue for an index location: one per database file in this process, shared by every
+ * searcher of that file. Indexing holds a write transaction while it awaits the reader, and
+ * another connection of this process that wrote meanwhile would wait for the lock inside a
+ * synchronous call, so that the awaited read could never finish; in turn, it waits its turn.
+ */
+function queueFor(location: string): OperationQueue {
+  if (location === ':memory:') return { tail: Promise.resolve() };
+  const key = path.resolve(location);
+  let queue = fileQueues.get(key);
+  if (queue === undefined) {
+    queue = { tail: Promise.resolve() };
+    fileQueues.set(key, queue);
+  }
+  return queue;
+}
+
 /**
  * Makes a searcher over a backend's reader and catalog. Nothing is opened or indexed
  * until the first call.
@@ -90,10 +115,10 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   const memo: SourceMemo = {};
   // One index operation at a time: the statements are synchronous, but indexing awaits the
   // reader between pages, and two refreshes must not index the same artifact twice.
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = queueFor(location);
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
+    const run = queue.tail.then(fn, fn);
+    queue.tail = run.catch(() => undefined);
     return run;
   };
 
