@@ -33,7 +33,9 @@ export async function findLineStart(source: SpillByteSource, index: LineIndex, o
   while (position < size) {
     throwIfAborted(signal, 'The read');
     const length = Math.min(step, size - position);
-    if (source.readInto !== undefined && (scratch === undefined || scratch.length < length)) scratch = new Uint8Array(Math.min(maxStep, size));
+    // The buffer grows with the reads (a skip to a nearby line, the common case once the
+    // line index is warm, never allocates the large scan size).
+    if (source.readInto !== undefined && (scratch === undefined || scratch.length < length)) scratch = new Uint8Array(length);
     const bytes = await readReusing(source, position, length, scratch ?? new Uint8Array(0), signal);
     if (bytes.length === 0) break;
     let i = bytes.indexOf(NEWLINE);

@@ -47,10 +47,17 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   })) {
     listing.push(entry);
   }
+  // The rows the listing is checked against, read in one query; a locator not among them
+  // (new, or indexed under another session) is looked up on its own.
+  type Row = { id: number; locator: string; bytes: number; created: number; complete: number };
+  const rows = new Map<string, Row>();
+  const prefetched = (sessionId === undefined ? st.allArtifactRows.all() : st.artifactRowsOfSession.all(sessionId)) as Row[];
+  for (const row of prefetched) rows.set(row.locator, row);
   for (const entry of listing) {
     throwIfAborted(signal);
     sessions.add(entry.session);
-    const row = st.artifactByLocator.get(entry.locator) as { id: number; bytes: number; created: number; complete: number } | undefined;
+    const row = rows.get(entry.locator) ?? (st.artifactByLocator.get(entry.locator) as Row | undefined);
+    rows.delete(entry.locator); // what follows may change it: a repeat is looked up afresh
     if (row !== undefined && row.complete === 1 && row.bytes === entry.bytes && row.created === entry.createdAt.getTime()) {
       inScope.set(row.id, entry.locator);
       continue;

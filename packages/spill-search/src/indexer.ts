@@ -19,6 +19,13 @@ export const LONG_LINE_INDEX_CHARS = 16 * 1024;
 const PAGE_LINES = 4000;
 /** Bytes per read while indexing: the bound on an index run's memory for text. */
 export const PAGE_BYTES = 256 * 1024;
+/**
+ * Text written per transaction while indexing, in UTF-16 code units. FTS5 writes a segment
+ * per commit (or per full pending buffer, see `database.ts`) and merges segments as they
+ * pile up, so fewer, larger commits merge less; a commit still comes every few megabytes,
+ * so that another process waiting to write the index is not held up for long.
+ */
+const COMMIT_TEXT_CHARS = 4 * 1024 * 1024;
 
 /** Prepared statements for writing chunks. */
 export interface IndexStatements {
@@ -82,8 +89,8 @@ export interface IndexedArtifact {
 }
 
 /**
- * Indexes one artifact from its first line to its last, committing each page. Rejects
- * with the reader's error (a `SPILL_NOT_FOUND` when it was deleted meanwhile); the caller
+ * Indexes one artifact from its first line to its last, committing every few megabytes
+ * of text. Rejects with the reader's error (a `SPILL_NOT_FOUND` when it was deleted meanwhile); the caller
  * removes the half-written rows then.
  */
 export async function indexArtifact(
@@ -137,26 +144,53 @@ export async function indexArtifact(
     chunk.chars += line.length + 1;
   };
 
-  let offset = 1;
-  for (;;) {
-    const page = await reader.read(entry.locator, { offset, limit: PAGE_LINES, maxBytes: PAGE_BYTES, ...(signal ? { signal } : {}) });
-    if (page.endLine < page.startLine) {
-      if (!page.hasMore) break;
-      // Nothing fits (cannot happen with a page this size, but never loop): skip the line.
-      offset += 1;
-      continue;
-    }
-    const pageLines = splitLines(page.text);
-    db.transaction(() => {
+  // Pages are written in transactions of about COMMIT_TEXT_CHARS of text.
+  let open = false as boolean; // set by begin() and commit(), which flow analysis does not follow
+  let pending = 0;
+  const begin = (): void => {
+    if (open) return;
+    db.exec('BEGIN IMMEDIATE');
+    open = true;
+  };
+  const commit = (): void => {
+    if (!open) return;
+    db.exec('COMMIT');
+    open = false;
+    pending = 0;
+  };
+  try {
+    let offset = 1;
+    for (;;) {
+      const page = await reader.read(entry.locator, { offset, limit: PAGE_LINES, maxBytes: PAGE_BYTES, ...(signal ? { signal } : {}) });
+      if (page.endLine < page.startLine) {
+        if (!page.hasMore) break;
+        // Nothing fits (cannot happen with a page this size, but never loop): skip the line.
+        offset += 1;
+        continue;
+      }
+      const pageLines = splitLines(page.text);
+      begin();
       for (let i = 0; i < pageLines.length; i += 1) add(page.startLine + i, pageLines[i] ?? '');
-    })();
-    lines += pageLines.length;
-    if (!page.hasMore) break;
-    offset = page.nextOffset ?? page.endLine + 1;
-  }
-  db.transaction(() => {
+      lines += pageLines.length;
+      pending += page.text.length;
+      if (pending >= COMMIT_TEXT_CHARS) commit();
+      if (!page.hasMore) break;
+      offset = page.nextOffset ?? page.endLine + 1;
+    }
+    begin();
     flush();
     st.markComplete.run(id);
-  })();
+    commit();
+  } catch (error) {
+    // SQLite may have rolled back already (a full disk, say): the first error is the one to tell.
+    if (open) {
+      try {
+        db.exec('ROLLBACK');
+      } catch {
+        // nothing was open any more
+      }
+    }
+    throw error;
+  }
   return { id, lines, chunks };
 }

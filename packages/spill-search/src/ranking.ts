@@ -113,6 +113,7 @@ export async function rankCandidates(terms: readonly QueryTerm[], source: Rankin
   // The best few are ranked again by what their lines show: a chunk where the query's
   // words meet on one line, or under a section line that names them, comes first.
   const head = ranked.slice(0, RERANK);
+  await Promise.all(head.map((c) => source.lines(c))); // the reads overlap
   for (const c of head) {
     throwIfAborted(signal);
     const page = await source.lines(c);

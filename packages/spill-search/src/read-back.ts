@@ -13,6 +13,13 @@ import { splitLines } from './text.js';
 const CONTEXT_LINES = 6;
 /** Bytes one read-back takes at most. */
 const READ_BACK_BYTES = 64 * 1024;
+/**
+ * Bytes asked for first: enough for a chunk of ordinary lines. When that answer holds every
+ * line asked for (or the artifact's end), whole, it is what the larger read would answer;
+ * otherwise the chunk is read again with {@link READ_BACK_BYTES}. A search then moves and
+ * allocates a few KiB per chunk instead of 64.
+ */
+const FIRST_READ_BYTES = 8 * 1024;
 
 /** Where read-backs go and what happens when an artifact is gone. */
 export interface ReadBackOptions {
@@ -27,27 +34,31 @@ export interface ReadBackOptions {
 /** A reader of chunks for one search, each chunk read at most once. */
 export function createChunkReader(options: ReadBackOptions): (c: Candidate) => Promise<ChunkLines | null> {
   const { reader, signal } = options;
-  const pages = new Map<number, ChunkLines | null>();
-  return async (c) => {
-    if (pages.has(c.chunk)) return pages.get(c.chunk) ?? null;
+  // Promises, so that a chunk asked for twice at once is read once.
+  const pages = new Map<number, Promise<ChunkLines | null>>();
+  const load = async (c: Candidate): Promise<ChunkLines | null> => {
     const locator = options.locatorOf(c.artifact);
-    let value: ChunkLines | null = null;
-    if (locator !== undefined) {
-      const first = Math.max(1, c.startLine - CONTEXT_LINES);
-      try {
-        const page = await reader.read(spillLocator(locator), {
-          offset: first,
-          limit: c.endLine - first + 1 + CONTEXT_LINES,
-          maxBytes: READ_BACK_BYTES,
-          ...(signal ? { signal } : {}),
-        });
-        value = { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
-      } catch (error) {
-        if (!isGone(error)) throw error;
-        options.onGone(c.artifact);
-      }
+    if (locator === undefined) return null;
+    const first = Math.max(1, c.startLine - CONTEXT_LINES);
+    const limit = c.endLine - first + 1 + CONTEXT_LINES;
+    const read = (maxBytes: number) => reader.read(spillLocator(locator), { offset: first, limit, maxBytes, ...(signal ? { signal } : {}) });
+    try {
+      let page = await read(FIRST_READ_BYTES);
+      const whole = !page.truncated && (page.endLine - page.startLine + 1 === limit || !page.hasMore);
+      if (!whole) page = await read(READ_BACK_BYTES);
+      return { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
+    } catch (error) {
+      if (!isGone(error)) throw error;
+      options.onGone(c.artifact);
+      return null;
     }
-    pages.set(c.chunk, value);
-    return value;
+  };
+  return (c) => {
+    let page = pages.get(c.chunk);
+    if (page === undefined) {
+      page = load(c);
+      pages.set(c.chunk, page);
+    }
+    return page;
   };
 }

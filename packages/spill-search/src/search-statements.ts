@@ -3,14 +3,26 @@ import type { Database, Statement } from './database.js';
 import { prepareIndexStatements, type IndexStatements } from './indexer.js';
 import { DF_CAP } from './ranking.js';
 
+/** How much more BM25 weighs a match in a chunk's section line (its `head` column) than one in its lines. */
+export const HEAD_WEIGHT = 4;
+const BM25 = `bm25(fts, 1.0, ${String(HEAD_WEIGHT)})`;
+
 /** Every statement a searcher runs, prepared once per database. */
 export interface SearchStatements extends IndexStatements {
   readonly artifactByLocator: Statement;
+  readonly artifactRowsOfSession: Statement;
+  readonly allArtifactRows: Statement;
   readonly artifactsOfSessions: Statement;
   readonly allArtifacts: Statement;
+  readonly artifactCount: Statement;
   readonly chunkCount: Statement;
+  readonly totalChanges: Statement;
+  readonly dataVersion: Statement;
   readonly docCount: Statement;
-  readonly holds: Statement;
+  readonly holdingOf: Statement;
+  readonly matches: Statement;
+  readonly matchesInScope: Statement;
+  readonly chunksByIds: Statement;
   readonly section: Statement;
   readonly sectionBefore: Statement;
 }
@@ -19,11 +31,26 @@ export interface SearchStatements extends IndexStatements {
 export function prepareSearchStatements(db: Database): SearchStatements {
   return {
     ...prepareIndexStatements(db),
-    artifactByLocator: db.prepare('SELECT id, bytes, created, complete FROM artifacts WHERE locator = ?'),
+    artifactByLocator: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts WHERE locator = ?'),
+    artifactRowsOfSession: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts WHERE session = ?'),
+    allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts'),
     artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
+    artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
     chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
-    holds: db.prepare('SELECT 1 AS x FROM fts WHERE fts MATCH ? AND rowid = ?'),
+    totalChanges: db.prepare('SELECT total_changes() AS n'),
+    dataVersion: db.prepare('PRAGMA data_version'),
+    // Which of a list of chunks hold a term: one walk of the term's doclist.
+    holdingOf: db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))'),
+    matches: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ? ORDER BY bm25 LIMIT ?`),
+    matchesInScope: db.prepare(
+      `SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, ${BM25} AS bm25 ` +
+        'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
+        'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
+    ),
+    chunksByIds: db.prepare(
+      'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+    ),
     docCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)})`),
     section: db.prepare('SELECT line, text FROM sections WHERE id = ?'),
     sectionBefore: db.prepare('SELECT line, text FROM sections WHERE artifact = ? AND line <= ? ORDER BY line DESC LIMIT 1'),

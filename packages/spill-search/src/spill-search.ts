@@ -4,6 +4,7 @@
  * much of the query a chunk covers and then by BM25 (`ranking.ts`), answered with snippets
  * read back through the reader (`read-back.ts`, `answer.ts`).
  */
+import path from 'node:path';
 import { SpillError, throwIfAborted } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillReader, SpillSearcher } from '@spillway/core';
 import { assembleAnswer } from './answer.js';
@@ -12,17 +13,16 @@ import { openDatabase, type Database } from './database.js';
 import { preparePrivateIndexFile } from './index-file.js';
 import { removeArtifact } from './indexer.js';
 import { parseQuery } from './query.js';
-import { rankCandidates, type Candidate, type RankingSource, type SectionLine } from './ranking.js';
+import { rankCandidates, type SectionLine } from './ranking.js';
 import { createChunkReader } from './read-back.js';
 import { checkRequest, invalid, MIN_SEARCH_MAX_BYTES } from './search-request.js';
 import { prepareSearchStatements, type SearchStatements } from './search-statements.js';
+import { createRankingSource, type SourceMemo } from './search-source.js';
 
 export { MIN_SEARCH_MAX_BYTES } from './search-request.js';
 
 /** Default {@link SpillSearchOptions.maxSnippetBytes}. */
 export const DEFAULT_MAX_SNIPPET_BYTES = 400;
-/** How much more BM25 weighs a match in a chunk's section line than one in its lines. */
-const HEAD_WEIGHT = 4;
 
 /** Where an index lives and what it reads from. */
 export interface SpillSearchOptions {
@@ -71,6 +71,30 @@ export interface SpillSearch extends SpillSearcher {
   close(): Promise<void>;
 }
 
+/** The operations of the searchers of one database file, in turn. */
+interface OperationQueue {
+  tail: Promise<unknown>;
+}
+
+const fileQueues = new Map<string, OperationQueue>();
+
+/**
+ * The queue for an index location: one per database file in this process, shared by every
+ * searcher of that file. Indexing holds a write transaction while it awaits the reader, and
+ * another connection of this process that wrote meanwhile would wait for the lock inside a
+ * synchronous call, so that the awaited read could never finish; in turn, it waits its turn.
+ */
+function queueFor(location: string): OperationQueue {
+  if (location === ':memory:') return { tail: Promise.resolve() };
+  const key = path.resolve(location);
+  let queue = fileQueues.get(key);
+  if (queue === undefined) {
+    queue = { tail: Promise.resolve() };
+    fileQueues.set(key, queue);
+  }
+  return queue;
+}
+
 /**
  * Makes a searcher over a backend's reader and catalog. Nothing is opened or indexed
  * until the first call.
@@ -88,12 +112,13 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
 
   let opened: Promise<{ db: Database; st: SearchStatements }> | undefined;
   let closed = false;
+  const memo: SourceMemo = {};
   // One index operation at a time: the statements are synchronous, but indexing awaits the
   // reader between pages, and two refreshes must not index the same artifact twice.
-  let queue: Promise<unknown> = Promise.resolve();
+  const queue = queueFor(location);
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.then(fn, fn);
-    queue = run.catch(() => undefined);
+    const run = queue.tail.then(fn, fn);
+    queue.tail = run.catch(() => undefined);
     return run;
   };
 
@@ -144,13 +169,6 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       if (terms.length === 0) return { hits: [], more: false };
       const { db, st, inScope } = await sync(request.sessionId, signal);
       if (inScope.size === 0) return { hits: [], more: false };
-      const scope = JSON.stringify([...inScope.keys()]);
-      const candidatesSql = db.prepare(
-        'SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, bm25(fts, 1.0, ' + String(HEAD_WEIGHT) + ') AS bm25 ' +
-          'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
-          'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
-      );
-      const section = (id: number) => st.section.get(id) as SectionLine | undefined;
       // The chunks' text, read back through the reader: the index keeps none. An artifact
       // deleted since the listing is never answered, and leaves the index.
       const lines = createChunkReader({
@@ -162,15 +180,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
           inScope.delete(artifact);
         },
       });
-      const source: RankingSource = {
-        candidates: (expression, limit) =>
-          (candidatesSql.all(expression, scope, limit) as Omit<Candidate, 'score'>[]).map((c) => ({ ...c, score: 0 })),
-        chunkCount: () => (st.chunkCount.get() as { n: number }).n,
-        documentFrequency: (term) => (st.docCount.get(term.fts) as { n: number }).n,
-        holds: (term, chunk) => st.holds.get(term.fts, chunk) !== undefined,
-        section,
-        lines,
-      };
+      const source = createRankingSource({ db, st, inScope, memo, lines });
       const ranking = await rankCandidates(terms, source, signal);
       if (ranking === undefined) return { hits: [], more: false };
       return assembleAnswer(ranking.order, {
@@ -182,7 +192,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
         signal,
         lines,
         locatorOf: (artifact) => inScope.get(artifact),
-        section,
+        section: (id) => source.section(id),
         sectionBefore: (artifact, line) => st.sectionBefore.get(artifact, line) as SectionLine | undefined,
       });
     });

@@ -1,14 +1,16 @@
 /**
- * One search run, in its own process so that its memory is its own:
- * `node search-child.js <spillway|baseline> <bytes> <artifacts> <queries> <dir>`.
+ * One step of a search run, each in its own process so that its memory is its own:
+ * `node search-child.js <prepare|spillway|baseline> <bytes> <artifacts> <queries> <dir>`.
  *
- * Both modes first save `bytes` of real tool output (the search corpus, each repetition
- * made distinct) as `artifacts` artifacts of one session of a local backend. `spillway`
- * then indexes them with `@spillway/search` (through the reader, as a search does) and
- * times `queries` searches; `baseline` inserts the same 24-line chunks straight from the
- * files into a bare contentless FTS5 table with the same tokenizer, and times the same
- * queries as a bare `MATCH … ORDER BY bm25 LIMIT 8`. One JSON line: the times, the index
- * size, and the peak RSS before indexing (the max-RSS hook reports the peak at exit).
+ * `prepare` saves `bytes` of real tool output (the search corpus, each repetition made
+ * distinct) as `artifacts` artifacts of one session of a local backend under `dir`, and
+ * exits: saving is not indexing, so its memory is not counted against the index. On that
+ * root, `spillway` indexes them with `@spillway/search` (through the reader, as a search
+ * does) and times `queries` searches; `baseline` inserts the same 24-line chunks straight
+ * from the files into a bare contentless FTS5 table with the same tokenizer, and times the
+ * same queries as a bare `MATCH … ORDER BY bm25 LIMIT 8`. One JSON line: the times, the
+ * index size, the peak RSS before indexing and right after it (the max-RSS hook reports
+ * the process's lifetime peak at exit).
  */
 import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -24,8 +26,8 @@ const [mode, bytesArg, artifactsArg, queriesArg, dir] = process.argv.slice(2);
 const total = Number(bytesArg);
 const artifacts = Number(artifactsArg);
 const queries = Number(queriesArg);
-if ((mode !== 'spillway' && mode !== 'baseline') || !(total > 0) || !(artifacts > 0) || !(queries > 0) || dir === undefined) {
-  throw new TypeError('usage: search-child.js <spillway|baseline> <bytes> <artifacts> <queries> <dir>');
+if ((mode !== 'prepare' && mode !== 'spillway' && mode !== 'baseline') || !(total > 0) || !(artifacts > 0) || !(queries > 0) || dir === undefined) {
+  throw new TypeError('usage: search-child.js <prepare|spillway|baseline> <bytes> <artifacts> <queries> <dir>');
 }
 const root = path.join(dir, 'root');
 const session = sessionId('bench-search');
@@ -74,11 +76,16 @@ async function fileSize(file: string): Promise<number> {
 }
 
 const backend = createLocalBackend({ root, createRoot: true });
-const per = Math.ceil(total / artifacts);
-for (let k = 0; k < artifacts; k++) {
-  await backend.saveTextStream({ owner: { sessionId: session }, source: { toolName: 'bench', callId: callId(`c${String(k)}`) }, suggestedName: 'out.txt', content: artifactText(k, Math.min(per, total - k * per)) });
+if (mode === 'prepare') {
+  const per = Math.ceil(total / artifacts);
+  for (let k = 0; k < artifacts; k++) {
+    await backend.saveTextStream({ owner: { sessionId: session }, source: { toolName: 'bench', callId: callId(`c${String(k)}`) }, suggestedName: 'out.txt', content: artifactText(k, Math.min(per, total - k * per)) });
+  }
+  process.stdout.write(`${JSON.stringify({ saved: total })}\n`);
+  process.exit(0);
 }
 const rssBefore = peakRssBytes();
+let rssIndexed: number;
 const qs = queryWords();
 const times: number[] = [];
 let indexMs: number;
@@ -89,6 +96,7 @@ if (mode === 'spillway') {
   const t0 = performance.now();
   await search.refresh({ sessionId: session });
   indexMs = performance.now() - t0;
+  rssIndexed = peakRssBytes();
   for (const query of qs) {
     const t = performance.now();
     await search.search({ query, sessionId: session });
@@ -129,6 +137,7 @@ if (mode === 'spillway') {
     flush();
   }
   indexMs = performance.now() - t0;
+  rssIndexed = peakRssBytes();
   const select = db.prepare('SELECT rowid, bm25(t) AS r FROM t WHERE t MATCH ? ORDER BY r LIMIT 8');
   for (const query of qs) {
     const t = performance.now();
@@ -140,5 +149,5 @@ if (mode === 'spillway') {
 }
 
 process.stdout.write(
-  `${JSON.stringify({ indexMs, indexBytes, textBytes: total, rssBefore, p50: percentile(times, 50), p99: percentile(times, 99) })}\n`,
+  `${JSON.stringify({ indexMs, indexBytes, textBytes: total, rssBefore, rssIndexed, p50: percentile(times, 50), p99: percentile(times, 99) })}\n`,
 );
