@@ -8,7 +8,9 @@ import { markdownFiles, workspacePackages } from './readme-blocks.js';
 // how the work on it was organised, and every link they hold leads somewhere that exists.
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', '.turbo', 'bench-results', 'coverage']);
+// A corpus holds recorded tool outputs and the questions a model would ask of them: their
+// words are the tools' and the model's, not the project's.
+const SKIP_DIRS = new Set(['node_modules', 'dist', '.git', '.turbo', 'bench-results', 'coverage', 'corpus']);
 const TEXT = /\.(md|ts|js|mjs|json|ya?ml)$/;
 
 function textFiles(dir: string, out: string[] = []): string[] {
