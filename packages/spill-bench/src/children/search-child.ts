@@ -12,7 +12,7 @@
  * index size, the peak RSS before indexing and right after it (the max-RSS hook reports
  * the process's lifetime peak at exit).
  */
-import { createReadStream, readdirSync, readFileSync } from 'node:fs';
+import { createReadStream, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,12 +32,17 @@ if ((mode !== 'prepare' && mode !== 'spillway' && mode !== 'baseline') || !(tota
 const root = path.join(dir, 'root');
 const session = sessionId('bench-search');
 
-// The corpus of real outputs the quality figures use, read once (about 1 MiB).
+// The corpus of real outputs the quality figures use (about 8 MiB). Only `prepare` reads
+// it: it also writes the queries to a file, so that the processes measured hold neither.
 const corpusDir = path.join(path.dirname(fileURLToPath(import.meta.resolve('@spillway/search/package.json'))), 'corpus', 'outputs');
-const corpus = readdirSync(corpusDir).sort().map((f) => readFileSync(path.join(corpusDir, f), 'utf8'));
+const queriesFile = path.join(dir, 'queries.json');
+
+function readCorpus(): string[] {
+  return readdirSync(corpusDir).sort().map((f) => readFileSync(path.join(corpusDir, f), 'utf8'));
+}
 
 // eslint-disable-next-line @typescript-eslint/require-await
-async function* artifactText(k: number, bytes: number): AsyncGenerator<string> {
+async function* artifactText(corpus: readonly string[], k: number, bytes: number): AsyncGenerator<string> {
   let left = bytes;
   for (let rep = 0; left > 0; rep++) {
     const piece = `### part ${String(k)}.${String(rep)}\n${corpus[(k + rep) % corpus.length] ?? ''}`;
@@ -48,8 +53,8 @@ async function* artifactText(k: number, bytes: number): AsyncGenerator<string> {
 }
 
 // Two-word queries made of words that occur in the corpus, chosen deterministically.
-function queryWords(): string[] {
-  const words = [...new Set((corpus.join(' ').match(/[A-Za-z][A-Za-z0-9_]{3,}/g) ?? []))].sort();
+function queryWords(corpus: readonly string[]): string[] {
+  const words = [...new Set(corpus.flatMap((text) => text.match(/[A-Za-z][A-Za-z0-9_]{3,}/g) ?? []))].sort();
   const out: string[] = [];
   let x = 12345;
   for (let i = 0; i < queries; i++) {
@@ -77,16 +82,18 @@ async function fileSize(file: string): Promise<number> {
 
 const backend = createLocalBackend({ root, createRoot: true });
 if (mode === 'prepare') {
+  const corpus = readCorpus();
   const per = Math.ceil(total / artifacts);
   for (let k = 0; k < artifacts; k++) {
-    await backend.saveTextStream({ owner: { sessionId: session }, source: { toolName: 'bench', callId: callId(`c${String(k)}`) }, suggestedName: 'out.txt', content: artifactText(k, Math.min(per, total - k * per)) });
+    await backend.saveTextStream({ owner: { sessionId: session }, source: { toolName: 'bench', callId: callId(`c${String(k)}`) }, suggestedName: 'out.txt', content: artifactText(corpus, k, Math.min(per, total - k * per)) });
   }
+  writeFileSync(queriesFile, JSON.stringify(queryWords(corpus)));
   process.stdout.write(`${JSON.stringify({ saved: total })}\n`);
   process.exit(0);
 }
+const qs = JSON.parse(readFileSync(queriesFile, 'utf8')) as string[];
 const rssBefore = peakRssBytes();
 let rssIndexed: number;
-const qs = queryWords();
 const times: number[] = [];
 let indexMs: number;
 let indexBytes: number;
