@@ -8,9 +8,11 @@
  *
  * @packageDocumentation
  */
-export { describeSpillBackend } from './describe-spill-backend.js';
+export { describeSpillBackend, describeSpillSearch } from './describe-spill-backend.js';
 export type {
   Awaitable,
+  ConformanceSearchFactory,
+  ConformanceSearcher,
   DescribeSpillBackendOptions,
   PropertyOptions,
   RestoreStorage,
