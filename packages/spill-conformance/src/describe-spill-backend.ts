@@ -49,17 +49,3 @@ export function describeSpillBackend<F extends SpillBackendFixture>(options: Des
     describeSearch(resolved);
   });
 }
-
-/**
- * Registers only the search tests of {@link describeSpillBackend}, inside one `describe`
- * named after the backend: for a searcher's own tests, run over backends that already
- * prove the rest of the contract elsewhere. Pass the searcher under test as `search`.
- *
- * @throws TypeError when the options are malformed (see {@link resolveConformanceOptions}).
- */
-export function describeSpillSearch<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): void {
-  const resolved = resolveConformanceOptions(options);
-  describe(`spill search conformance: ${resolved.name}`, () => {
-    describeSearch(resolved);
-  });
-}

@@ -3,12 +3,13 @@
  * {@link describeSpillBackend}. The parts for backend authors' own tests live on subpaths:
  * `@spillway/conformance/oracle` (the reference reader, the oracle for `read`/`grep`),
  * `@spillway/conformance/arbitraries` (fast-check arbitraries),
- * `@spillway/conformance/inputs` (hostile inputs, samples, naming examples) and
+ * `@spillway/conformance/inputs` (hostile inputs, samples, naming examples),
+ * `@spillway/conformance/search` (the search tests alone, for a searcher's own tests) and
  * `@spillway/conformance/text` (text helpers).
  *
  * @packageDocumentation
  */
-export { describeSpillBackend, describeSpillSearch } from './describe-spill-backend.js';
+export { describeSpillBackend } from './describe-spill-backend.js';
 export type {
   Awaitable,
   ConformanceSearchFactory,

@@ -17,10 +17,12 @@ export type ModuleImporter = (specifier: string) => Promise<unknown>;
 
 const importModule: ModuleImporter = (specifier) => import(specifier);
 
+/** True when `error` says that `specifier` itself is not installed (not one of its own imports). */
 function isMissing(error: unknown, specifier: string): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : '';
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)|Failed to load url/.test(message)) && message.includes(specifier);
+  const names = [`'${specifier}'`, `"${specifier}"`, `url ${specifier} `].some((form) => message.includes(form));
+  return names && (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || /Cannot find (module|package)|Failed to load url/.test(message));
 }
 
 /**

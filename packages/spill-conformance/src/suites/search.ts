@@ -91,18 +91,24 @@ async function expectVerbatim(reader: SpillReader, saved: Saved, hit: SpillSearc
   }
 }
 
+/** `Array.isArray` without its narrowing to `any[]`. */
+function isArray(value: unknown): boolean {
+  return Array.isArray(value);
+}
+
 /** Searches, then checks the bounds and every hit. */
 async function searchChecked(searcher: SpillSearcher, reader: SpillReader, saved: Saved, request: SpillSearchRequest): Promise<SpillSearchHit[]> {
   const what = `search(${JSON.stringify({ ...request, query: request.query.slice(0, 60) })})`;
   const answer = await searcher.search(request);
-  if (!Array.isArray(answer.hits) || typeof answer.more !== 'boolean') fail(`${what} answered no hits array or no boolean more`);
+  const hits: readonly SpillSearchHit[] = answer.hits;
+  if (!isArray(hits) || typeof answer.more !== 'boolean') fail(`${what} answered no hits array or no boolean more`);
   const maxResults = Math.min(request.maxResults ?? DEFAULT_SEARCH_MAX_RESULTS, MAX_SEARCH_RESULTS);
-  if (answer.hits.length > maxResults) fail(`${what} answered ${String(answer.hits.length)} hits, more than the ${String(maxResults)} allowed`);
-  const bytes = answer.hits.reduce((n, hit) => n + utf8ByteLength(hit.text), 0);
+  if (hits.length > maxResults) fail(`${what} answered ${String(hits.length)} hits, more than the ${String(maxResults)} allowed`);
+  const bytes = hits.reduce((n, hit) => n + utf8ByteLength(hit.text), 0);
   const maxBytes = request.maxBytes ?? DEFAULT_SEARCH_MAX_BYTES;
   if (bytes > maxBytes) fail(`${what} answered ${String(bytes)} bytes of snippets, more than maxBytes ${String(maxBytes)}`);
-  for (const hit of answer.hits) await expectVerbatim(reader, saved, hit, what);
-  return [...answer.hits];
+  for (const hit of hits) await expectVerbatim(reader, saved, hit, what);
+  return [...hits];
 }
 
 /** Registers the search tests (skipped without a reader, a catalog or a searcher). */
