@@ -22,17 +22,17 @@ describe('loading the default searcher', () => {
     await expect(loadDefaultSearch(() => Promise.resolve({}))).rejects.toThrow(TypeError);
   });
 
-  it('calls createBackendSearch of the package with the backend', async () => {
+  it('calls createBackendSearch of the package with the backend, its index in memory', async () => {
     const seen: unknown[] = [];
     const searcher = { search: () => Promise.resolve({ hits: [], more: false }) };
     const loaded = await loadDefaultSearch((specifier) => {
       expect(specifier).toBe(SEARCH_PACKAGE);
-      return Promise.resolve({ createBackendSearch: (backend: unknown) => (seen.push(backend), Promise.resolve(searcher)) });
+      return Promise.resolve({ createBackendSearch: (backend: unknown, options: unknown) => (seen.push(backend, options), Promise.resolve(searcher)) });
     });
     if (!('factory' in loaded)) throw new Error('no factory');
     const backend = createMemoryBackend();
     await expect(loaded.factory(backend, { backend })).resolves.toBe(searcher);
-    expect(seen).toEqual([backend]);
+    expect(seen).toEqual([backend, { location: ':memory:' }]);
   });
 
   it('finds @spillway/search where it is installed, as in this repository', async () => {

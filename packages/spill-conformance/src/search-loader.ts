@@ -26,7 +26,8 @@ function isMissing(error: unknown, specifier: string): boolean {
 }
 
 /**
- * Loads `createBackendSearch` from `@spillway/search` when it is installed. A missing
+ * Loads `createBackendSearch` from `@spillway/search` when it is installed, for a
+ * searcher whose index is in memory. A missing
  * package answers a skip note; a package that is there but broken (no such export, or
  * an import that throws for another reason) rejects, because hiding that would skip
  * tests silently.
@@ -43,6 +44,9 @@ export async function loadDefaultSearch(importer: ModuleImporter = importModule)
   if (typeof create !== 'function') {
     throw new TypeError(`${SEARCH_PACKAGE} was found but exports no createBackendSearch function; install a version that matches @spillway/conformance.`);
   }
-  const factory: ConformanceSearchFactory = (backend: SpillBackend) => (create as (b: SpillBackend) => ReturnType<ConformanceSearchFactory>)(backend);
+  // The index in memory: on disk it would land beside the backend's storage (next to a
+  // local root), where the fixture's cleanup does not know to remove it.
+  const factory: ConformanceSearchFactory = (backend: SpillBackend) =>
+    (create as (b: SpillBackend, o: { location: string }) => ReturnType<ConformanceSearchFactory>)(backend, { location: ':memory:' });
   return { factory };
 }
