@@ -53,7 +53,8 @@ const visit = (name) => {
   closure.push(name);
   const { manifest } = workspace.get(name);
   for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies })) {
-    if (workspace.has(dep)) visit(dep);
+    // An optional peer is the user's choice: name it to pack it too.
+    if (workspace.has(dep) && manifest.peerDependenciesMeta?.[dep]?.optional !== true) visit(dep);
   }
 };
 names.forEach(visit);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CONTROL_NAME, EXPECTED_FAILURES, mutantName } from './__tests__/mutants.js';
+import { CONTROL_NAME, EXPECTED_FAILURES, SEARCH_ONLY_BUGS, mutantName } from './__tests__/mutants.js';
 import { REFERENCE_BUGS } from './__tests__/reference-backend.js';
 
 interface AssertionResult {
@@ -74,5 +74,11 @@ describe('the suite catches broken backends', () => {
     for (const expected of EXPECTED_FAILURES[bug]) {
       expect(failed.some((title) => title.includes(expected)), `"${expected}" should fail; failed: ${failed.join(' | ')}`).toBe(true);
     }
+  });
+
+  it.each(SEARCH_ONLY_BUGS)('fails only in the search tests for a backend with the bug %s', (bug) => {
+    const failed = of(mutantName(bug)).filter((r) => r.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.filter((r) => !r.ancestorTitles.includes('search')).map((r) => r.title)).toEqual([]);
   });
 });

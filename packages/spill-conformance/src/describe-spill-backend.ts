@@ -8,6 +8,7 @@ import { describeModel } from './suites/model.js';
 import { describeProperties } from './suites/properties.js';
 import { describeReader } from './suites/reader.js';
 import { describeSaveText } from './suites/save.js';
+import { describeSearch } from './suites/search.js';
 import { describeSaveTextStream } from './suites/stream.js';
 
 /**
@@ -17,7 +18,9 @@ import { describeSaveTextStream } from './suites/stream.js';
  * Every test makes a fresh fixture with `create` and cleans it up afterwards. Tests for
  * an optional capability run only when the backend declares it (`backend.reader`,
  * `backend.catalog`); tests that need a hook the caller did not give are skipped with a
- * note saying which. Failures are reported by error code, never by message.
+ * note saying which. Failures are reported by error code, never by message. The search
+ * tests run over a backend with both, through the `search` option's searcher or, by
+ * default, `@spillway/search` when it is installed (skipped with a note when it is not).
  *
  * @example
  * import { describeSpillBackend } from '@spillway/conformance';
@@ -43,5 +46,6 @@ export function describeSpillBackend<F extends SpillBackendFixture>(options: Des
     describeBytes(resolved);
     describeProperties(resolved);
     describeModel(resolved);
+    describeSearch(resolved);
   });
 }

@@ -3,7 +3,8 @@
  * {@link describeSpillBackend}. The parts for backend authors' own tests live on subpaths:
  * `@spillway/conformance/oracle` (the reference reader, the oracle for `read`/`grep`),
  * `@spillway/conformance/arbitraries` (fast-check arbitraries),
- * `@spillway/conformance/inputs` (hostile inputs, samples, naming examples) and
+ * `@spillway/conformance/inputs` (hostile inputs, samples, naming examples),
+ * `@spillway/conformance/search` (the search tests alone, for a searcher's own tests) and
  * `@spillway/conformance/text` (text helpers).
  *
  * @packageDocumentation
@@ -11,6 +12,8 @@
 export { describeSpillBackend } from './describe-spill-backend.js';
 export type {
   Awaitable,
+  ConformanceSearchFactory,
+  ConformanceSearcher,
   DescribeSpillBackendOptions,
   PropertyOptions,
   RestoreStorage,

@@ -38,6 +38,8 @@ describe('resolveConformanceOptions', () => {
     ['an unknown property option', { name: 'x', create, properties: { runs: 3 } }],
     ['a fractional seed', { name: 'x', create, properties: { seed: 1.5 } }],
     ['a string endOnFailure', { name: 'x', create, properties: { endOnFailure: 'yes' } }],
+    ['a search that is true', { name: 'x', create, search: true }],
+    ['a search that is an object', { name: 'x', create, search: { search: () => undefined } }],
     ['concurrency 1', { name: 'x', create, concurrency: 1 }],
     ['a NaN largeContentBytes', { name: 'x', create, largeContentBytes: Number.NaN }],
     ['a negative testTimeoutMs', { name: 'x', create, testTimeoutMs: -5 }],
@@ -83,5 +85,16 @@ describe('the public API', () => {
     expect(typeof oracle.ReferenceArtifact).toBe('function');
     expect(typeof arbitraries.contentArbitrary).toBe('function');
     expect(Array.isArray(inputs.NAMING_EXAMPLES)).toBe(true);
+  });
+});
+
+describe('the search option', () => {
+  it('keeps a searcher factory, false, or nothing (the default searcher)', () => {
+    const factory = (): never => {
+      throw new Error('not called');
+    };
+    expect(resolveConformanceOptions({ name: 'x', create, search: factory }).search).toBe(factory);
+    expect(resolveConformanceOptions({ name: 'x', create, search: false }).search).toBe(false);
+    expect(resolveConformanceOptions({ name: 'x', create }).search).toBeUndefined();
   });
 });

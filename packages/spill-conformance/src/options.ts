@@ -1,4 +1,4 @@
-import type { SpillBackend, SpillRef } from '@spillway/core';
+import type { SpillBackend, SpillRef, SpillSearcher } from '@spillway/core';
 
 /** A value or a promise of it. */
 export type Awaitable<T> = T | Promise<T>;
@@ -54,6 +54,17 @@ export interface SpillBackendHooks<F extends SpillBackendFixture = SpillBackendF
   readonly maxArtifactBytes?: number;
 }
 
+/** A searcher the search tests run, and how to let go of it. */
+export type ConformanceSearcher = SpillSearcher & { close?(): Awaitable<void> };
+
+/**
+ * Makes a searcher over the fixture's backend for one search test; `close`, when there
+ * is one, is called when the test ends.
+ *
+ * @typeParam F - the fixture type returned by `create`
+ */
+export type ConformanceSearchFactory<F extends SpillBackendFixture = SpillBackendFixture> = (backend: SpillBackend, fixture: F) => Awaitable<ConformanceSearcher>;
+
 /** fast-check settings for the property-based tests. */
 export interface PropertyOptions {
   /** Runs per property. Default 20: enough to catch the usual bugs in seconds. */
@@ -94,6 +105,12 @@ export interface DescribeSpillBackendOptions<F extends SpillBackendFixture = Spi
   readonly largeContentBytes?: number;
   /** Timeout of each test, in milliseconds. Default 60000. */
   readonly testTimeoutMs?: number;
+  /**
+   * The searcher the search tests run over a backend with a reader and a catalog.
+   * Omitted: `createBackendSearch` of `@spillway/search` when that package is installed;
+   * when it is not, the search tests are skipped with a note. `false` turns them off.
+   */
+  readonly search?: ConformanceSearchFactory<F> | false;
 }
 
 /** The options with every default filled in (see {@link DescribeSpillBackendOptions}). */
@@ -120,9 +137,11 @@ export interface ResolvedConformanceOptions<F extends SpillBackendFixture> {
   readonly largeContentBytes: number;
   /** {@link DescribeSpillBackendOptions.testTimeoutMs}. */
   readonly testTimeoutMs: number;
+  /** {@link DescribeSpillBackendOptions.search}: the factory given, `false`, or `undefined` for the default. */
+  readonly search: ConformanceSearchFactory<F> | false | undefined;
 }
 
-const OPTION_KEYS = ['name', 'create', 'hooks', 'properties', 'concurrency', 'largeContentBytes', 'testTimeoutMs'];
+const OPTION_KEYS = ['name', 'create', 'hooks', 'properties', 'concurrency', 'largeContentBytes', 'testTimeoutMs', 'search'];
 const HOOK_KEYS = ['readBack', 'breakStorage', 'listStored', 'maxArtifactBytes'];
 const PROPERTY_KEYS = ['numRuns', 'modelRuns', 'maxCommands', 'seed', 'endOnFailure'];
 
@@ -157,7 +176,8 @@ function positiveInteger(what: string, value: unknown, fallback: number, min = 1
  *
  * @throws TypeError naming the bad option: a missing or empty `name`, a `create` that is
  * not a function, an unknown key (a typo would otherwise silently skip tests), a hook
- * that is not a function, or a count that is not a positive integer.
+ * that is not a function, a count that is not a positive integer, or a `search` that is
+ * neither a function nor `false`.
  */
 export function resolveConformanceOptions<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): ResolvedConformanceOptions<F> {
   const raw: unknown = options;
@@ -192,6 +212,9 @@ export function resolveConformanceOptions<F extends SpillBackendFixture>(options
       throw optionError('properties.seed must be an integer when given.');
     }
   }
+  if (raw.search !== undefined && raw.search !== false && typeof raw.search !== 'function') {
+    throw optionError('search must be a function (backend, fixture) => searcher, or false to turn the search tests off.');
+  }
   const maxArtifactBytes = options.hooks?.maxArtifactBytes;
   const large = positiveInteger('largeContentBytes', raw.largeContentBytes, 5 * 1024 * 1024);
   return {
@@ -206,5 +229,6 @@ export function resolveConformanceOptions<F extends SpillBackendFixture>(options
     concurrency: positiveInteger('concurrency', raw.concurrency, 1000, 2),
     largeContentBytes: maxArtifactBytes === undefined ? large : Math.min(large, maxArtifactBytes),
     testTimeoutMs: positiveInteger('testTimeoutMs', raw.testTimeoutMs, 60_000),
+    search: options.search,
   };
 }

@@ -59,6 +59,8 @@ export const REFERENCE_BUGS = [
   'locator-checked-first',
   'bytes-decoded-as-text',
   'read-bytes-unchecked-locator',
+  'read-sparse-line-index',
+  'large-listed-in-every-session',
 ] as const;
 
 /** One of {@link REFERENCE_BUGS}. */
@@ -273,6 +275,13 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       if (readOptions?.signal?.aborted === true) throw abortedError(readOptions.signal, 'The read');
       const artifact = artifactAt(locator);
       if (bug === 'read-off-by-one') return artifact.read({ ...readOptions, offset: (readOptions?.offset ?? 1) + 1 });
+      // A line index with a checkpoint every 500 lines whose scan from the checkpoint skips
+      // one line too many: reads that start on a checkpoint (1, 501, 1001…) are right.
+      const offset = readOptions?.offset ?? 1;
+      if (bug === 'read-sparse-line-index' && offset > 500 && (offset - 1) % 500 !== 0) {
+        const shifted = artifact.read({ ...readOptions, offset: offset + 1 });
+        return { ...shifted, startLine: offset, endLine: shifted.endLine - 1, ...(shifted.nextOffset === undefined ? {} : { nextOffset: shifted.nextOffset - 1 }) };
+      }
       if (bug === 'read-ignores-max-bytes') return artifact.read({ ...readOptions, maxBytes: Number.MAX_SAFE_INTEGER });
       const result = artifact.read(readOptions);
       const stalled = result.hasMore && result.nextOffset === undefined;
@@ -326,7 +335,9 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
       if (listOptions.signal?.aborted === true) throw abortedError(listOptions.signal, 'The listing');
       const only = listOptions.sessionId === undefined || bug === 'list-ignores-session' ? undefined : keyOfSession(listOptions.sessionId);
       for (const [locator, stored] of [...store.entries()]) {
-        if (only !== undefined && stored.session !== only) continue;
+        // Large artifacts stored on another path whose session tag the filter does not see.
+        const untagged = bug === 'large-listed-in-every-session' && stored.bytes.length > 64 * 1024;
+        if (only !== undefined && stored.session !== only && !untagged) continue;
         yield { locator: spillLocator(locator), bytes: stored.bytes.length, createdAt: stored.createdAt, session: stored.session };
       }
     },
