@@ -39,13 +39,19 @@ export function createChunkReader(options: ReadBackOptions): (c: Candidate) => P
   const load = async (c: Candidate): Promise<ChunkLines | null> => {
     const locator = options.locatorOf(c.artifact);
     if (locator === undefined) return null;
-    const first = Math.max(1, c.startLine - CONTEXT_LINES);
-    const limit = c.endLine - first + 1 + CONTEXT_LINES;
-    const read = (maxBytes: number) => reader.read(spillLocator(locator), { offset: first, limit, maxBytes, ...(signal ? { signal } : {}) });
+    let first = Math.max(1, c.startLine - CONTEXT_LINES);
+    const read = (from: number, maxBytes: number) =>
+      reader.read(spillLocator(locator), { offset: from, limit: c.endLine - from + 1 + CONTEXT_LINES, maxBytes, ...(signal ? { signal } : {}) });
     try {
-      let page = await read(FIRST_READ_BYTES);
-      const whole = !page.truncated && (page.endLine - page.startLine + 1 === limit || !page.hasMore);
-      if (!whole) page = await read(READ_BACK_BYTES);
+      let page = await read(first, FIRST_READ_BYTES);
+      const whole = !page.truncated && (page.endLine - page.startLine + 1 === c.endLine - first + 1 + CONTEXT_LINES || !page.hasMore);
+      if (!whole) page = await read(first, READ_BACK_BYTES);
+      // Long lines above the chunk can fill the read before the chunk starts: read from the
+      // chunk itself then, without the context above it.
+      if (page.endLine < c.startLine && page.hasMore && first < c.startLine) {
+        first = c.startLine;
+        page = await read(first, READ_BACK_BYTES);
+      }
       return { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
     } catch (error) {
       if (!isGone(error)) throw error;

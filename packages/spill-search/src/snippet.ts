@@ -66,6 +66,8 @@ export function growSnippet(
   const lastLine = firstLine + lines.length - 1;
   const from = Math.max(firstLine, candidates.from);
   const to = Math.min(lastLine, candidates.to);
+  // None of the chunk's lines was read (a read cut short): there is nothing to show.
+  if (from > to) return undefined;
   let best = from;
   let bestScore = -1;
   for (let n = from; n <= to; n += 1) {

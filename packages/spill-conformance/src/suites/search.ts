@@ -80,7 +80,8 @@ async function expectVerbatim(reader: SpillReader, saved: Saved, hit: SpillSearc
   for (const [source, real] of sources) {
     shown.forEach((line, i) => {
       const actual = real[i] ?? '';
-      const ok = hit.truncated ? actual.includes(line) : actual === line;
+      // A line cut short still shows part of it: an empty line stands only for an empty one.
+      const ok = hit.truncated ? actual.includes(line) && (line !== '' || actual === '') : actual === line;
       if (!ok) fail(`${what}: line ${String(hit.startLine + i)} of a hit is ${JSON.stringify(line.slice(0, 120))}, but ${source} has ${JSON.stringify(actual.slice(0, 120))} there`);
     });
   }
@@ -150,6 +151,16 @@ export function describeSearch<F extends SpillBackendFixture>(options: ResolvedC
       if (hit === undefined) return fail('a search for a word on line 2222 answered nothing');
       if (hit.locator !== locator) fail(`the best hit is in ${hit.locator}, not in the one artifact that holds the word`);
       if (hit.startLine > 2222 || hit.endLine < 2222) fail(`the best hit covers lines ${String(hit.startLine)}..${String(hit.endLine)}, not line 2222 that holds the word`);
+    });
+
+    test('answers a short line below very long ones with that line, verbatim', async (h, searcher) => {
+      const saved: Saved = new Map();
+      // Six lines of 11,000 bytes fill a 64 KiB read before line 7: a searcher that reads
+      // context above a chunk must still show the line itself, never an empty stand-in.
+      const text = `${Array.from({ length: 6 }, (_, i) => `${String(i)} ${'x'.repeat(11_000)}`).join('\n')}\nthe wombat sleeps on line seven\nand the end\n`;
+      await keep(h, saved, 'search-long-above', text);
+      const hits = await searchChecked(searcher, h.backend.reader as SpillReader, saved, { query: 'wombat', sessionId: sessionId('search-long-above') });
+      if (!hits.some((hit) => hit.text.includes('the wombat sleeps on line seven'))) fail('a search for a word on a short line below six long ones did not show that line');
     });
 
     test("searches only the session asked for: another session's artifact is never answered", async (h, searcher) => {
