@@ -5,8 +5,8 @@
  */
 import { isSpillError, throwIfAborted } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillEntry, SpillReader } from '@spillway/core';
-import type { Database } from './database.js';
-import { indexArtifact, removeArtifact } from './indexer.js';
+import { isBusy, type Database } from './database.js';
+import { IndexLost, indexArtifact, removeArtifact } from './indexer.js';
 import type { SearchStatements } from './search-statements.js';
 
 /** True when an error says the artifact no longer exists (deleted, expired or never valid). */
@@ -22,7 +22,18 @@ export interface SyncOptions {
   readonly reader: SpillReader;
   readonly sessionId: SessionId | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Who this searcher is, in the rows it is indexing. */
+  readonly owner: string;
+  /** False for a sync that only drops what is gone (gc): nothing new is indexed. */
+  readonly index?: boolean;
 }
+
+/**
+ * An unfinished row touched this recently is another searcher's work in progress (it
+ * touches its row at every commit, every few MiB); an older one was left by a searcher
+ * that stopped, and is indexed again.
+ */
+export const STALLED_AFTER_MS = 2 * 60_000;
 
 /** What one sync did, and the artifacts in scope (row id to locator). */
 export interface SyncResult {
@@ -30,11 +41,13 @@ export interface SyncResult {
   readonly indexed: number;
   readonly removed: number;
   readonly lines: number;
+  /** True when another process held the write lock, so that some of it waits for the next sync. */
+  readonly busy: boolean;
 }
 
 /** Indexes what the listing shows and drops what it no longer shows; answers the artifacts in scope. */
 export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
-  const { db, st, catalog, reader, sessionId, signal } = options;
+  const { db, st, catalog, reader, sessionId, signal, owner } = options;
   const inScope = new Map<number, string>();
   const sessions = new Set<string>();
   let indexed = 0;
@@ -49,7 +62,18 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   }
   // The rows the listing is checked against, read in one query; a locator not among them
   // (new, or indexed under another session) is looked up on its own.
-  type Row = { id: number; locator: string; bytes: number; created: number; complete: number };
+  type Row = { id: number; locator: string; bytes: number; created: number; complete: number; owner: string; touched: number };
+  const indexNew = options.index ?? true;
+  const elsewhere = new Set<number>();
+  let busy = false;
+  const removeOwn = (id: number): void => {
+    try {
+      removeArtifact(db, st, id);
+    } catch (error) {
+      // Left unfinished under this owner: it is stalled after a while and indexed again.
+      if (!isBusy(error)) throw error;
+    }
+  };
   const rows = new Map<string, Row>();
   const prefetched = (sessionId === undefined ? st.allArtifactRows.all() : st.artifactRowsOfSession.all(sessionId)) as Row[];
   for (const row of prefetched) rows.set(row.locator, row);
@@ -62,26 +86,48 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
       inScope.set(row.id, entry.locator);
       continue;
     }
-    if (row !== undefined) removeArtifact(db, st, row.id);
+    if (row !== undefined && row.complete === 0 && row.owner !== owner && Date.now() - row.touched < STALLED_AFTER_MS) {
+      // Another process is indexing it: not answered until it is done, and not touched.
+      elsewhere.add(row.id);
+      continue;
+    }
+    if (!indexNew || busy) {
+      // Not indexed now: not answered, and a row of another size or date is not dropped yet.
+      if (row !== undefined) elsewhere.add(row.id);
+      continue;
+    }
     let written: number | undefined;
     try {
-      const result = await indexArtifact(db, st, reader, entry, (id) => (written = id), signal);
+      if (row !== undefined) removeArtifact(db, st, row.id);
+      const result = await indexArtifact(db, st, reader, entry, owner, (id) => (written = id), signal);
       inScope.set(result.id, entry.locator);
       indexed += 1;
       lines += result.lines;
     } catch (error) {
-      if (written !== undefined) removeArtifact(db, st, written);
-      // Deleted while it was being indexed: it is simply not there any more.
-      if (!isGone(error)) throw error;
+      if (isBusy(error)) {
+        // Another process holds the write lock: answer from what is indexed, index later.
+        busy = true;
+        continue;
+      }
+      if (written !== undefined) removeOwn(written);
+      // Deleted while it was being indexed, or taken over by another searcher: not answered now.
+      if (!isGone(error) && !(error instanceof IndexLost)) throw error;
     }
   }
   let removed = 0;
   const known = (sessionId === undefined ? st.allArtifacts.all() : st.artifactsOfSessions.all(JSON.stringify([...sessions]))) as { id: number; locator: string }[];
   for (const row of known) {
-    if (!inScope.has(row.id)) {
+    if (inScope.has(row.id) || elsewhere.has(row.id)) continue;
+    // Only what the listing no longer shows reaches here; a scope never holds it, so a
+    // removal that must wait for another process's lock can wait for the next sync.
+    if (busy) break;
+    try {
       removeArtifact(db, st, row.id);
       removed += 1;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      busy = true;
     }
   }
-  return { inScope, indexed, removed, lines };
+  return { inScope, indexed, removed, lines, busy };
 }

@@ -22,7 +22,10 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '4';
+export const SCHEMA_VERSION = '5';
+
+/** How long a statement waits for another process's write lock, in milliseconds. */
+export const BUSY_TIMEOUT_MS = 1000;
 
 /** FTS5's pending-data limit (its `hashsize`). */
 const FTS_PENDING_BYTES = 8 * 1024 * 1024;
@@ -30,12 +33,14 @@ const FTS_PENDING_BYTES = 8 * 1024 * 1024;
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS artifacts (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   locator TEXT NOT NULL UNIQUE,
   session TEXT NOT NULL,
   bytes INTEGER NOT NULL,
   created INTEGER NOT NULL,
-  complete INTEGER NOT NULL DEFAULT 0
+  complete INTEGER NOT NULL DEFAULT 0,
+  owner TEXT NOT NULL DEFAULT '',
+  touched INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS sections (
   id INTEGER PRIMARY KEY,
@@ -45,7 +50,7 @@ CREATE TABLE IF NOT EXISTS sections (
 );
 CREATE INDEX IF NOT EXISTS sections_artifact_line ON sections (artifact, line);
 CREATE TABLE IF NOT EXISTS chunks (
-  id INTEGER PRIMARY KEY,
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
   artifact INTEGER NOT NULL,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
@@ -94,21 +99,45 @@ export async function openDatabase(location: string): Promise<Database> {
     if (location !== ':memory:') {
       db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     }
-    db.exec('PRAGMA busy_timeout = 5000;');
-    db.exec(SCHEMA);
-    const row = db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined;
-    if (row?.value !== SCHEMA_VERSION) {
-      // The index is a cache: an index of another version is dropped and rebuilt.
-      db.exec(DROP);
-      db.exec(SCHEMA);
-      db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
-      // FTS5 writes its pending terms out as a new segment when they pass this size (1 MiB
-      // by default): larger segments mean fewer merges while indexing, for a few MiB more.
-      db.exec(`INSERT INTO fts (fts, rank) VALUES ('hashsize', ${String(FTS_PENDING_BYTES)});`);
+    // A wait for another process's write blocks the event loop: keep it short. A search
+    // that finds the index busy answers from what is indexed already.
+    db.exec(`PRAGMA busy_timeout = ${String(BUSY_TIMEOUT_MS)};`);
+    const version = (): string | undefined => {
+      try {
+        return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value;
+      } catch {
+        return undefined; // no meta table: a new file
+      }
+    };
+    if (version() !== SCHEMA_VERSION) {
+      // In one write transaction, checked again inside it, so that two processes opening an
+      // older index never drop tables the other has just made.
+      db.exec('BEGIN IMMEDIATE');
+      if (version() !== SCHEMA_VERSION) {
+        // The index is a cache: an index of another version is dropped and rebuilt.
+        db.exec(DROP);
+        db.exec(SCHEMA);
+        db.prepare("INSERT INTO meta (key, value) VALUES ('schema', ?)").run(SCHEMA_VERSION);
+        // FTS5 writes its pending terms out as a new segment when they pass this size (1 MiB
+        // by default): larger segments mean fewer merges while indexing, for a few MiB more.
+        db.exec(`INSERT INTO fts (fts, rank) VALUES ('hashsize', ${String(FTS_PENDING_BYTES)});`);
+      }
+      db.exec('COMMIT');
     }
   } catch (error) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // nothing was open
+    }
     db.close();
     throw new SpillError('SPILL_STORAGE_FAILED', `Cannot prepare the search index ${location}: ${String(error)}`, { cause: error });
   }
   return db;
+}
+
+/** True when SQLite said the database is locked by another connection (`SQLITE_BUSY`, `SQLITE_LOCKED`). */
+export function isBusy(error: unknown): boolean {
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || /database is locked/i.test(error instanceof Error ? error.message : '');
 }

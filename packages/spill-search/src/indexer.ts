@@ -30,6 +30,8 @@ const COMMIT_TEXT_CHARS = 4 * 1024 * 1024;
 /** Prepared statements for writing chunks. */
 export interface IndexStatements {
   readonly insertArtifact: Statement;
+  readonly ownsArtifact: Statement;
+  readonly touchArtifact: Statement;
   readonly insertSection: Statement;
   readonly insertChunk: Statement;
   readonly insertFts: Statement;
@@ -43,11 +45,13 @@ export interface IndexStatements {
 /** Prepares the statements {@link indexArtifact} and {@link removeArtifact} use. */
 export function prepareIndexStatements(db: Database): IndexStatements {
   return {
-    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete) VALUES (?, ?, ?, ?, 0)'),
+    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete, owner, touched) VALUES (?, ?, ?, ?, 0, ?, ?)'),
+    ownsArtifact: db.prepare('SELECT 1 AS x FROM artifacts WHERE id = ? AND owner = ? AND complete = 0'),
+    touchArtifact: db.prepare('UPDATE artifacts SET touched = ? WHERE id = ?'),
     insertSection: db.prepare('INSERT INTO sections (artifact, line, text) VALUES (?, ?, ?)'),
     insertChunk: db.prepare('INSERT INTO chunks (artifact, start_line, end_line, section) VALUES (?, ?, ?, ?)'),
     insertFts: db.prepare('INSERT INTO fts (rowid, body, head) VALUES (?, ?, ?)'),
-    markComplete: db.prepare('UPDATE artifacts SET complete = 1 WHERE id = ?'),
+    markComplete: db.prepare('UPDATE artifacts SET complete = 1, touched = ? WHERE id = ? AND owner = ? AND complete = 0'),
     deleteFts: db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE artifact = ?)'),
     deleteChunks: db.prepare('DELETE FROM chunks WHERE artifact = ?'),
     deleteSections: db.prepare('DELETE FROM sections WHERE artifact = ?'),
@@ -89,6 +93,17 @@ export interface IndexedArtifact {
 }
 
 /**
+ * Thrown by {@link indexArtifact} when the artifact's row stopped being its own while it
+ * indexed: another process took it over or dropped it. What it wrote is its own to remove.
+ */
+export class IndexLost extends Error {
+  constructor() {
+    super('another searcher took this artifact over while it was being indexed');
+    this.name = 'IndexLost';
+  }
+}
+
+/**
  * Indexes one artifact from its first line to its last, committing every few megabytes
  * of text. Rejects with the reader's error (a `SPILL_NOT_FOUND` when it was deleted meanwhile); the caller
  * removes the half-written rows then.
@@ -98,11 +113,11 @@ export async function indexArtifact(
   st: IndexStatements,
   reader: SpillReader,
   entry: SpillEntry,
+  owner: string,
   onRow: (id: number) => void,
   signal?: AbortSignal,
 ): Promise<IndexedArtifact> {
-  const id = Number(st.insertArtifact.run(entry.locator, entry.session, entry.bytes, entry.createdAt.getTime()).lastInsertRowid);
-  onRow(id);
+  let id = 0;
   let section: Section | undefined;
   let chunk: PendingChunk | undefined;
   let chunks = 0;
@@ -151,9 +166,19 @@ export async function indexArtifact(
     if (open) return;
     db.exec('BEGIN IMMEDIATE');
     open = true;
+    if (id === 0) {
+      // The row is written with the first chunks, owned by this searcher: another process
+      // that sees it unfinished and recently touched leaves it alone.
+      id = Number(st.insertArtifact.run(entry.locator, entry.session, entry.bytes, entry.createdAt.getTime(), owner, Date.now()).lastInsertRowid);
+      onRow(id);
+    } else if (st.ownsArtifact.get(id, owner) === undefined) {
+      // Another process took the row over (this one looked stalled) or dropped it.
+      throw new IndexLost();
+    }
   };
   const commit = (): void => {
     if (!open) return;
+    st.touchArtifact.run(Date.now(), id);
     db.exec('COMMIT');
     open = false;
     pending = 0;
@@ -179,7 +204,7 @@ export async function indexArtifact(
     }
     begin();
     flush();
-    st.markComplete.run(id);
+    if (st.markComplete.run(Date.now(), id, owner).changes !== 1) throw new IndexLost();
     commit();
   } catch (error) {
     // SQLite may have rolled back already (a full disk, say): the first error is the one to tell.

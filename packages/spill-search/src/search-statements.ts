@@ -25,15 +25,17 @@ export interface SearchStatements extends IndexStatements {
   readonly chunksByIds: Statement;
   readonly section: Statement;
   readonly sectionBefore: Statement;
+  /** Drops chunks, sections and full-text rows whose artifact row is gone; answers how many chunks. */
+  sweepOrphans(): number;
 }
 
 /** Prepares {@link SearchStatements}. */
 export function prepareSearchStatements(db: Database): SearchStatements {
   return {
     ...prepareIndexStatements(db),
-    artifactByLocator: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts WHERE locator = ?'),
-    artifactRowsOfSession: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts WHERE session = ?'),
-    allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete FROM artifacts'),
+    artifactByLocator: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE locator = ?'),
+    artifactRowsOfSession: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE session = ?'),
+    allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts'),
     artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
     artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
@@ -54,5 +56,14 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     docCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)})`),
     section: db.prepare('SELECT line, text FROM sections WHERE id = ?'),
     sectionBefore: db.prepare('SELECT line, text FROM sections WHERE artifact = ? AND line <= ? ORDER BY line DESC LIMIT 1'),
+    sweepOrphans: () => {
+      const orphan = 'NOT IN (SELECT id FROM artifacts)';
+      return db.transaction(() => {
+        db.prepare(`DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE artifact ${orphan})`).run();
+        const chunks = db.prepare(`DELETE FROM chunks WHERE artifact ${orphan}`).run().changes;
+        db.prepare(`DELETE FROM sections WHERE artifact ${orphan}`).run();
+        return chunks;
+      })();
+    },
   };
 }

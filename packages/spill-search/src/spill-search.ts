@@ -4,12 +4,13 @@
  * much of the query a chunk covers and then by BM25 (`ranking.ts`), answered with snippets
  * read back through the reader (`read-back.ts`, `answer.ts`).
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { SpillError, throwIfAborted } from '@spillway/core';
+import { SpillError, isSpillError, throwIfAborted } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillReader, SpillSearcher } from '@spillway/core';
 import { assembleAnswer } from './answer.js';
 import { syncCatalog } from './catalog-sync.js';
-import { openDatabase, type Database } from './database.js';
+import { isBusy, openDatabase, type Database } from './database.js';
 import { preparePrivateIndexFile } from './index-file.js';
 import { removeArtifact } from './indexer.js';
 import { parseQuery } from './query.js';
@@ -47,6 +48,11 @@ export interface SpillSearchRefresh {
   readonly removed: number;
   /** Lines indexed. */
   readonly lines: number;
+  /**
+   * True when another process held the index's write lock: what needed it (indexing,
+   * dropping, compacting) was left for the next call, and nothing unindexed was answered.
+   */
+  readonly busy: boolean;
 }
 
 /** What {@link SpillSearch.gc} did. */
@@ -113,11 +119,16 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   let opened: Promise<{ db: Database; st: SearchStatements }> | undefined;
   let closed = false;
   const memo: SourceMemo = {};
+  // Who this searcher is in the rows it indexes, so that another process leaves them alone.
+  const owner = randomUUID();
   // One index operation at a time: the statements are synchronous, but indexing awaits the
   // reader between pages, and two refreshes must not index the same artifact twice.
   const queue = queueFor(location);
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = queue.tail.then(fn, fn);
+    const guarded = () => fn().catch((error: unknown) => {
+      throw asStorageError(location, error);
+    });
+    const run = queue.tail.then(guarded, guarded);
     queue.tail = run.catch(() => undefined);
     return run;
   };
@@ -135,29 +146,41 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
     return opened;
   };
 
-  const sync = async (sessionId: SessionId | undefined, signal: AbortSignal | undefined) => {
+  const sync = async (sessionId: SessionId | undefined, signal: AbortSignal | undefined, index = true) => {
     const { db, st } = await open();
-    const result = await syncCatalog({ db, st, catalog, reader, sessionId, signal });
+    const result = await syncCatalog({ db, st, catalog, reader, sessionId, signal, owner, index });
     return { db, st, ...result };
   };
 
   const refresh: SpillSearch['refresh'] = (opts = {}) =>
     serial(async () => {
-      const { indexed, removed, lines } = await sync(opts.sessionId, opts.signal);
-      return { indexed, removed, lines };
+      const { indexed, removed, lines, busy } = await sync(opts.sessionId, opts.signal);
+      return { indexed, removed, lines, busy };
     });
 
   const gc: SpillSearch['gc'] = (opts = {}) =>
     serial(async () => {
-      const { db, indexed, removed, lines } = await sync(undefined, opts.signal);
-      db.exec("INSERT INTO fts (fts) VALUES ('optimize');");
-      let bytesAfter = 0;
-      if (location !== ':memory:') {
-        db.exec('VACUUM; PRAGMA wal_checkpoint(TRUNCATE);');
-        const page = db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number };
-        bytesAfter = page.n;
+      // Drops only: indexing what is new is a search's work, not a sweep's.
+      const { db, st, indexed, removed, lines, busy } = await sync(undefined, opts.signal, false);
+      const size = (): number => (location === ':memory:' ? 0 : (db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number }).n);
+      if (busy) return { indexed, removed, lines, bytesAfter: size(), busy };
+      try {
+        const orphans = st.sweepOrphans();
+        const free = (db.prepare('SELECT freelist_count AS n FROM pragma_freelist_count()').get() as { n: number }).n;
+        if (removed + orphans > 0 || free > 0) {
+          throwIfAborted(opts.signal);
+          db.exec("INSERT INTO fts (fts) VALUES ('optimize');");
+          if (location !== ':memory:') {
+            throwIfAborted(opts.signal);
+            db.exec('VACUUM; PRAGMA wal_checkpoint(TRUNCATE);');
+          }
+        }
+      } catch (error) {
+        // Another process is writing: compaction waits for the next gc.
+        if (!isBusy(error)) throw error;
+        return { indexed, removed, lines, bytesAfter: size(), busy: true };
       }
-      return { indexed, removed, lines, bytesAfter };
+      return { indexed, removed, lines, bytesAfter: size(), busy: false };
     });
 
   const search: SpillSearch['search'] = (request) =>
@@ -176,8 +199,13 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
         signal,
         locatorOf: (artifact) => inScope.get(artifact),
         onGone: (artifact) => {
-          removeArtifact(db, st, artifact);
           inScope.delete(artifact);
+          try {
+            removeArtifact(db, st, artifact);
+          } catch (error) {
+            // Out of scope already; the next sync drops it when the lock is free.
+            if (!isBusy(error)) throw error;
+          }
         },
       });
       const source = createRankingSource({ db, st, inScope, memo, lines });
@@ -209,4 +237,21 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
     });
 
   return { location, search, refresh, gc, close };
+}
+
+/**
+ * Every failure of the index answers a stable code: the backend's own errors as they are,
+ * SQLite's as `SPILL_STORAGE_FAILED`, with what to do (the index is a cache of the store).
+ */
+function asStorageError(location: string, error: unknown): unknown {
+  if (isSpillError(error) || (error instanceof Error && error.name === 'AbortError')) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (isBusy(error)) {
+    return new SpillError('SPILL_STORAGE_FAILED', `The search index ${location} is locked by another process that is writing it (${message}). Try again in a moment.`, { cause: error });
+  }
+  return new SpillError(
+    'SPILL_STORAGE_FAILED',
+    `The search index ${location} failed: ${message}. It is only a cache of what the store holds: remove it (and its -wal and -shm files) and it is rebuilt on the next search.`,
+    { cause: error },
+  );
 }
