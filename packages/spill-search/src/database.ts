@@ -138,6 +138,6 @@ export async function openDatabase(location: string): Promise<Database> {
 
 /** True when SQLite said the database is locked by another connection (`SQLITE_BUSY`, `SQLITE_LOCKED`). */
 export function isBusy(error: unknown): boolean {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error as { code: unknown }).code) : '';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String((error).code) : '';
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || /database is locked/i.test(error instanceof Error ? error.message : '');
 }
