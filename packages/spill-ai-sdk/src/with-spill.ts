@@ -71,17 +71,33 @@ const memories = new WeakMap<object, Map<string, RememberedSpills<ToolResultOutp
  *   store nothing new (see {@link WithSpillAdapterOptions.rememberCalls}).
  * - Never throws because of spilling: a failed save leaves the output as it was.
  * - Provider-executed tools (`type: 'provider'`) are passed through unwrapped.
+ * - With `search`, the set also holds `spill_search` over the same session, and the notice names it.
  *
  * @throws TypeError for a bad configuration (the policy's checks, a bad `rememberCalls`).
  *
- * - With `search`, the set also holds `spill_search` over the same session, and the notice names it.
- *
- * @example
- * const tools = withSpill({ fetchPage }, { backend: createMemoryBackend(), maxInlineBytes: 16_000 });
  * @example
  * const tools = withSpill({ fetchPage }, { backend, maxInlineBytes: 16_000, search: await createBackendSearch(backend) });
  */
 export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions & { readonly search: SpillSearcher }): TOOLS & SpillSearchTools;
+/**
+ * Wraps every tool of an AI SDK tool set so that its `toModelOutput` runs the spill policy
+ * on what the model would see. The full output stays in `steps[].toolResults` (and in UI
+ * messages); the model sees a preview plus a notice naming the stored artifact.
+ *
+ * - An existing `toModelOutput` (such as `@ai-sdk/mcp`'s) runs first; the policy runs on its answer.
+ * - An output that is not a string is measured and stored as the JSON text the AI SDK
+ *   sends; under the cap it is sent as JSON, unchanged.
+ * - Idempotent per `toolCallId`: later calls for the same call answer the same locator and
+ *   store nothing new (see {@link WithSpillAdapterOptions.rememberCalls}).
+ * - Never throws because of spilling: a failed save leaves the output as it was.
+ * - Provider-executed tools (`type: 'provider'`) are passed through unwrapped.
+ * - Without `search`, the set holds the wrapped tools only (add `spill_read`/`spill_grep` with `spillTools`).
+ *
+ * @throws TypeError for a bad configuration (the policy's checks, a bad `rememberCalls`).
+ *
+ * @example
+ * const tools = withSpill({ fetchPage }, { backend: createMemoryBackend(), maxInlineBytes: 16_000 });
+ */
 export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions): TOOLS;
 export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpillOptions): TOOLS | (TOOLS & SpillSearchTools) {
   if (typeof options !== 'object' || (options as unknown) === null) {

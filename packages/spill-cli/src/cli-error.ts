@@ -1,5 +1,6 @@
 import { isSpillError, type SpillErrorCode } from '@spillway/core';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
+import { SEARCH_CACHE_ADVICE } from './search-cache-dir.js';
 
 /**
  * The codes of failures that belong to the CLI itself rather than to a backend.
@@ -134,7 +135,8 @@ export function cliMessage(code: SpillErrorCode, message: string): string {
     }
   }
   for (const [pattern, words] of CLI_WORDS) text = text.replace(pattern, words);
-  const advice = rewritten ? undefined : SPILL_ADVICE[code];
+  // The CLI's own refusals of the search index cache carry their advice already.
+  const advice = rewritten || text.endsWith(SEARCH_CACHE_ADVICE) ? undefined : SPILL_ADVICE[code];
   return advice === undefined ? text : `${text} ${advice}`;
 }
 

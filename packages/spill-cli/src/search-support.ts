@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import {
   isSpillError,
@@ -9,20 +9,33 @@ import {
   type SpillSearchResult,
   type SpillSearcher,
 } from '@spillway/core';
+import { privateCacheDir } from './search-cache-dir.js';
 import type { ResolvedStore } from './store.js';
 
 /** Environment variable that turns the on-disk search cache of an object store off (`0`). */
 export const SEARCH_CACHE_ENV = 'SPILLWAY_SEARCH_CACHE';
 
+const INDEX_FILE = 'index.sqlite';
+
 /** Where an object store's search index is kept, and whether a cache may be created there. */
 export interface SearchIndexPlace {
-  /** `':memory:'` or the index file. */
+  /** `':memory:'` or the index file, as named (under the unresolved cache base). */
   readonly location: string;
-  /** Creates the cache's parent directories (0700) before the index is opened; none for `':memory:'` or a local root. */
-  prepare(): Promise<void>;
+  /**
+   * Makes and checks the cache directories (see {@link privateCacheDir}) before the index is
+   * opened; resolves to the file to open (under the real path of the base). A refusal is a
+   * `SPILL_UNSAFE_ROOT` `SpillError`.
+   */
+  prepare(): Promise<string>;
+  /** Checks the cache directories without making any: the file to open, or `undefined` when none exists. */
+  existing(): Promise<string | undefined>;
 }
 
-const inMemory: SearchIndexPlace = { location: ':memory:', prepare: () => Promise.resolve() };
+const inMemory: SearchIndexPlace = {
+  location: ':memory:',
+  prepare: () => Promise.resolve(':memory:'),
+  existing: () => Promise.resolve(undefined),
+};
 
 /**
  * The endpoint a store's requests go to, as `openStore` picks it: the index of one
@@ -37,9 +50,15 @@ function endpointOf(env: Readonly<Record<string, string | undefined>>): string {
  * else `~/.cache/spillway/search` (a relative `XDG_CACHE_HOME` is ignored, as the XDG spec asks).
  */
 export function searchCacheDir(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  return join(cacheBase(env, home), ...CACHE_DIRS);
+}
+
+/** The directories spillway keeps under the cache base, outermost first. */
+const CACHE_DIRS = ['spillway', 'search'] as const;
+
+function cacheBase(env: Readonly<Record<string, string | undefined>>, home: string): string {
   const xdg = env.XDG_CACHE_HOME;
-  const base = xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(home, '.cache');
-  return join(base, 'spillway', 'search');
+  return xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(home, '.cache');
 }
 
 /**
@@ -56,14 +75,16 @@ export function storeIndexPlace(
   cache = true,
 ): SearchIndexPlace {
   if (!cache || env[SEARCH_CACHE_ENV] === '0') return inMemory;
-  const dir = searchCacheDir(env, home);
+  const base = cacheBase(env, home);
   const key = createHash('sha256').update(JSON.stringify([endpointOf(env), store.bucket, store.prefix])).digest('hex').slice(0, 32);
   return {
-    location: join(dir, key, 'index.sqlite'),
-    // The key's own directory is made (0700, and checked) by @spillway/search; only the
-    // shared parents are made here, private too.
-    prepare: async () => {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
+    location: join(base, ...CACHE_DIRS, key, INDEX_FILE),
+    // Every directory down to the key's own, checked here: @spillway/search then checks the
+    // key's directory again and the file, and opens it by a path nobody else can change.
+    prepare: async () => join((await privateCacheDir(base, [...CACHE_DIRS, key], true)) ?? '', INDEX_FILE),
+    existing: async () => {
+      const dir = await privateCacheDir(base, [...CACHE_DIRS, key], false);
+      return dir === undefined ? undefined : join(dir, INDEX_FILE);
     },
   };
 }
@@ -84,8 +105,7 @@ export function lazySearcher(backend: SpillBackend, place?: SearchIndexPlace): C
     made ??= (async () => {
       const { createBackendSearch } = await import('@spillway/search');
       if (place === undefined) return createBackendSearch(backend);
-      await place.prepare();
-      return createBackendSearch(backend, { location: place.location });
+      return createBackendSearch(backend, { location: await place.prepare() });
     })();
     made.catch(() => {
       made = undefined;
@@ -128,13 +148,36 @@ async function sizeOf(file: string): Promise<number | undefined> {
   }
 }
 
+function failure(location: string, error: unknown): IndexGcOutcome {
+  return {
+    location,
+    error: {
+      code: isSpillError(error) ? error.code : undefined,
+      message: error instanceof Error ? error.message : String(error),
+    },
+  };
+}
+
 /**
  * Drops from an existing search index what the store no longer lists and compacts it
- * (`SpillSearch.gc`). No index file at `location`, or an index in memory: `undefined`,
- * and nothing is created. A failure is answered, never thrown.
+ * (`SpillSearch.gc`). No index file at `where`, or an index in memory: `undefined`, and
+ * nothing is created. An object store's cache (a {@link SearchIndexPlace}) is opened only
+ * when its directories pass the checks of `prepare`. A failure is answered, never thrown.
  */
-export async function gcSearchIndex(backend: SpillBackend, location: string, signal?: AbortSignal): Promise<IndexGcOutcome | undefined> {
-  if (location === ':memory:' || backend.reader === undefined || backend.catalog === undefined) return undefined;
+export async function gcSearchIndex(backend: SpillBackend, where: string | SearchIndexPlace, signal?: AbortSignal): Promise<IndexGcOutcome | undefined> {
+  if (backend.reader === undefined || backend.catalog === undefined) return undefined;
+  let location: string;
+  if (typeof where === 'string') location = where;
+  else {
+    try {
+      const found = await where.existing();
+      if (found === undefined) return undefined;
+      location = found;
+    } catch (error) {
+      return failure(where.location, error);
+    }
+  }
+  if (location === ':memory:') return undefined;
   const before = await sizeOf(location);
   if (before === undefined) return undefined;
   const wal = (await sizeOf(`${location}-wal`)) ?? 0;
@@ -148,12 +191,6 @@ export async function gcSearchIndex(backend: SpillBackend, location: string, sig
       await searcher.close();
     }
   } catch (error) {
-    return {
-      location,
-      error: {
-        code: isSpillError(error) ? error.code : undefined,
-        message: error instanceof Error ? error.message : String(error),
-      },
-    };
+    return failure(location, error);
   }
 }

@@ -27,7 +27,7 @@ export function registerGcAuto(program: Command, ctx: CliContext): void {
         const signal = AbortSignal.timeout(settings.budgetMs);
         await retention.sweep({ signal });
         // What the sweep deleted leaves the search index too, when there is one (within the same budget).
-        await gcSearchIndex(backend, await ctx.searchIndexLocation(options, backend), signal);
+        await gcSearchIndex(backend, ctx.searchIndexPlace(options) ?? (await ctx.searchIndexLocation(options, backend)), signal);
       } catch {
         // A sweep that fails waits for the next interval; nobody is waiting on this process.
       } finally {

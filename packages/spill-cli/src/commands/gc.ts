@@ -358,7 +358,7 @@ export function registerGc(program: Command, ctx: CliContext): void {
     }
     // The search index is a cache of the store: after a real sweep, what the store no
     // longer holds leaves it too. Only an index that exists is touched; a failure is a warning.
-    const index = options.dryRun === true ? undefined : await gcSearchIndex(backend, await ctx.searchIndexLocation(options, backend));
+    const index = options.dryRun === true ? undefined : await gcSearchIndex(backend, ctx.searchIndexPlace(options) ?? (await ctx.searchIndexLocation(options, backend)));
     await ctx.print(options.json === true ? jsonLine(gcJson(report, index)) : formatGcSummary(report, { ...options, ...typed }, index));
     const warning = indexWarning(index);
     if (warning !== undefined) await ctx.warn(warning);

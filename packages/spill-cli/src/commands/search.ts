@@ -88,9 +88,9 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     const session = options.allSessions === true ? undefined : ctx.session(options.session);
     const backend = ctx.backend(options);
     const place = ctx.searchIndexPlace(options, options.indexCache);
-    await place?.prepare();
+    const location = await place?.prepare();
     const { createBackendSearch } = await import('@spillway/search');
-    const searcher = await createBackendSearch(backend, place === undefined ? {} : { location: place.location });
+    const searcher = await createBackendSearch(backend, location === undefined ? {} : { location });
     try {
       if (ctx.options?.verbose === true) {
         const fresh = await searcher.refresh(session === undefined ? {} : { sessionId: session });
