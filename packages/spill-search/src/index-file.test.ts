@@ -1,6 +1,8 @@
-import { chmod, lstat, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { sessionId } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -80,5 +82,30 @@ describe('the index on disk', () => {
     const gc = await second.gc();
     expect(gc.bytesAfter).toBeGreaterThan(0);
     await second.close();
+  });
+
+  it('is settled when close returns: the write-ahead log is folded in, and nothing writes the file later', async () => {
+    const dir = await tempDir();
+    const root = path.join(dir, 'root');
+    const backend = createLocalBackend({ root, createRoot: true });
+    for (let i = 0; i < 20; i++) await save(backend, sessionId('w'), `line ${String(i)} of basalt\n`.repeat(400));
+    const search = await createBackendSearch(backend);
+    expect((await search.search({ query: 'basalt', sessionId: sessionId('w') })).hits.length).toBeGreaterThan(0);
+    const location = search.location;
+    await search.close();
+    const walBytes = await stat(`${location}-wal`).then((s) => s.size, () => 0);
+    expect(walBytes).toBe(0);
+    const bytes = await readFile(location);
+    const mtime = (await stat(location)).mtimeMs;
+    // libsql closes SQLite's connection only when its statements are collected: provoke that
+    // collection, which used to checkpoint the log into the file at that late moment.
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    for (let i = 0; i < 3; i++) {
+      collect();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await readFile(location)).equals(bytes)).toBe(true);
+    expect((await stat(location)).mtimeMs).toBe(mtime);
   });
 });

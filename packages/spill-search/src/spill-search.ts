@@ -10,7 +10,7 @@ import { SpillError, isSpillError, throwIfAborted } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillReader, SpillSearcher } from '@spillway/core';
 import { assembleAnswer } from './answer.js';
 import { syncCatalog } from './catalog-sync.js';
-import { isBusy, openDatabase, type Database } from './database.js';
+import { closeDatabase, isBusy, openDatabase, type Database } from './database.js';
 import { preparePrivateIndexFile } from './index-file.js';
 import { removeArtifact } from './indexer.js';
 import { parseQuery } from './query.js';
@@ -232,7 +232,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       opened = undefined;
       if (current !== undefined) {
         const { db } = await current.catch(() => ({ db: undefined }));
-        db?.close();
+        if (db !== undefined) closeDatabase(db);
       }
     });
 
