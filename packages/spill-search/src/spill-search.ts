@@ -73,7 +73,10 @@ export interface SpillSearch extends SpillSearcher {
   refresh(options?: { readonly sessionId?: SessionId; readonly signal?: AbortSignal }): Promise<SpillSearchRefresh>;
   /** Drops every artifact the catalog no longer lists, in every session, and compacts the index. */
   gc(options?: { readonly signal?: AbortSignal }): Promise<SpillSearchGc>;
-  /** Closes the database. Searching afterwards rejects. */
+  /**
+   * Closes the database, with its write-ahead log folded into the file: once this resolves,
+   * nothing writes the file again. Searching afterwards rejects.
+   */
   close(): Promise<void>;
 }
 
