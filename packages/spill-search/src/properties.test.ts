@@ -2,7 +2,7 @@
 // backend: snippets are verbatim ranges of their artifacts at the lines they claim,
 // answers stay within their byte bound, a deleted artifact is never answered, and no query
 // text (FTS5 operators, quotes, parentheses, any Unicode) makes a search fail.
-import { sessionId, type SpillLocator } from '@spillway/core';
+import { sessionId, type SpillCatalog, type SpillEntry, type SpillLocator } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import { runSpillSearch } from '@spillway/policy/tools';
 import fc from 'fast-check';
@@ -94,5 +94,40 @@ describe('search properties', () => {
     } finally {
       await search.close();
     }
+  });
+
+  it('answers the same whatever order the catalog lists in', async () => {
+    // Equal texts score equally: only a fixed tie order keeps the answer from following the listing.
+    const text = fc.constantFrom('alpha beta\ngamma', 'alpha\nbeta gamma alpha', 'TypeError: alpha', 'beta');
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { minLength: 2, maxLength: 8 }), fc.constantFrom('alpha', 'beta gamma', 'alpha TypeError'), fc.integer(), async (texts, q, seed) => {
+        const backend = createMemoryBackend();
+        const s = sessionId('o');
+        for (const t of texts) await save(backend, s, t);
+        const listed: SpillEntry[] = [];
+        for await (const entry of backend.catalog.list({ sessionId: s })) listed.push(entry);
+        // The same entries in another order: a rotation, then every other one reversed.
+        const shift = Math.abs(seed) % listed.length;
+        const shuffled = [...listed.slice(shift), ...listed.slice(0, shift)];
+        if (seed % 2 === 0) shuffled.reverse();
+        const reordered: SpillCatalog = {
+          ...backend.catalog,
+          list: async function* () {
+            await Promise.resolve();
+            yield* shuffled; // all of one session, the one searched
+          },
+        };
+        const answer = async (catalog: SpillCatalog) => {
+          const search = createSpillSearch({ reader: backend.reader, catalog });
+          try {
+            return (await search.search({ query: q, sessionId: s, maxResults: 10 })).hits.map((h) => [h.locator, h.startLine, h.endLine]);
+          } finally {
+            await search.close();
+          }
+        };
+        expect(await answer(reordered)).toEqual(await answer(backend.catalog));
+      }),
+      { numRuns: 40 },
+    );
   });
 });
