@@ -60,9 +60,10 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   })) {
     listing.push(entry);
   }
-  // New artifacts are indexed oldest first, then by locator: chunk ids, which break ties
-  // between equal scores, then follow what the store holds, not the order it lists in.
-  listing.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.locator < b.locator ? -1 : a.locator > b.locator ? 1 : 0));
+  // New artifacts are indexed oldest first: chunk ids, which break ties between equal
+  // scores, then follow when they were saved, not the order a directory happens to list in.
+  // The sort is stable, so artifacts of one millisecond keep the listing's order.
+  listing.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
   // The rows the listing is checked against, read in one query; a locator not among them
   // (new, or indexed under another session) is looked up on its own.
   type Row = { id: number; locator: string; bytes: number; created: number; complete: number; owner: string; touched: number };

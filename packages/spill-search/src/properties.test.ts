@@ -96,7 +96,7 @@ describe('search properties', () => {
     }
   });
 
-  it('answers the same whatever order the catalog lists in', async () => {
+  it('answers the same whatever order the catalog lists artifacts saved at different times in', async () => {
     // Equal texts score equally: only a fixed tie order keeps the answer from following the listing.
     const text = fc.constantFrom('alpha beta\ngamma', 'alpha\nbeta gamma alpha', 'TypeError: alpha', 'beta');
     await fc.assert(
@@ -104,19 +104,20 @@ describe('search properties', () => {
         const backend = createMemoryBackend();
         const s = sessionId('o');
         for (const t of texts) await save(backend, s, t);
+        // The entries as saved, a second apart (saves of one millisecond keep the listing's order).
         const listed: SpillEntry[] = [];
-        for await (const entry of backend.catalog.list({ sessionId: s })) listed.push(entry);
-        // The same entries in another order: a rotation, then every other one reversed.
-        const shift = Math.abs(seed) % listed.length;
-        const shuffled = [...listed.slice(shift), ...listed.slice(0, shift)];
-        if (seed % 2 === 0) shuffled.reverse();
-        const reordered: SpillCatalog = {
+        for await (const entry of backend.catalog.list({ sessionId: s })) listed.push({ ...entry, createdAt: new Date(Date.UTC(2026, 0, 1) + listed.length * 1000) });
+        const listing = (entries: readonly SpillEntry[]): SpillCatalog => ({
           ...backend.catalog,
           list: async function* () {
             await Promise.resolve();
-            yield* shuffled; // all of one session, the one searched
+            yield* entries; // all of one session, the one searched
           },
-        };
+        });
+        // The same entries in another order: a rotation, reversed for even seeds.
+        const shift = Math.abs(seed) % listed.length;
+        const shuffled = [...listed.slice(shift), ...listed.slice(0, shift)];
+        if (seed % 2 === 0) shuffled.reverse();
         const answer = async (catalog: SpillCatalog) => {
           const search = createSpillSearch({ reader: backend.reader, catalog });
           try {
@@ -125,7 +126,7 @@ describe('search properties', () => {
             await search.close();
           }
         };
-        expect(await answer(reordered)).toEqual(await answer(backend.catalog));
+        expect(await answer(listing(shuffled))).toEqual(await answer(listing(listed)));
       }),
       { numRuns: 40 },
     );
