@@ -1,13 +1,14 @@
 /**
  * What the ranking reads from the index, made cheap for a search over a large session:
- * each term's coverage of the candidates is one FTS5 query per term (not one per candidate
- * and term: FTS5 walks a term's doclist for each separate lookup), the chunk count is
- * remembered until the database changes, and when every indexed artifact is in scope the
- * BM25 candidates come from FTS5 alone, with no per-match join against the chunk rows.
+ * which candidates hold a term held by fewer than DF_CAP chunks comes from the walk that
+ * counted them, a commoner term is asked for all its candidates in one query, the chunk
+ * count is remembered until the database changes, and when every indexed artifact is in
+ * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
+ * chunk rows.
  */
 import type { Database } from './database.js';
 import type { QueryTerm } from './query.js';
-import type { Candidate, ChunkLines, RankingSource, SectionLine } from './ranking.js';
+import { DF_CAP, type Candidate, type ChunkLines, type RankingSource, type SectionLine } from './ranking.js';
 import type { SearchStatements } from './search-statements.js';
 
 type ChunkRow = Omit<Candidate, 'score' | 'bm25'>;
@@ -42,16 +43,20 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
   // Every artifact the index holds is in scope (each chunk row belongs to an artifact row,
   // and the scope is a set of those rows): a match needs no check of its chunk's artifact.
   const wholeIndex = (st.artifactCount.get() as { n: number }).n === inScope.size;
-  // Every chunk handed to the ranking, so that a term's coverage is asked for all at once.
-  const seen: number[] = [];
-  const holding = new Map<string, Set<number>>();
+  // The chunks that hold a term, for each term held by fewer than DF_CAP chunks: its
+  // count walked them all, so that which candidates hold it needs no query of its own.
+  const holders = new Map<string, Set<number>>();
 
-  const candidates = (expression: string, limit: number): Candidate[] => {
+  const candidates = (expression: string, limit: number): { rows: Candidate[]; complete: boolean } => {
     let rows: (ChunkRow & { bm25: number })[];
+    let complete: boolean;
     if (wholeIndex) {
       // The same rows in the same order as the joined query: FTS5 yields matches in rowid
       // order and the sort by BM25 is over the same sequence of values.
       const matches = st.matches.all(expression, limit) as { chunk: number; bm25: number }[];
+      // Counted before the chunk rows are looked up: a match without one (an orphan the
+      // next gc sweeps) still took a place in the limit.
+      complete = matches.length < limit;
       const byId = new Map<number, ChunkRow>();
       if (matches.length > 0) {
         for (const row of st.chunksByIds.all(JSON.stringify(matches.map((m) => m.chunk))) as ChunkRow[]) byId.set(row.chunk, row);
@@ -63,10 +68,9 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
       }
     } else {
       rows = st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[];
+      complete = rows.length < limit;
     }
-    for (const r of rows) seen.push(r.chunk);
-    holding.clear();
-    return rows.map((c) => ({ ...c, score: 0 }));
+    return { rows: rows.map((c) => ({ ...c, score: 0 })), complete };
   };
 
   const chunkCount = (): number => {
@@ -79,20 +83,24 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     return n;
   };
 
-  const holds = (term: QueryTerm, chunk: number): boolean => {
-    let set = holding.get(term.fts);
-    if (set === undefined) {
-      set = new Set((st.holdingOf.all(term.fts, JSON.stringify(seen)) as { id: number }[]).map((r) => r.id));
-      holding.set(term.fts, set);
-    }
-    return set.has(chunk);
+  const documentFrequency = (term: QueryTerm): number => {
+    const ids = (st.docRows.all(term.fts) as { id: number }[]).map((r) => r.id);
+    if (ids.length < DF_CAP) holders.set(term.fts, new Set(ids));
+    return ids.length;
+  };
+
+  const holding = (term: QueryTerm, chunks: readonly number[]): ReadonlySet<number> => {
+    const known = holders.get(term.fts);
+    if (known !== undefined) return new Set(chunks.filter((c) => known.has(c)));
+    if (chunks.length === 0) return new Set();
+    return new Set((st.holdingOf.all(term.fts, JSON.stringify(chunks)) as { id: number }[]).map((r) => r.id));
   };
 
   return {
     candidates,
     chunkCount,
-    documentFrequency: (term) => (st.docCount.get(term.fts) as { n: number }).n,
-    holds,
+    documentFrequency,
+    holding,
     section: (id) => st.section.get(id) as SectionLine | undefined,
     lines: (c) => options.lines(c),
   };

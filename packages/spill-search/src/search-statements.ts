@@ -18,7 +18,7 @@ export interface SearchStatements extends IndexStatements {
   readonly chunkCount: Statement;
   readonly totalChanges: Statement;
   readonly dataVersion: Statement;
-  readonly docCount: Statement;
+  readonly docRows: Statement;
   readonly holdingOf: Statement;
   readonly matches: Statement;
   readonly matchesInScope: Statement;
@@ -42,7 +42,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
     totalChanges: db.prepare('SELECT total_changes() AS n'),
     dataVersion: db.prepare('PRAGMA data_version'),
-    // Which of a list of chunks hold a term: one walk of the term's doclist.
+    // Which of a list of chunks hold a term: FTS5 is asked once per chunk (a seek by rowid).
     holdingOf: db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))'),
     matches: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ? ORDER BY bm25 LIMIT ?`),
     matchesInScope: db.prepare(
@@ -53,7 +53,8 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     chunksByIds: db.prepare(
       'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
     ),
-    docCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)})`),
+    // The chunks that hold a term, up to DF_CAP of them: the count, and below it the set.
+    docRows: db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)}`),
     section: db.prepare('SELECT line, text FROM sections WHERE id = ?'),
     sectionBefore: db.prepare('SELECT line, text FROM sections WHERE artifact = ? AND line <= ? ORDER BY line DESC LIMIT 1'),
     sweepOrphans: () => {
