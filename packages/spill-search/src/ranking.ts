@@ -5,7 +5,8 @@
  * comes through a {@link RankingSource}, so that this file holds the ranking and nothing else.
  */
 import { throwIfAborted } from '@spillway/core';
-import { allOf, anyOf, type QueryTerm } from './query.js';
+import type { CandidateLimits } from './bm25-candidates.js';
+import type { QueryTerm } from './query.js';
 import { lineScore } from './snippet.js';
 
 /** Candidates taken from BM25 before the coverage ranking. */
@@ -50,10 +51,12 @@ export interface SectionLine {
 /** What the ranking asks of the index and the backend. */
 export interface RankingSource {
   /**
-   * The best chunks in scope by BM25 that match an FTS5 expression, with `score` 0;
-   * `complete` when they are every chunk in scope that matches.
+   * The best chunks in scope by BM25 that hold every term (for a query of several: what
+   * the FTS5 expression `allOf` matches) and that hold any (`anyOf`), at most `limits` of
+   * each, with `score` 0; `everyComplete` when the first are every chunk in scope that
+   * holds every term.
    */
-  candidates(expression: string, limit: number): { rows: Candidate[]; complete: boolean };
+  candidates(terms: readonly QueryTerm[], limits: CandidateLimits): { every: Candidate[]; everyComplete: boolean; any: Candidate[] };
   /** How many chunks the index holds. */
   chunkCount(): number;
   /**
@@ -79,25 +82,23 @@ export interface Ranking {
 export async function rankCandidates(terms: readonly QueryTerm[], source: RankingSource, signal?: AbortSignal): Promise<Ranking | undefined> {
   // Candidates: the chunks that hold every term (full coverage by definition), then the
   // best by BM25 that hold any term.
+  // The terms' counts first: below DF_CAP they also tell the source which chunks hold them.
+  const dfs = terms.length > 1 ? terms.map((t) => source.documentFrequency(t)) : [];
   const candidates = new Map<number, Candidate>();
   const full = new Set<number>();
+  const found = source.candidates(terms, { every: ALL_CANDIDATES, any: ANY_CANDIDATES });
   // True when every chunk in scope that holds every term is in `full`.
-  let fullComplete = false;
-  if (terms.length > 1) {
-    const every = source.candidates(allOf(terms), ALL_CANDIDATES);
-    fullComplete = every.complete;
-    for (const c of every.rows) {
-      candidates.set(c.chunk, c);
-      full.add(c.chunk);
-    }
+  const fullComplete = found.everyComplete;
+  for (const c of found.every) {
+    candidates.set(c.chunk, c);
+    full.add(c.chunk);
   }
-  for (const c of source.candidates(anyOf(terms), ANY_CANDIDATES).rows) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
+  for (const c of found.any) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
   if (candidates.size === 0) return undefined;
 
   // Coverage: the share of the query's weight (rarer terms weigh more) that a chunk holds.
   // With one term, or for the chunks that hold every term, it is 1 without asking.
   const total = terms.length > 1 ? Math.max(1, source.chunkCount()) : 1;
-  const dfs = terms.length > 1 ? terms.map((t) => source.documentFrequency(t)) : [];
   const weights = terms.length > 1 ? terms.map((t, i) => idf(t, dfs[i] ?? 0, total)) : [1];
   const weightSum = weights.reduce((a, b) => a + b, 0) || 1;
   const covered = new Map<number, number>();

@@ -4,10 +4,12 @@
  * counted them, a commoner term is asked for all its candidates in one query, the chunk
  * count is remembered until the database changes, and when every indexed artifact is in
  * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
- * chunk rows.
+ * chunk rows, and for a query with one common term from queries that leave out the chunks
+ * that hold only it (`bm25-candidates.ts`).
  */
+import { prunedCandidates, type Match } from './bm25-candidates.js';
 import type { Database } from './database.js';
-import type { QueryTerm } from './query.js';
+import { allOf, anyOf, type QueryTerm } from './query.js';
 import { DF_CAP, type Candidate, type ChunkLines, type RankingSource, type SectionLine } from './ranking.js';
 import type { SearchStatements } from './search-statements.js';
 
@@ -43,34 +45,54 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
   // Every artifact the index holds is in scope (each chunk row belongs to an artifact row,
   // and the scope is a set of those rows): a match needs no check of its chunk's artifact.
   const wholeIndex = (st.artifactCount.get() as { n: number }).n === inScope.size;
-  // The chunks that hold a term, for each term held by fewer than DF_CAP chunks: its
-  // count walked them all, so that which candidates hold it needs no query of its own.
-  const holders = new Map<string, Set<number>>();
+  // Each term's walk up to DF_CAP, once a search: the chunks that hold it when fewer do
+  // (so that which candidates hold it needs no query of its own), `null` when as many do.
+  const walked = new Map<string, Set<number> | null>();
+  const holdersOf = (term: QueryTerm): Set<number> | null => {
+    let known = walked.get(term.fts);
+    if (known === undefined) {
+      const ids = (st.docRows.all(term.fts) as { id: number }[]).map((r) => r.id);
+      known = ids.length < DF_CAP ? new Set(ids) : null;
+      walked.set(term.fts, known);
+    }
+    return known;
+  };
+  // For a common term, which of the chunks that hold a rare one hold it (from the plan of
+  // bm25-candidates.ts, which scored those).
+  const partly = new Map<string, { within: ReadonlySet<number>; holders: ReadonlySet<number> }>();
 
-  const candidates = (expression: string, limit: number): { rows: Candidate[]; complete: boolean } => {
-    let rows: (ChunkRow & { bm25: number })[];
-    let complete: boolean;
+  // The chunk rows of matches, in their order; a match without one (an orphan the next gc
+  // sweeps) is left out, though it took its place in the query's limit.
+  const withRows = (lists: readonly (readonly Match[])[]): Candidate[][] => {
+    const ids = [...new Set(lists.flatMap((l) => l.map((m) => m.chunk)))];
+    const byId = new Map<number, ChunkRow>();
+    if (ids.length > 0) for (const row of st.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[]) byId.set(row.chunk, row);
+    return lists.map((l) =>
+      l.flatMap((m) => {
+        const row = byId.get(m.chunk);
+        return row === undefined ? [] : [{ ...row, bm25: m.bm25, score: 0 }];
+      }),
+    );
+  };
+
+  const candidates: RankingSource['candidates'] = (terms, limits) => {
+    const several = terms.length > 1;
     if (wholeIndex) {
       // The same rows in the same order as the joined query: FTS5 yields matches in rowid
       // order and the sort by BM25 is over the same sequence of values.
-      const matches = st.matches.all(expression, limit) as { chunk: number; bm25: number }[];
-      // Counted before the chunk rows are looked up: a match without one (an orphan the
-      // next gc sweeps) still took a place in the limit.
-      complete = matches.length < limit;
-      const byId = new Map<number, ChunkRow>();
-      if (matches.length > 0) {
-        for (const row of st.chunksByIds.all(JSON.stringify(matches.map((m) => m.chunk))) as ChunkRow[]) byId.set(row.chunk, row);
-      }
-      rows = [];
-      for (const m of matches) {
-        const row = byId.get(m.chunk);
-        if (row !== undefined) rows.push({ ...row, bm25: m.bm25 });
-      }
-    } else {
-      rows = st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[];
-      complete = rows.length < limit;
+      const matches = (expression: string, limit: number) => st.matches.all(expression, limit) as Match[];
+      const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits) : undefined;
+      if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
+      const every = pruned?.every ?? (several ? matches(allOf(terms), limits.every) : []);
+      const everyComplete = pruned?.everyComplete ?? (several && every.length < limits.every);
+      const any = pruned?.any ?? matches(anyOf(terms), limits.any);
+      const [everyRows = [], anyRows = []] = withRows([every, any]);
+      return { every: everyRows, everyComplete, any: anyRows };
     }
-    return { rows: rows.map((c) => ({ ...c, score: 0 })), complete };
+    const inScope = (expression: string, limit: number): Candidate[] =>
+      (st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[]).map((c) => ({ ...c, score: 0 }));
+    const every = several ? inScope(allOf(terms), limits.every) : [];
+    return { every, everyComplete: several && every.length < limits.every, any: inScope(anyOf(terms), limits.any) };
   };
 
   const chunkCount = (): number => {
@@ -83,15 +105,13 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     return n;
   };
 
-  const documentFrequency = (term: QueryTerm): number => {
-    const ids = (st.docRows.all(term.fts) as { id: number }[]).map((r) => r.id);
-    if (ids.length < DF_CAP) holders.set(term.fts, new Set(ids));
-    return ids.length;
-  };
+  const documentFrequency = (term: QueryTerm): number => holdersOf(term)?.size ?? DF_CAP;
 
   const holding = (term: QueryTerm, chunks: readonly number[]): ReadonlySet<number> => {
-    const known = holders.get(term.fts);
+    const known = walked.get(term.fts) ?? undefined;
     if (known !== undefined) return new Set(chunks.filter((c) => known.has(c)));
+    const part = partly.get(term.fts);
+    if (part !== undefined && chunks.every((c) => part.within.has(c))) return new Set(chunks.filter((c) => part.holders.has(c)));
     if (chunks.length === 0) return new Set();
     return new Set((st.holdingOf.all(term.fts, JSON.stringify(chunks)) as { id: number }[]).map((r) => r.id));
   };

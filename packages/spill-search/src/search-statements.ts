@@ -1,5 +1,6 @@
 /** The prepared statements a searcher uses: the indexer's, and those of the catalog sync and the ranking. */
 import type { Database, Statement } from './database.js';
+import type { PrunedStatements } from './bm25-candidates.js';
 import { prepareIndexStatements, type IndexStatements } from './indexer.js';
 import { DF_CAP } from './ranking.js';
 
@@ -8,7 +9,7 @@ export const HEAD_WEIGHT = 4;
 const BM25 = `bm25(fts, 1.0, ${String(HEAD_WEIGHT)})`;
 
 /** Every statement a searcher runs, prepared once per database. */
-export interface SearchStatements extends IndexStatements {
+export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly artifactByLocator: Statement;
   readonly artifactRowsOfSession: Statement;
   readonly allArtifactRows: Statement;
@@ -50,6 +51,9 @@ export function prepareSearchStatements(db: Database): SearchStatements {
         'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
         'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
     ),
+    scored: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ?`),
+    countUpTo: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)'),
+    averages: db.prepare("SELECT block FROM fts_data WHERE id = 1"),
     chunksByIds: db.prepare(
       'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
     ),
