@@ -8,7 +8,7 @@ import { sessionId, type SpillSearchHit } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prunedCandidates, rowCount, type Match } from './bm25-candidates.js';
+import { noChunkInEvery, prunedCandidates, rowCount, type Match } from './bm25-candidates.js';
 import { closeDatabase, openDatabase, type Database } from './database.js';
 import { createSpillSearch, type SpillSearch } from './index.js';
 import { allOf, anyOf, parseQuery, type QueryTerm } from './query.js';
@@ -181,5 +181,15 @@ describe('BM25 candidates without scoring every chunk of a common term', () => {
     expect(prunedCandidates(st, terms('commit author wombat'), holdersOf, { every: 40, any: 60 })).toBeUndefined();
     expect(prunedCandidates(st, terms('wombat commit bowtie'), holdersOf, { every: 40, any: 60 })).toBeUndefined();
     expect(prunedCandidates(st, terms('wombat commit'), holdersOf, { every: 40, any: 60 })?.any).toBeDefined();
+  });
+
+  it('knows that nothing holds every term when no chunk is in every set of holders', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uniqueArray(fc.integer({ min: 1, max: 12 }), { maxLength: 10 }), { maxLength: 4 }), (lists) => {
+        const sets = lists.map((l) => new Set(l));
+        const shared = [...Array(13).keys()].some((c) => sets.every((s) => s.has(c)));
+        expect(noChunkInEvery(sets)).toBe(sets.length > 0 && !shared);
+      }),
+    );
   });
 });

@@ -108,6 +108,14 @@ export function prunedCandidates(
   return { ...result, any: commonAloneLoses(st, common, -last.bm25) ? ranked.slice(0, limits.any) : undefined };
 }
 
+/** True when some sets are given and no chunk is in all of them. */
+export function noChunkInEvery(sets: readonly ReadonlySet<number>[]): boolean {
+  const [smallest, ...others] = [...sets].sort((a, b) => a.size - b.size);
+  if (smallest === undefined) return false;
+  for (const c of smallest) if (others.every((s) => s.has(c))) return false;
+  return true;
+}
+
 /**
  * True when no chunk that holds only the common term can score `threshold` or better: its
  * score is below 2.2 times the term's IDF, log((N - n + 0.5) / (n + 0.5)) with N the rows

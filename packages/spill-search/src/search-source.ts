@@ -7,7 +7,7 @@
  * chunk rows, and for a query with one common term from queries that leave out the chunks
  * that hold only it (`bm25-candidates.ts`).
  */
-import { prunedCandidates, type Match } from './bm25-candidates.js';
+import { noChunkInEvery, prunedCandidates, type Match } from './bm25-candidates.js';
 import type { Database } from './database.js';
 import { allOf, anyOf, type QueryTerm } from './query.js';
 import { DF_CAP, type Candidate, type ChunkLines, type RankingSource, type SectionLine } from './ranking.js';
@@ -75,6 +75,10 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     );
   };
 
+  // True when no chunk holds every term, as the holders of the rare terms show: the
+  // every-term query would match nothing.
+  const noneHoldsEvery = (terms: readonly QueryTerm[]): boolean => noChunkInEvery(terms.flatMap((t) => holdersOf(t) ?? []));
+
   const candidates: RankingSource['candidates'] = (terms, limits) => {
     const several = terms.length > 1;
     if (wholeIndex) {
@@ -83,7 +87,7 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
       const matches = (expression: string, limit: number) => st.matches.all(expression, limit) as Match[];
       const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits) : undefined;
       if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
-      const every = pruned?.every ?? (several ? matches(allOf(terms), limits.every) : []);
+      const every = pruned?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
       const everyComplete = pruned?.everyComplete ?? (several && every.length < limits.every);
       const any = pruned?.any ?? matches(anyOf(terms), limits.any);
       const [everyRows = [], anyRows = []] = withRows([every, any]);
@@ -91,7 +95,7 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     }
     const inScope = (expression: string, limit: number): Candidate[] =>
       (st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[]).map((c) => ({ ...c, score: 0 }));
-    const every = several ? inScope(allOf(terms), limits.every) : [];
+    const every = several && !noneHoldsEvery(terms) ? inScope(allOf(terms), limits.every) : [];
     return { every, everyComplete: several && every.length < limits.every, any: inScope(anyOf(terms), limits.any) };
   };
 
