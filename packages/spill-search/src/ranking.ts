@@ -5,7 +5,8 @@
  * comes through a {@link RankingSource}, so that this file holds the ranking and nothing else.
  */
 import { throwIfAborted } from '@spillway/core';
-import { allOf, anyOf, type QueryTerm } from './query.js';
+import type { CandidateLimits } from './bm25-candidates.js';
+import type { QueryTerm } from './query.js';
 import { lineScore } from './snippet.js';
 
 /** Candidates taken from BM25 before the coverage ranking. */
@@ -49,14 +50,22 @@ export interface SectionLine {
 
 /** What the ranking asks of the index and the backend. */
 export interface RankingSource {
-  /** The best chunks in scope by BM25 that match an FTS5 expression, with `score` 0. */
-  candidates(expression: string, limit: number): Candidate[];
+  /**
+   * The best chunks in scope by BM25 that hold every term (for a query of several: what
+   * the FTS5 expression `allOf` matches) and that hold any (`anyOf`), at most `limits` of
+   * each, with `score` 0; `everyComplete` when the first are every chunk in scope that
+   * holds every term.
+   */
+  candidates(terms: readonly QueryTerm[], limits: CandidateLimits): { every: Candidate[]; everyComplete: boolean; any: Candidate[] };
   /** How many chunks the index holds. */
   chunkCount(): number;
-  /** How many chunks hold a term, counted up to {@link DF_CAP}. */
+  /**
+   * How many chunks hold a term, counted up to {@link DF_CAP}. Below the cap the count has
+   * seen every such chunk, and {@link RankingSource.holding} of that term asks the index nothing.
+   */
   documentFrequency(term: QueryTerm): number;
-  /** True when the chunk holds the term. */
-  holds(term: QueryTerm, chunk: number): boolean;
+  /** Which of the chunks hold the term. */
+  holding(term: QueryTerm, chunks: readonly number[]): ReadonlySet<number>;
   /** A section line by its row. */
   section(id: number): SectionLine | undefined;
   /** A chunk's lines, with some context around them; `null` once its artifact is gone. */
@@ -73,32 +82,35 @@ export interface Ranking {
 export async function rankCandidates(terms: readonly QueryTerm[], source: RankingSource, signal?: AbortSignal): Promise<Ranking | undefined> {
   // Candidates: the chunks that hold every term (full coverage by definition), then the
   // best by BM25 that hold any term.
+  // The terms' counts first: below DF_CAP they also tell the source which chunks hold them.
+  const dfs = terms.length > 1 ? terms.map((t) => source.documentFrequency(t)) : [];
   const candidates = new Map<number, Candidate>();
   const full = new Set<number>();
-  if (terms.length > 1) {
-    for (const c of source.candidates(allOf(terms), ALL_CANDIDATES)) {
-      candidates.set(c.chunk, c);
-      full.add(c.chunk);
-    }
+  const found = source.candidates(terms, { every: ALL_CANDIDATES, any: ANY_CANDIDATES });
+  // True when every chunk in scope that holds every term is in `full`.
+  const fullComplete = found.everyComplete;
+  for (const c of found.every) {
+    candidates.set(c.chunk, c);
+    full.add(c.chunk);
   }
-  for (const c of source.candidates(anyOf(terms), ANY_CANDIDATES)) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
+  for (const c of found.any) if (!candidates.has(c.chunk)) candidates.set(c.chunk, c);
   if (candidates.size === 0) return undefined;
 
   // Coverage: the share of the query's weight (rarer terms weigh more) that a chunk holds.
   // With one term, or for the chunks that hold every term, it is 1 without asking.
   const total = terms.length > 1 ? Math.max(1, source.chunkCount()) : 1;
-  const weights = terms.length > 1 ? terms.map((t) => idf(source, t, total)) : [1];
+  const weights = terms.length > 1 ? terms.map((t, i) => idf(t, dfs[i] ?? 0, total)) : [1];
   const weightSum = weights.reduce((a, b) => a + b, 0) || 1;
   const covered = new Map<number, number>();
+  const rest = terms.length > 1 ? [...candidates.keys()].filter((id) => !full.has(id)) : [];
+  const held = holdingSets(terms, dfs, rest, fullComplete, source);
   for (const id of candidates.keys()) {
     if (terms.length === 1 || full.has(id)) {
       covered.set(id, weightSum);
       continue;
     }
-    // One seek of each term's doclist by rowid.
     for (let i = 0; i < terms.length; i += 1) {
-      const term = terms[i];
-      if (term !== undefined && source.holds(term, id)) covered.set(id, (covered.get(id) ?? 0) + (weights[i] ?? 0));
+      if (held[i]?.has(id) === true) covered.set(id, (covered.get(id) ?? 0) + (weights[i] ?? 0));
     }
   }
   let bestBm25 = 0;
@@ -134,11 +146,58 @@ export async function rankCandidates(terms: readonly QueryTerm[], source: Rankin
 }
 
 /**
+ * Which of the chunks hold each term, for chunks that matched some term but are not known
+ * to hold every one. A term in fewer than {@link DF_CAP} chunks costs no query (its count
+ * saw them all); a commoner one is asked of the index by rowid, a seek of its doclist in
+ * every segment per chunk, which at a large index is most of a query's time. The last
+ * common term asked is asked only where the others leave its answer open: a chunk that
+ * holds no other term holds it (it matched some term), and one that holds every other term
+ * does not when every chunk that holds every term is known. The sets are the same as
+ * asking every term of every chunk.
+ */
+export function holdingSets(
+  terms: readonly QueryTerm[],
+  dfs: readonly number[],
+  chunks: readonly number[],
+  fullComplete: boolean,
+  source: RankingSource,
+): ReadonlySet<number>[] {
+  const sets: ReadonlySet<number>[] = terms.map(() => new Set<number>());
+  if (chunks.length === 0) return sets;
+  const common: number[] = [];
+  for (let i = 0; i < terms.length; i += 1) {
+    const term = terms[i];
+    if (term === undefined) continue;
+    if ((dfs[i] ?? DF_CAP) >= DF_CAP) common.push(i);
+    else sets[i] = source.holding(term, chunks);
+  }
+  // A phrase's seek is one per token: the one with the most tokens is the one left last.
+  common.sort((a, b) => (terms[a]?.tokens.length ?? 0) - (terms[b]?.tokens.length ?? 0) || a - b);
+  const last = common.pop();
+  for (const i of common) {
+    const term = terms[i];
+    if (term !== undefined) sets[i] = source.holding(term, chunks);
+  }
+  const lastTerm = last === undefined ? undefined : terms[last];
+  if (last === undefined || lastTerm === undefined) return sets;
+  const derived = new Set<number>();
+  const ask: number[] = [];
+  for (const c of chunks) {
+    let others = 0;
+    for (let i = 0; i < terms.length; i += 1) if (i !== last && sets[i]?.has(c) === true) others += 1;
+    if (others === 0) derived.add(c);
+    else if (!(fullComplete && others === terms.length - 1)) ask.push(c);
+  }
+  if (ask.length > 0) for (const c of source.holding(lastTerm, ask)) derived.add(c);
+  sets[last] = derived;
+  return sets;
+}
+
+/**
  * Inverse document frequency of a term, from how many chunks hold it (counted up to
  * {@link DF_CAP}: a term that common weighs little whatever its exact count).
  */
-function idf(source: RankingSource, term: QueryTerm, total: number): number {
-  const df = source.documentFrequency(term);
+function idf(term: QueryTerm, df: number, total: number): number {
   const base = Math.log(1 + (Math.max(total, df) - df + 0.5) / (df + 0.5));
   return term.phrase ? base * 1.2 : base;
 }

@@ -1,13 +1,16 @@
 /**
  * What the ranking reads from the index, made cheap for a search over a large session:
- * each term's coverage of the candidates is one FTS5 query per term (not one per candidate
- * and term: FTS5 walks a term's doclist for each separate lookup), the chunk count is
- * remembered until the database changes, and when every indexed artifact is in scope the
- * BM25 candidates come from FTS5 alone, with no per-match join against the chunk rows.
+ * which candidates hold a term held by fewer than DF_CAP chunks comes from the walk that
+ * counted them, a commoner term is asked for all its candidates in one query, the chunk
+ * count is remembered until the database changes, and when every indexed artifact is in
+ * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
+ * chunk rows, and for a query with one common term from queries that leave out the chunks
+ * that hold only it (`bm25-candidates.ts`).
  */
+import { noChunkInEvery, prunedCandidates, type Match } from './bm25-candidates.js';
 import type { Database } from './database.js';
-import type { QueryTerm } from './query.js';
-import type { Candidate, ChunkLines, RankingSource, SectionLine } from './ranking.js';
+import { allOf, anyOf, type QueryTerm } from './query.js';
+import { DF_CAP, type Candidate, type ChunkLines, type RankingSource, type SectionLine } from './ranking.js';
 import type { SearchStatements } from './search-statements.js';
 
 type ChunkRow = Omit<Candidate, 'score' | 'bm25'>;
@@ -42,31 +45,58 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
   // Every artifact the index holds is in scope (each chunk row belongs to an artifact row,
   // and the scope is a set of those rows): a match needs no check of its chunk's artifact.
   const wholeIndex = (st.artifactCount.get() as { n: number }).n === inScope.size;
-  // Every chunk handed to the ranking, so that a term's coverage is asked for all at once.
-  const seen: number[] = [];
-  const holding = new Map<string, Set<number>>();
+  // Each term's walk up to DF_CAP, once a search: the chunks that hold it when fewer do
+  // (so that which candidates hold it needs no query of its own), `null` when as many do.
+  const walked = new Map<string, Set<number> | null>();
+  const holdersOf = (term: QueryTerm): Set<number> | null => {
+    let known = walked.get(term.fts);
+    if (known === undefined) {
+      const ids = (st.docRows.all(term.fts) as { id: number }[]).map((r) => r.id);
+      known = ids.length < DF_CAP ? new Set(ids) : null;
+      walked.set(term.fts, known);
+    }
+    return known;
+  };
+  // For a common term, which of the chunks that hold a rare one hold it (from the plan of
+  // bm25-candidates.ts, which scored those).
+  const partly = new Map<string, { within: ReadonlySet<number>; holders: ReadonlySet<number> }>();
 
-  const candidates = (expression: string, limit: number): Candidate[] => {
-    let rows: (ChunkRow & { bm25: number })[];
+  // The chunk rows of matches, in their order; a match without one (an orphan the next gc
+  // sweeps) is left out, though it took its place in the query's limit.
+  const withRows = (lists: readonly (readonly Match[])[]): Candidate[][] => {
+    const ids = [...new Set(lists.flatMap((l) => l.map((m) => m.chunk)))];
+    const byId = new Map<number, ChunkRow>();
+    if (ids.length > 0) for (const row of st.chunksByIds.all(JSON.stringify(ids)) as ChunkRow[]) byId.set(row.chunk, row);
+    return lists.map((l) =>
+      l.flatMap((m) => {
+        const row = byId.get(m.chunk);
+        return row === undefined ? [] : [{ ...row, bm25: m.bm25, score: 0 }];
+      }),
+    );
+  };
+
+  // True when no chunk holds every term, as the holders of the rare terms show: the
+  // every-term query would match nothing.
+  const noneHoldsEvery = (terms: readonly QueryTerm[]): boolean => noChunkInEvery(terms.flatMap((t) => holdersOf(t) ?? []));
+
+  const candidates: RankingSource['candidates'] = (terms, limits) => {
+    const several = terms.length > 1;
     if (wholeIndex) {
       // The same rows in the same order as the joined query: FTS5 yields matches in rowid
       // order and the sort by BM25 is over the same sequence of values.
-      const matches = st.matches.all(expression, limit) as { chunk: number; bm25: number }[];
-      const byId = new Map<number, ChunkRow>();
-      if (matches.length > 0) {
-        for (const row of st.chunksByIds.all(JSON.stringify(matches.map((m) => m.chunk))) as ChunkRow[]) byId.set(row.chunk, row);
-      }
-      rows = [];
-      for (const m of matches) {
-        const row = byId.get(m.chunk);
-        if (row !== undefined) rows.push({ ...row, bm25: m.bm25 });
-      }
-    } else {
-      rows = st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[];
+      const matches = (expression: string, limit: number) => st.matches.all(expression, limit) as Match[];
+      const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits) : undefined;
+      if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
+      const every = pruned?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
+      const everyComplete = pruned?.everyComplete ?? (several && every.length < limits.every);
+      const any = pruned?.any ?? matches(anyOf(terms), limits.any);
+      const [everyRows = [], anyRows = []] = withRows([every, any]);
+      return { every: everyRows, everyComplete, any: anyRows };
     }
-    for (const r of rows) seen.push(r.chunk);
-    holding.clear();
-    return rows.map((c) => ({ ...c, score: 0 }));
+    const inScope = (expression: string, limit: number): Candidate[] =>
+      (st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[]).map((c) => ({ ...c, score: 0 }));
+    const every = several && !noneHoldsEvery(terms) ? inScope(allOf(terms), limits.every) : [];
+    return { every, everyComplete: several && every.length < limits.every, any: inScope(anyOf(terms), limits.any) };
   };
 
   const chunkCount = (): number => {
@@ -79,20 +109,22 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     return n;
   };
 
-  const holds = (term: QueryTerm, chunk: number): boolean => {
-    let set = holding.get(term.fts);
-    if (set === undefined) {
-      set = new Set((st.holdingOf.all(term.fts, JSON.stringify(seen)) as { id: number }[]).map((r) => r.id));
-      holding.set(term.fts, set);
-    }
-    return set.has(chunk);
+  const documentFrequency = (term: QueryTerm): number => holdersOf(term)?.size ?? DF_CAP;
+
+  const holding = (term: QueryTerm, chunks: readonly number[]): ReadonlySet<number> => {
+    const known = walked.get(term.fts) ?? undefined;
+    if (known !== undefined) return new Set(chunks.filter((c) => known.has(c)));
+    const part = partly.get(term.fts);
+    if (part !== undefined && chunks.every((c) => part.within.has(c))) return new Set(chunks.filter((c) => part.holders.has(c)));
+    if (chunks.length === 0) return new Set();
+    return new Set((st.holdingOf.all(term.fts, JSON.stringify(chunks)) as { id: number }[]).map((r) => r.id));
   };
 
   return {
     candidates,
     chunkCount,
-    documentFrequency: (term) => (st.docCount.get(term.fts) as { n: number }).n,
-    holds,
+    documentFrequency,
+    holding,
     section: (id) => st.section.get(id) as SectionLine | undefined,
     lines: (c) => options.lines(c),
   };

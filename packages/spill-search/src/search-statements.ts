@@ -1,5 +1,6 @@
 /** The prepared statements a searcher uses: the indexer's, and those of the catalog sync and the ranking. */
 import type { Database, Statement } from './database.js';
+import type { PrunedStatements } from './bm25-candidates.js';
 import { prepareIndexStatements, type IndexStatements } from './indexer.js';
 import { DF_CAP } from './ranking.js';
 
@@ -8,7 +9,7 @@ export const HEAD_WEIGHT = 4;
 const BM25 = `bm25(fts, 1.0, ${String(HEAD_WEIGHT)})`;
 
 /** Every statement a searcher runs, prepared once per database. */
-export interface SearchStatements extends IndexStatements {
+export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly artifactByLocator: Statement;
   readonly artifactRowsOfSession: Statement;
   readonly allArtifactRows: Statement;
@@ -18,7 +19,7 @@ export interface SearchStatements extends IndexStatements {
   readonly chunkCount: Statement;
   readonly totalChanges: Statement;
   readonly dataVersion: Statement;
-  readonly docCount: Statement;
+  readonly docRows: Statement;
   readonly holdingOf: Statement;
   readonly matches: Statement;
   readonly matchesInScope: Statement;
@@ -42,7 +43,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
     totalChanges: db.prepare('SELECT total_changes() AS n'),
     dataVersion: db.prepare('PRAGMA data_version'),
-    // Which of a list of chunks hold a term: one walk of the term's doclist.
+    // Which of a list of chunks hold a term: FTS5 is asked once per chunk (a seek by rowid).
     holdingOf: db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))'),
     matches: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ? ORDER BY bm25 LIMIT ?`),
     matchesInScope: db.prepare(
@@ -50,10 +51,14 @@ export function prepareSearchStatements(db: Database): SearchStatements {
         'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
         'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
     ),
+    scored: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ?`),
+    countUpTo: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)'),
+    averages: db.prepare("SELECT block FROM fts_data WHERE id = 1"),
     chunksByIds: db.prepare(
       'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
     ),
-    docCount: db.prepare(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)})`),
+    // The chunks that hold a term, up to DF_CAP of them: the count, and below it the set.
+    docRows: db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)}`),
     section: db.prepare('SELECT line, text FROM sections WHERE id = ?'),
     sectionBefore: db.prepare('SELECT line, text FROM sections WHERE artifact = ? AND line <= ? ORDER BY line DESC LIMIT 1'),
     sweepOrphans: () => {
