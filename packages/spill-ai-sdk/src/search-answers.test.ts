@@ -1,11 +1,9 @@
 // The shared spill_search contract, run against this adapter's real tool: withSpill's
 // spill_search, its execute and then its toModelOutput (what the model is sent), answers
 // each request exactly as the shared run does over the same backend.
-import { callId, sessionId } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { runSpillSearch } from '@spillway/policy/tools';
 import { createBackendSearch } from '@spillway/search';
-import { expectSameSearchAnswers, SEARCH_SESSION, searchFixture, type SearchReference } from '@spillway/test-support/search-answers';
+import { expectSameSearchAnswers, saveSearchFixture, SEARCH_SESSION, sharedSearchRun } from '@spillway/test-support/search-answers';
 import { jsonSchema, tool } from 'ai';
 import { describe, it } from 'vitest';
 import { withSpill } from './index.js';
@@ -13,9 +11,7 @@ import { withSpill } from './index.js';
 describe('withSpill({ search }) answers spill_search as every surface does', () => {
   it('gives the shared run\'s answer to each request', async () => {
     const backend = createMemoryBackend();
-    for (const [i, a] of searchFixture().entries()) {
-      await backend.saveText({ owner: { sessionId: sessionId(SEARCH_SESSION) }, source: { toolName: 'bash', callId: callId(`c${String(i)}`) }, suggestedName: a.name, content: a.content });
-    }
+    await saveSearchFixture(backend);
     const searcher = await createBackendSearch(backend);
     const shared = await createBackendSearch(backend);
     const noop = tool({ inputSchema: jsonSchema({ type: 'object' }), execute: () => 'ok' });
@@ -30,11 +26,7 @@ describe('withSpill({ search }) answers spill_search as every surface does', () 
           if (shown === undefined || (shown.type !== 'text' && shown.type !== 'error-text')) throw new Error('no text answer');
           return { text: shown.value, isError: shown.type === 'error-text' };
         },
-        async (args): Promise<SearchReference> => {
-          const answer = await runSpillSearch(shared, args, { sessionId: sessionId(SEARCH_SESSION) });
-          if (answer.isError) throw new Error(answer.text);
-          return { text: answer.text, hits: answer.data.hits };
-        },
+        sharedSearchRun(shared),
       );
     } finally {
       await searcher.close();

@@ -3,17 +3,15 @@
 // over the same root, request by request.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { callId, sessionId } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
-import { runSpillSearch } from '@spillway/policy/tools';
 import { createBackendSearch, type SpillSearch } from '@spillway/search';
 import {
   expectSameSearchAnswers,
   expectSameSearchHits,
+  saveSearchFixture,
   SEARCH_SESSION,
-  searchFixture,
+  sharedSearchRun,
   type SearchHitRange,
-  type SearchReference,
 } from '@spillway/test-support/search-answers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
@@ -37,9 +35,7 @@ describe('spillway search --json and spillway mcp answer the shared spill_search
   beforeAll(async () => {
     ensureBuilt();
     const backend = createLocalBackend({ root });
-    for (const [i, a] of searchFixture().entries()) {
-      await backend.saveText({ owner: { sessionId: sessionId(SEARCH_SESSION) }, source: { toolName: 'bash', callId: callId(`c${String(i)}`) }, suggestedName: a.name, content: a.content });
-    }
+    await saveSearchFixture(backend);
     shared = await createBackendSearch(backend, { location: ':memory:' });
     env = { PATH: process.env.PATH, HOME: home, NO_COLOR: '1', SPILLWAY_ROOT: root };
   });
@@ -48,11 +44,7 @@ describe('spillway search --json and spillway mcp answer the shared spill_search
     await shared.close();
   });
 
-  const reference = async (args: { readonly query: string; readonly maxResults?: number }): Promise<SearchReference> => {
-    const answer = await runSpillSearch(shared, args, { sessionId: sessionId(SEARCH_SESSION) });
-    if (answer.isError) throw new Error(answer.text);
-    return { text: answer.text, hits: answer.data.hits };
-  };
+  const reference = (args: { readonly query: string; readonly maxResults?: number }) => sharedSearchRun(shared)(args);
 
   it('spillway search --json lists the shared run\'s hits', async () => {
     await expectSameSearchHits(async (args) => {

@@ -1,11 +1,10 @@
 // The shared spill_search contract, run against this adapter's real tool: the middleware's
 // spill_search, invoked with a tool call as an agent invokes it, answers each request
 // exactly as the shared run does over the same backend.
-import { callId, sessionId } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import { runSpillSearch } from '@spillway/policy/tools';
 import { createBackendSearch } from '@spillway/search';
-import { expectSameSearchAnswers, SEARCH_SESSION, searchFixture, type SearchReference } from '@spillway/test-support/search-answers';
+import { expectSameSearchAnswers, saveSearchFixture, SEARCH_SESSION, sharedSearchRun } from '@spillway/test-support/search-answers';
 import type { ToolMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { describe, expect, it } from 'vitest';
@@ -19,20 +18,14 @@ async function check(searchTool: StructuredToolInterface, shared: Parameters<typ
       if (typeof message.content !== 'string') throw new Error('no text answer');
       return { text: message.content, isError: message.status === 'error' };
     },
-    async (args): Promise<SearchReference> => {
-      const answer = await runSpillSearch(shared, args, { sessionId: sessionId(SEARCH_SESSION) });
-      if (answer.isError) throw new Error(answer.text);
-      return { text: answer.text, hits: answer.data.hits };
-    },
+    sharedSearchRun(shared),
   );
 }
 
 describe('spill_search in LangChain answers as every surface does', () => {
   it('the middleware\'s tool and createSpillSearchTool give the shared run\'s answer to each request', async () => {
     const backend = createMemoryBackend();
-    for (const [i, a] of searchFixture().entries()) {
-      await backend.saveText({ owner: { sessionId: sessionId(SEARCH_SESSION) }, source: { toolName: 'bash', callId: callId(`c${String(i)}`) }, suggestedName: a.name, content: a.content });
-    }
+    await saveSearchFixture(backend);
     const searcher = await createBackendSearch(backend);
     const shared = await createBackendSearch(backend);
     try {

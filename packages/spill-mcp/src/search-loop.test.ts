@@ -9,13 +9,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { sessionId } from '@spillway/core';
 import { retrievalHintFor } from '@spillway/core/notice';
 import { createLocalBackend } from '@spillway/local';
 import { parseSpillNotice } from '@spillway/policy';
-import { runSpillSearch, spillSearchTool } from '@spillway/policy/tools';
+import { spillSearchTool } from '@spillway/policy/tools';
 import { createBackendSearch, type SpillSearch } from '@spillway/search';
-import { expectSameSearchAnswers, SEARCH_SESSION, searchFixture, type SearchReference } from '@spillway/test-support/search-answers';
+import { expectSameSearchAnswers, SEARCH_SESSION, searchFixture, sharedSearchRun } from '@spillway/test-support/search-answers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -118,11 +117,7 @@ describe('spill_search through the MCP proxy, driven by a real MCP client', () =
         const result = await client.callTool({ name: 'spill_search', arguments: { ...args } });
         return { text: textOf(result), isError: result.isError === true };
       },
-      async (args): Promise<SearchReference> => {
-        const answer = await runSpillSearch(shared, args, { sessionId: sessionId(SEARCH_SESSION) });
-        if (answer.isError) throw new Error(answer.text);
-        return { text: answer.text, hits: answer.data.hits };
-      },
+      sharedSearchRun(shared),
     );
   });
 });

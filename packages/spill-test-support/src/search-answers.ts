@@ -3,6 +3,8 @@
 // outputs, each request answers what the shared run answers (the policy's runSpillSearch
 // over a searcher on the same backend), byte for byte for a model, hit for hit for the CLI.
 import assert from 'node:assert/strict';
+import { callId, sessionId, type SpillBackend, type SpillSearcher } from '@spillway/core';
+import { runSpillSearch } from '@spillway/policy/tools';
 
 /** One stored output of the fixture. */
 export interface SearchFixtureArtifact {
@@ -140,4 +142,23 @@ export async function expectSameSearchHits(
     const got = (await surface(c.args)).map(({ locator, startLine, endLine, text }) => ({ locator, startLine, endLine, text }));
     assert.deepEqual(got, expected.hits.map(({ locator, startLine, endLine, text }) => ({ locator, startLine, endLine, text })), `${JSON.stringify(c.args)}: other hits than the shared run`);
   }
+}
+
+/** Saves {@link searchFixture} into {@link SEARCH_SESSION} of a backend, as a shell tool's outputs. */
+export async function saveSearchFixture(backend: Pick<SpillBackend, 'saveText'>): Promise<void> {
+  for (const [i, a] of searchFixture().entries()) {
+    await backend.saveText({ owner: { sessionId: sessionId(SEARCH_SESSION) }, source: { toolName: 'bash', callId: callId(`c${String(i)}`) }, suggestedName: a.name, content: a.content });
+  }
+}
+
+/**
+ * The shared run every surface is held to: the policy's `runSpillSearch` over `searcher`,
+ * in {@link SEARCH_SESSION}, with the default bounds. An error answer fails the check.
+ */
+export function sharedSearchRun(searcher: SpillSearcher): (args: SearchRequestCase['args']) => Promise<SearchReference> {
+  return async (args) => {
+    const answer = await runSpillSearch(searcher, args, { sessionId: sessionId(SEARCH_SESSION) });
+    if (answer.isError) throw new Error(answer.text);
+    return { text: answer.text, hits: answer.data.hits };
+  };
 }
