@@ -2,7 +2,7 @@
 // execute, then its toModelOutput, which is what the model is sent.
 import { createMemoryBackend } from '@spillway/memory';
 import { parseSpillNotice } from '@spillway/policy';
-import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/policy/tools';
+import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/tools';
 import { toolAnswerArtifact, toolAnswerCases, type ToolSurface } from '@spillway/test-support/tool-answers';
 import { jsonSchema, tool } from 'ai';
 import { beforeAll, describe, it } from 'vitest';

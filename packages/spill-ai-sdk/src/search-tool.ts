@@ -1,11 +1,7 @@
 import { sessionId as brandSessionId, type SpillSearcher } from '@spillway/core';
-import {
-  runSpillSearch,
-  spillSearchTool,
-  type SpillSearchArgs,
-  type SpillSearchToolAnswer,
-} from '@spillway/policy/tools';
-import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
+import { offeredSpillTools, type SpillSearchArgs, type SpillSearchToolAnswer, type SpillToolCallOptions } from '@spillway/tools';
+import type { Tool } from 'ai';
+import { toolFromSpec } from './tool-from-spec.js';
 
 /** Options of {@link spillSearchTools}. */
 export interface SpillSearchToolsOptions {
@@ -53,32 +49,22 @@ export function spillSearchTools(options: SpillSearchToolsOptions): SpillSearchT
     throw new TypeError('spillSearchTools needs { sessionId }: the session given to withSpill, or a function of the call.');
   }
   const { searcher } = given as SpillSearchToolsOptions;
-  return {
-    spill_search: tool<SpillSearchArgs, SpillSearchToolAnswer>({
-      description: spillSearchTool.description,
-      inputSchema: jsonSchema<SpillSearchArgs>(structuredClone(spillSearchTool.inputSchema) as unknown as JSONSchema7),
-      execute: async (input, { abortSignal, toolCallId }) => {
-        let id: string | undefined;
-        try {
-          id = typeof session === 'string' ? session : session({ toolCallId });
-        } catch {
-          id = undefined;
-        }
-        if (typeof id !== 'string' || id === '') {
-          return { text: 'spill_search has no session to search for this call.', isError: true, code: 'SPILL_INVALID_INPUT' };
-        }
-        return runSpillSearch(searcher, input, {
-          sessionId: brandSessionId(id),
-          ...(options.maxSearchBytes === undefined ? {} : { maxSearchBytes: options.maxSearchBytes }),
-          ...(options.defaultMaxResults === undefined ? {} : { defaultMaxResults: options.defaultMaxResults }),
-          ...(abortSignal ? { signal: abortSignal } : {}),
-        });
-      },
-      toModelOutput: ({ output }) => {
-        const answer = output as Partial<SpillSearchToolAnswer> | null | undefined;
-        const text = typeof answer?.text === 'string' ? answer.text : JSON.stringify(output);
-        return { type: answer?.isError === true ? 'error-text' : 'text', value: text };
-      },
-    }),
+  const limits = {
+    ...(options.maxSearchBytes === undefined ? {} : { maxSearchBytes: options.maxSearchBytes }),
+    ...(options.defaultMaxResults === undefined ? {} : { defaultMaxResults: options.defaultMaxResults }),
   };
+  const optionsOf = ({ toolCallId }: { readonly toolCallId: string }): SpillToolCallOptions => {
+    let id: string | undefined;
+    try {
+      id = typeof session === 'string' ? session : session({ toolCallId });
+    } catch {
+      id = undefined;
+    }
+    // No session: the tool answers an error the model can read.
+    return { ...limits, ...(typeof id === 'string' && id !== '' ? { sessionId: brandSessionId(id) } : {}) };
+  };
+  // Every registry tool that needs no more than a searcher.
+  const tools: Record<string, Tool> = {};
+  for (const spec of offeredSpillTools({ searcher })) tools[spec.name] = toolFromSpec(spec, { searcher }, optionsOf);
+  return tools as SpillSearchTools;
 }

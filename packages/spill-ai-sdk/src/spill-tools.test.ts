@@ -1,6 +1,6 @@
 import { callId, sessionId } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { SPILL_TOOL_NAMES, spillGrepTool, spillReadTool, type SpillToolAnswer } from '@spillway/policy/tools';
+import { SPILL_TOOL_NAMES, spillGrepTool, spillReadTool, type SpillToolAnswer } from '@spillway/tools';
 import { asSchema, type ToolSet } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { spillTools } from './index.js';

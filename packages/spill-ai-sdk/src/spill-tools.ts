@@ -1,15 +1,7 @@
 import type { SpillBackend } from '@spillway/core';
-import {
-  runSpillGrep,
-  runSpillRead,
-  spillGrepTool,
-  spillReadTool,
-  type SpillGrepArgs,
-  type SpillReadArgs,
-  type SpillToolAnswer,
-  type SpillToolDefinition,
-} from '@spillway/policy/tools';
-import { jsonSchema, tool, type JSONSchema7, type Tool } from 'ai';
+import { offeredSpillTools, type SpillGrepArgs, type SpillReadArgs, type SpillToolAnswer } from '@spillway/tools';
+import type { Tool } from 'ai';
+import { toolFromSpec } from './tool-from-spec.js';
 
 /** Options of {@link spillTools}. */
 export interface SpillToolsOptions {
@@ -54,34 +46,8 @@ export function spillTools(options: SpillToolsOptions): SpillTools {
     ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }),
     ...(options.defaultMaxMatches === undefined ? {} : { defaultMaxMatches: options.defaultMaxMatches }),
   };
-  return {
-    spill_read: tool<SpillReadArgs, SpillToolAnswer>({
-      ...described(spillReadTool),
-      inputSchema: jsonSchema<SpillReadArgs>(schemaOf(spillReadTool)),
-      execute: (input, { abortSignal }) => runSpillRead(reader, input, { ...limits, ...(abortSignal ? { signal: abortSignal } : {}) }),
-      toModelOutput: ({ output }) => modelOutput(output),
-    }),
-    spill_grep: tool<SpillGrepArgs, SpillToolAnswer>({
-      ...described(spillGrepTool),
-      inputSchema: jsonSchema<SpillGrepArgs>(schemaOf(spillGrepTool)),
-      execute: (input, { abortSignal }) => runSpillGrep(reader, input, { ...limits, ...(abortSignal ? { signal: abortSignal } : {}) }),
-      toModelOutput: ({ output }) => modelOutput(output),
-    }),
-  };
-}
-
-function described(definition: SpillToolDefinition): { readonly description: string } {
-  return { description: definition.description };
-}
-
-// The output may come back from UI messages (JSON), so read it defensively.
-function modelOutput(output: unknown): { type: 'text' | 'error-text'; value: string } {
-  const answer = output as Partial<SpillToolAnswer> | null | undefined;
-  const text = typeof answer?.text === 'string' ? answer.text : JSON.stringify(output ?? null);
-  return { type: answer?.isError === true ? 'error-text' : 'text', value: text };
-}
-
-// A copy: the definitions are shared by every adapter, and a framework may annotate a schema.
-function schemaOf(definition: SpillToolDefinition): JSONSchema7 {
-  return structuredClone(definition.inputSchema) as unknown as JSONSchema7;
+  // Every registry tool that needs no more than a reader (spill_search needs a searcher).
+  const tools: Record<string, Tool> = {};
+  for (const spec of offeredSpillTools({ reader })) tools[spec.name] = toolFromSpec(spec, { reader }, () => limits);
+  return tools as SpillTools;
 }

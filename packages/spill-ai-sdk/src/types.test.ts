@@ -1,7 +1,7 @@
 // Type-level: withSpill hands back the user's own tool types, so inference carries through.
 import { createMemoryBackend } from '@spillway/memory';
 import { createSpillPolicy } from '@spillway/policy';
-import type { SpillToolAnswer } from '@spillway/policy/tools';
+import type { SpillToolAnswer } from '@spillway/tools';
 import { generateText, jsonSchema, tool, type InferToolInput, type InferToolOutput } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expectTypeOf, it } from 'vitest';

@@ -1,6 +1,6 @@
-import { createSpillPolicy, DEFAULT_SKIP_TOOLS } from '@spillway/policy';
+import { createSpillPolicy } from '@spillway/policy';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
-import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
+import { withSurfaceDefaults } from '@spillway/tools';
 import type { SpillBackend, SpillSearcher } from '@spillway/core';
 import type { ToolSet } from 'ai';
 import { defaultModelOutput, fromPolicyResult, toPolicyResult, type ToolResultOutput } from './model-output.js';
@@ -122,11 +122,9 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
     owner = givenPolicy;
   } else {
     policy = createSpillPolicy({
-      ...policyOptions,
-      backend: namedByCall(policyOptions.backend),
-      skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES],
       // The model reads back with spillTools, and searches with the spill_search added here.
-      noticeReader: policyOptions.noticeReader ?? (search === undefined ? 'spill-tools' : 'spill-tools-and-search'),
+      ...withSurfaceDefaults(policyOptions, { search: search !== undefined, wrapsHarnessTools: true }),
+      backend: namedByCall(policyOptions.backend),
     });
     owner = policyOptions.backend ?? {};
   }

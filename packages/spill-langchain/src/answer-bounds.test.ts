@@ -1,7 +1,7 @@
 // The shared bound on retrieval answers, run against this adapter's real tools: the
 // LangChain tools invoked with a tool call, as an agent invokes them.
 import { createMemoryBackend } from '@spillway/memory';
-import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/policy/tools';
+import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/tools';
 import { toolAnswerArtifact, toolAnswerCases, type ToolSurface } from '@spillway/test-support/tool-answers';
 import { callId, sessionId } from '@spillway/core';
 import type { ToolMessage } from '@langchain/core/messages';

@@ -1,7 +1,7 @@
 import { sessionId as brandSessionId, spillLocator } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import { createSpillPolicy } from '@spillway/policy';
-import { SPILL_TOOL_NAMES, spillReadTool } from '@spillway/policy/tools';
+import { SPILL_TOOL_NAMES, spillReadTool } from '@spillway/tools';
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';

@@ -1,7 +1,7 @@
 import type { SpillBackend, SpillSearcher } from '@spillway/core';
-import { createSpillPolicy, DEFAULT_SKIP_TOOLS, parseSpillNotice } from '@spillway/policy';
+import { createSpillPolicy, parseSpillNotice } from '@spillway/policy';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
-import { SPILL_SEARCH_TOOL, SPILL_TOOL_NAMES } from '@spillway/policy/tools';
+import { SPILL_SEARCH_TOOL, withSurfaceDefaults } from '@spillway/tools';
 import { ToolMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { createSpillSearchTool, type SpillSearchCall } from './search-tool.js';
@@ -101,7 +101,7 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
     policy = givenPolicy;
   } else {
     // The notice names what the middleware offers: spill_search too when it adds it.
-    policy = createSpillPolicy({ ...policyOptions, noticeReader: policyOptions.noticeReader ?? (search === undefined ? 'spill-tools' : 'spill-tools-and-search'), skipTools: policyOptions.skipTools ?? [...DEFAULT_SKIP_TOOLS, ...SPILL_TOOL_NAMES] });
+    policy = createSpillPolicy(withSurfaceDefaults(policyOptions, { search: search !== undefined, wrapsHarnessTools: true }));
   }
   const readerBackend = retrieval === undefined ? (policyOptions.backend?.reader === undefined ? undefined : policyOptions.backend) : retrieval;
   const tools = readerBackend === false || readerBackend === undefined ? [] : createSpillTools({ backend: readerBackend, maxReadBytes });

@@ -2,7 +2,7 @@
 // spill_search, invoked with a tool call as an agent invokes it, answers each request
 // exactly as the shared run does over the same backend.
 import { createMemoryBackend } from '@spillway/memory';
-import { runSpillSearch } from '@spillway/policy/tools';
+import { runSpillSearch } from '@spillway/tools';
 import { createBackendSearch } from '@spillway/search';
 import { expectSameSearchAnswers, saveSearchFixture, SEARCH_SESSION, sharedSearchRun } from '@spillway/test-support/search-answers';
 import type { ToolMessage } from '@langchain/core/messages';

@@ -1,15 +1,10 @@
 import { sessionId as brandSessionId, type SpillSearcher } from '@spillway/core';
-import { runSpillSearch, spillSearchTool } from '@spillway/policy/tools';
-import { ToolMessage } from '@langchain/core/messages';
-import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
+import { offeredSpillTools } from '@spillway/tools';
+import type { DynamicStructuredTool } from '@langchain/core/tools';
+import { toolFromSpec, type LangChainToolCall } from './tool-from-spec.js';
 
 /** The call a `spill_search` session function is asked about. */
-export interface SpillSearchCall {
-  /** The tool call's id. */
-  readonly toolCallId: string;
-  /** The run's `configurable` (LangGraph's `thread_id` and the rest), when there is one. */
-  readonly configurable: Readonly<Record<string, unknown>> | undefined;
-}
+export type SpillSearchCall = LangChainToolCall;
 
 /** Options of {@link createSpillSearchTool}. */
 export interface SpillSearchToolOptions {
@@ -49,37 +44,13 @@ export function createSpillSearchTool(options: SpillSearchToolOptions): DynamicS
     throw new TypeError('createSpillSearchTool needs { searcher }, such as await createBackendSearch(backend) from @spillway/search.');
   }
   const { searcher } = options;
-  return tool(
-    async (
-      input: unknown,
-      runtime: {
-        readonly toolCall?: { readonly id?: string | undefined } | undefined;
-        readonly signal?: AbortSignal | undefined;
-        readonly configurable?: Record<string, unknown> | undefined;
-      },
-    ) => {
-      const toolCallId = runtime.toolCall?.id ?? '';
-      const id = sessionOf(options.sessionId, { toolCallId, configurable: runtime.configurable });
-      const answer =
-        id === undefined
-          ? { text: 'spill_search has no session to search for this run (give sessionId or a thread_id).', isError: true as const, code: 'SPILL_INVALID_INPUT' as const }
-          : await runSpillSearch(searcher, input, {
-              sessionId: brandSessionId(id),
-              ...(options.maxSearchBytes === undefined ? {} : { maxSearchBytes: options.maxSearchBytes }),
-              ...(runtime.signal === undefined ? {} : { signal: runtime.signal }),
-            });
-      return new ToolMessage({
-        content: answer.text,
-        tool_call_id: toolCallId,
-        name: spillSearchTool.name,
-        status: answer.isError ? 'error' : 'success',
-        artifact: answer.isError ? { code: answer.code } : answer.data,
-      });
-    },
-    {
-      name: spillSearchTool.name,
-      description: spillSearchTool.description,
-      schema: structuredClone(spillSearchTool.inputSchema),
-    },
-  );
+  const limits = options.maxSearchBytes === undefined ? {} : { maxSearchBytes: options.maxSearchBytes };
+  // The registry offers exactly spill_search for a searcher alone.
+  const [spec] = offeredSpillTools({ searcher });
+  if (spec === undefined) throw new TypeError('createSpillSearchTool: @spillway/tools offers no tool for a searcher.');
+  return toolFromSpec(spec, { searcher }, (call) => {
+    const id = sessionOf(options.sessionId, call);
+    // No session: the tool answers an error the model can read.
+    return id === undefined ? limits : { ...limits, sessionId: brandSessionId(id) };
+  });
 }

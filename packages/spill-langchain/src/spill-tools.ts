@@ -1,13 +1,7 @@
 import type { SpillBackend } from '@spillway/core';
-import {
-  runSpillTool,
-  spillGrepTool,
-  spillReadTool,
-  type SpillToolDefinition,
-  type SpillToolOptions,
-} from '@spillway/policy/tools';
-import { ToolMessage } from '@langchain/core/messages';
-import { tool, type DynamicStructuredTool } from '@langchain/core/tools';
+import { offeredSpillTools, type SpillToolOptions } from '@spillway/tools';
+import type { DynamicStructuredTool } from '@langchain/core/tools';
+import { toolFromSpec } from './tool-from-spec.js';
 
 /** Options of {@link createSpillTools}. */
 export interface SpillToolsOptions {
@@ -40,26 +34,6 @@ export function createSpillTools(options: SpillToolsOptions): DynamicStructuredT
     ...(options.maxReadBytes === undefined ? {} : { maxReadBytes: options.maxReadBytes }),
     ...(options.defaultMaxMatches === undefined ? {} : { defaultMaxMatches: options.defaultMaxMatches }),
   };
-  const make = (definition: SpillToolDefinition): DynamicStructuredTool =>
-    tool(
-      async (input: unknown, runtime: { readonly toolCall?: { readonly id?: string | undefined } | undefined; readonly signal?: AbortSignal | undefined }) => {
-        const answer = await runSpillTool(reader, definition.name, input, {
-          ...limits,
-          ...(runtime.signal === undefined ? {} : { signal: runtime.signal }),
-        });
-        return new ToolMessage({
-          content: answer.text,
-          tool_call_id: runtime.toolCall?.id ?? '',
-          name: definition.name,
-          status: answer.isError ? 'error' : 'success',
-          artifact: answer.isError ? { code: answer.code } : answer.data,
-        });
-      },
-      {
-        name: definition.name,
-        description: definition.description,
-        schema: structuredClone(definition.inputSchema) as unknown as Record<string, unknown>,
-      },
-    );
-  return [make(spillReadTool), make(spillGrepTool)];
+  // Every registry tool that needs no more than a reader (spill_search needs a searcher).
+  return offeredSpillTools({ reader }).map((spec) => toolFromSpec(spec, { reader }, () => limits));
 }

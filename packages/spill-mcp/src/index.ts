@@ -19,7 +19,7 @@ export {
   type SpillProxyUpstream,
 } from './options.js';
 export type { SpillProxyEvent } from './diagnostics.js';
-export { MAX_RESULT_SIZE_META_KEY } from './spill-tools.js';
+export { MAX_RESULT_SIZE_META_KEY } from './options.js';
 export { downstreamToolName, upstreamToolName, UPSTREAM_ESCAPE_PREFIX } from './names.js';
 export {
   isSpillProxyError,

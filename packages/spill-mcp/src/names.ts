@@ -1,4 +1,4 @@
-import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
+import { SPILL_TOOL_NAMES } from '@spillway/tools';
 
 /** The prefix the proxy puts before an upstream tool name that would collide with its own. */
 export const UPSTREAM_ESCAPE_PREFIX = 'upstream_';

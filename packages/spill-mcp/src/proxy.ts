@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, Implementation, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { sessionId as brandSessionId } from '@spillway/core';
 import { createSpillPolicy } from '@spillway/policy';
-import { SPILL_TOOL_NAMES } from '@spillway/policy/tools';
+import { withSurfaceDefaults } from '@spillway/tools';
 import { Diagnostics } from './diagnostics.js';
 import { SpillProxyError, UPSTREAM_ERROR_RPC_CODE } from './errors.js';
 import { Forwarder, rpcError } from './forward.js';
@@ -121,9 +121,8 @@ class ProxyRuntime implements SpillProxy {
     const policy = createSpillPolicy({
       backend: options.backend,
       maxInlineBytes: config.maxInlineBytes,
-      skipTools: SPILL_TOOL_NAMES,
-      // The notice names the spill_* tools this proxy adds.
-      noticeReader: options.search === undefined ? 'spill-tools' : 'spill-tools-and-search',
+      // The notice names the spill_* tools this proxy adds; an upstream `read` spills like any tool.
+      ...withSurfaceDefaults({}, { search: options.search !== undefined, wrapsHarnessTools: false }),
       previewBytes: options.previewBytes,
       saveTimeoutMs: options.saveTimeoutMs,
       onEvent: (event) => {
@@ -135,7 +134,7 @@ class ProxyRuntime implements SpillProxy {
     this.ownTools = new OwnTools(options.backend?.reader, {
       maxReadBytes: config.maxReadBytes,
       defaultMaxMatches: config.maxGrepMatches,
-    }, undefined, options.search === undefined ? undefined : { searcher: options.search, sessionId: brandSessionId(this.sessionId) });
+    }, options.search === undefined ? undefined : { searcher: options.search, sessionId: brandSessionId(this.sessionId) });
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });

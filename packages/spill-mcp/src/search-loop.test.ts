@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { retrievalHintFor } from '@spillway/core/notice';
 import { createLocalBackend } from '@spillway/local';
 import { parseSpillNotice } from '@spillway/policy';
-import { spillSearchTool } from '@spillway/policy/tools';
+import { spillSearchTool } from '@spillway/tools';
 import { createBackendSearch, type SpillSearch } from '@spillway/search';
 import { expectSameSearchAnswers, SEARCH_SESSION, searchFixture, sharedSearchRun } from '@spillway/test-support/search-answers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

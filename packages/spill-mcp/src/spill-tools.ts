@@ -1,14 +1,11 @@
 import type { CallToolResult, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_GREP_MAX_LINE_BYTES, type SessionId, type SpillReader, type SpillSearcher } from '@spillway/core';
-import { runSpillSearch, runSpillTool, SPILL_SEARCH_TOOL, spillToolDefinitions, type SpillToolDefinition } from '@spillway/policy/tools';
+import type { SessionId, SpillReader, SpillSearcher } from '@spillway/core';
+import { offeredSpillTools, runSpillTool, type SpillToolCallOptions, type SpillToolServices, type SpillToolSpec } from '@spillway/tools';
 import { downstreamToolName } from './names.js';
-import { searchToolListing } from './search-tool.js';
+import { MAX_RESULT_SIZE_META_KEY } from './options.js';
 
-/** The `_meta` key that tells Claude Code how large a tool's answers may be before it spills them itself. */
-export const MAX_RESULT_SIZE_META_KEY = 'anthropic/maxResultSizeChars';
-
-// 200 matching lines cut at the reader's line bound, with their numbers.
-const GREP_PAGE_CHARS = 200 * (DEFAULT_GREP_MAX_LINE_BYTES + 32);
+/** Room for the JSON framing around an answer's text, in the size hint a host is given. */
+const HINT_FRAMING = 1_024;
 
 /** The limits of the proxy's own tools. */
 export interface OwnToolLimits {
@@ -25,53 +22,41 @@ export interface OwnSearch {
 }
 
 /**
- * spillway's own tools, offered next to the upstream's: every definition of the shared
- * tool list of `@spillway/policy/tools`, each run by the shared implementation (which
- * bounds every answer). Adding a shared tool adds it here with no other change.
+ * spillway's own tools, offered next to the upstream's: every tool of the registry in
+ * `@spillway/tools` whose services the proxy has, each run by the shared implementation
+ * (which bounds every answer). A tool added to the registry appears here with no change.
  */
 export class OwnTools {
-  private readonly reader: SpillReader | undefined;
-  private readonly limits: OwnToolLimits;
-  private readonly definitions: readonly SpillToolDefinition[];
-  private readonly search: OwnSearch | undefined;
+  private readonly services: SpillToolServices;
+  private readonly options: SpillToolCallOptions;
+  private readonly specs: readonly SpillToolSpec[];
 
   /**
    * @param reader - the backend's reader; without one the proxy offers no tools
    * @param limits - the answers' limits
-   * @param definitions - the shared tool list
    * @param search - what answers `spill_search`; without it the tool is not offered
    */
-  constructor(
-    reader: SpillReader | undefined,
-    limits: OwnToolLimits,
-    definitions: readonly SpillToolDefinition[] = spillToolDefinitions,
-    search?: OwnSearch,
-  ) {
-    this.reader = reader;
-    this.limits = limits;
-    this.definitions = reader === undefined ? [] : definitions;
-    this.search = reader === undefined ? undefined : search;
+  constructor(reader: SpillReader | undefined, limits: OwnToolLimits, search?: OwnSearch) {
+    this.services = reader === undefined ? {} : { reader, searcher: search?.searcher };
+    this.options = { ...limits, sessionId: search?.sessionId };
+    this.specs = offeredSpillTools(this.services);
   }
 
   /** The tools as MCP lists them, with a size hint for hosts that spill on their own. */
   list(): Tool[] {
-    // Claude Code spills an answer above the hint itself. The shared implementation bounds
-    // every answer; the hint leaves room for a read at the cap or a page of grep matches.
-    const hint = Math.max(this.limits.maxReadBytes, GREP_PAGE_CHARS) + 1_024;
-    const tools: Tool[] = this.definitions.map((definition) => ({
-      name: definition.name,
-      description: definition.description,
-      inputSchema: definition.inputSchema as unknown as Tool['inputSchema'],
+    // Claude Code spills an answer above the hint itself; every answer is bounded below it.
+    return this.specs.map((spec) => ({
+      name: spec.name,
+      description: spec.description,
+      inputSchema: structuredClone(spec.inputSchema) as unknown as Tool['inputSchema'],
       annotations: { readOnlyHint: true, openWorldHint: false },
-      _meta: { [MAX_RESULT_SIZE_META_KEY]: hint },
+      _meta: { [MAX_RESULT_SIZE_META_KEY]: spec.answerBytes(this.options) + HINT_FRAMING },
     }));
-    return this.search === undefined ? tools : [...tools, searchToolListing(MAX_RESULT_SIZE_META_KEY)];
   }
 
   /** Whether `name` is one of these tools. */
   has(name: string): boolean {
-    if (name === SPILL_SEARCH_TOOL && this.search !== undefined) return true;
-    return this.definitions.some((definition) => definition.name === name);
+    return this.specs.some((spec) => spec.name === name);
   }
 
   /**
@@ -79,20 +64,8 @@ export class OwnTools {
    * result the model can read, with `isError: true` when the call failed.
    */
   async call(name: string, args: unknown, signal: AbortSignal): Promise<CallToolResult> {
-    const reader = this.reader;
-    if (reader === undefined || !this.has(name)) {
-      return { content: [{ type: 'text', text: `Unknown tool: ${name}` }], isError: true };
-    }
-    const search = this.search;
-    if (name === SPILL_SEARCH_TOOL && search !== undefined) {
-      const found = await runSpillSearch(search.searcher, args === undefined ? {} : args, { sessionId: search.sessionId, signal });
-      return { content: [{ type: 'text', text: found.text }], ...(found.isError ? { isError: true } : {}) };
-    }
-    const answer = await runSpillTool(reader, name, args === undefined ? {} : args, {
-      maxReadBytes: this.limits.maxReadBytes,
-      defaultMaxMatches: this.limits.defaultMaxMatches,
-      signal,
-    });
+    if (!this.has(name)) return { content: [{ type: 'text', text: `Unknown tool: ${name}` }], isError: true };
+    const answer = await runSpillTool(this.services, name, args === undefined ? {} : args, { ...this.options, signal });
     return { content: [{ type: 'text', text: answer.text }], ...(answer.isError ? { isError: true } : {}) };
   }
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { CallToolResultSchema, ListToolsResultSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/policy/tools';
+import { DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectProxy, PROXY_MAIN, privateDir, TEST_SERVER, textOf, type Host } from './test-helpers.js';
 

@@ -10,7 +10,7 @@ import type { SpillBackendFixture } from '@spillway/conformance';
 import { describeSpillSearch } from '@spillway/conformance/search';
 import { createLocalBackend } from '@spillway/local';
 import { createMemoryBackend } from '@spillway/memory';
-import { runSpillSearch } from '@spillway/policy/tools';
+import { runSpillSearch } from '@spillway/tools';
 import { createS3Backend } from '@spillway/s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

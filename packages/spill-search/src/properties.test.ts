@@ -4,7 +4,7 @@
 // text (FTS5 operators, quotes, parentheses, any Unicode) makes a search fail.
 import { sessionId, type SpillCatalog, type SpillEntry, type SpillLocator } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { runSpillSearch } from '@spillway/policy/tools';
+import { runSpillSearch } from '@spillway/tools';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSpillSearch } from './index.js';

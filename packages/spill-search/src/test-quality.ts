@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callId, sessionId, type SessionId, type SpillBackend, type SpillLocator } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { runSpillSearch } from '@spillway/policy/tools';
+import { runSpillSearch } from '@spillway/tools';
 import { createBackendSearch, type SpillSearch } from './index.js';
 
 /** The answer budget both systems get. */

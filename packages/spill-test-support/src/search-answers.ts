@@ -4,7 +4,7 @@
 // over a searcher on the same backend), byte for byte for a model, hit for hit for the CLI.
 import assert from 'node:assert/strict';
 import { callId, sessionId, type SpillBackend, type SpillSearcher } from '@spillway/core';
-import { runSpillSearch } from '@spillway/policy/tools';
+import { runSpillSearch } from '@spillway/tools';
 
 /** One stored output of the fixture. */
 export interface SearchFixtureArtifact {

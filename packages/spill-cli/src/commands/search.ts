@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, type SpillSearchResult, type SpillSearcher } from '@spillway/core';
-import { runSpillSearch } from '@spillway/policy/tools';
+import { runSpillSearch } from '@spillway/tools';
 import { CliError } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { jsonLine } from '../json.js';

@@ -3,7 +3,7 @@ import type { GrepResult, ReadResult, SpillReader } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundRows, utf8Prefix } from './answer-bound.js';
-import { runSpillGrep, runSpillRead } from './tools.js';
+import { runSpillGrep, runSpillRead } from './index.js';
 
 const text = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\n', '\uD800', ' ') });
 

@@ -11,8 +11,8 @@ import {
   runSpillGrep,
   runSpillRead,
   runSpillTool,
-  spillToolDefinitions,
-} from './tools.js';
+  spillToolSpecs,
+} from './index.js';
 
 async function stored(text: string) {
   const backend = createMemoryBackend();
@@ -115,16 +115,17 @@ describe('spill_grep', () => {
 });
 
 describe('definitions and dispatch', () => {
-  it('names both tools with schemas that require the locator', () => {
-    expect(spillToolDefinitions.map((d) => d.name)).toEqual([SPILL_READ_TOOL, SPILL_GREP_TOOL]);
-    for (const d of spillToolDefinitions) expect(d.inputSchema.required).toContain('locator');
+  it('names the reader tools with schemas that require the locator', () => {
+    const readerTools = spillToolSpecs.filter((d) => d.requires.includes('reader'));
+    expect(readerTools.map((d) => d.name)).toEqual([SPILL_READ_TOOL, SPILL_GREP_TOOL]);
+    for (const d of readerTools) expect(d.inputSchema.required).toContain('locator');
   });
 
   it('dispatches by name and refuses unknown names', async () => {
     const { reader, locator } = await stored(lines);
-    expect((await runSpillTool(reader, 'spill_read', { locator, limit: 1 })).text).toMatch(/^line 1\n/);
-    expect((await runSpillTool(reader, 'spill_grep', { locator, pattern: 'needle' })).text).toMatch(/^42: /);
-    expect(await runSpillTool(reader, 'spill_delete', { locator })).toMatchObject({ isError: true });
+    expect((await runSpillTool({ reader }, 'spill_read', { locator, limit: 1 })).text).toMatch(/^line 1\n/);
+    expect((await runSpillTool({ reader }, 'spill_grep', { locator, pattern: 'needle' })).text).toMatch(/^42: /);
+    expect(await runSpillTool({ reader }, 'spill_delete', { locator })).toMatchObject({ isError: true });
   });
 
   it('words a line cut by the byte cap and a line that does not fit', () => {

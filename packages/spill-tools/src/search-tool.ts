@@ -11,9 +11,8 @@ import {
   isSpillError,
 } from '@spillway/core';
 import type { SessionId, SpillErrorCode, SpillSearchHit, SpillSearchResult, SpillSearcher } from '@spillway/core';
-
-/** The name of the tool that searches every spilled result of the session. */
-export const SPILL_SEARCH_TOOL = 'spill_search';
+import { SPILL_SEARCH_TOOL } from './names.js';
+import type { SpillToolJsonSchema } from './tool-call.js';
 
 /** Arguments of `spill_search`. */
 export interface SpillSearchArgs {
@@ -30,12 +29,7 @@ export interface SpillSearchToolDefinition {
   /** One-paragraph description for the model. */
   readonly description: string;
   /** The JSON Schema of the arguments. */
-  readonly inputSchema: {
-    readonly type: 'object';
-    readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-    readonly required: readonly string[];
-    readonly additionalProperties: false;
-  };
+  readonly inputSchema: SpillToolJsonSchema;
 }
 
 /** The definition of `spill_search`. */

@@ -1,0 +1,172 @@
+/**
+ * What every retrieval tool call shares: the limits it runs under, the check of untrusted
+ * arguments, and the answer it gives (an error the model can read rather than a throw).
+ * No Node imports.
+ */
+import { isSpillError, spillLocator } from '@spillway/core';
+import type { GrepResult, ReadResult, SpillErrorCode, SpillLocator } from '@spillway/core';
+import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES, MIN_SPILL_ANSWER_BYTES, utf8Prefix } from './answer-bound.js';
+import type { SPILL_GREP_TOOL, SPILL_READ_TOOL } from './names.js';
+
+/** A JSON Schema object, as MCP `inputSchema` and the frameworks' `jsonSchema()` take it. */
+export interface SpillToolJsonSchema {
+  readonly type: 'object';
+  readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly required: readonly string[];
+  readonly additionalProperties: false;
+}
+
+/** One retrieval tool's definition, ready to map onto a framework's tool type. */
+export interface SpillToolDefinition {
+  /** `spill_read` or `spill_grep`. */
+  readonly name: typeof SPILL_READ_TOOL | typeof SPILL_GREP_TOOL;
+  /** One-paragraph description for the model. */
+  readonly description: string;
+  /** The JSON Schema of the arguments. */
+  readonly inputSchema: SpillToolJsonSchema;
+}
+
+/** The `locator` argument, as every tool that takes one declares it. */
+export const LOCATOR_PROPERTY = {
+  type: 'string',
+  description: 'The locator exactly as a spill notice printed it ("stored at: <locator>").',
+} as const;
+
+
+/**
+ * Limits an adapter applies to every retrieval call. Whatever the model asks for, an
+ * answer's text is at most `maxAnswerBytes` UTF-8 bytes and a `spill_grep` answer holds at
+ * most `maxMatches` lines; an answer that was cut says so and how to continue.
+ */
+export interface SpillToolOptions {
+  /**
+   * Cap, in UTF-8 bytes, on the whole text of one answer (the footer included), at least
+   * {@link MIN_SPILL_ANSWER_BYTES}. Default {@link DEFAULT_SPILL_ANSWER_BYTES}.
+   */
+  readonly maxAnswerBytes?: number;
+  /** The most matching lines one `spill_grep` answer holds. Default {@link DEFAULT_SPILL_ANSWER_MATCHES}. */
+  readonly maxMatches?: number;
+  /**
+   * Byte cap on one `spill_read` answer's lines. Default {@link DEFAULT_READ_MAX_BYTES};
+   * never more than `maxAnswerBytes` leaves beside the footer.
+   */
+  readonly maxReadBytes?: number;
+  /** Default `maxMatches` when the model gives none. Default {@link DEFAULT_GREP_MAX_MATCHES}. */
+  readonly defaultMaxMatches?: number;
+  /** Cancels the call. */
+  readonly signal?: AbortSignal;
+}
+
+
+/** The limits one call runs under, with the defaults applied. */
+export interface Limits {
+  readonly maxAnswerBytes: number;
+  readonly maxMatches: number;
+}
+
+function positiveInteger(value: unknown, name: string, min: number): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)) {
+    throw new TypeError(`${name} must be a whole number of at least ${String(min)}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
+  }
+}
+
+/**
+ * Checks an adapter's {@link SpillToolOptions} once, at construction, so that a bad
+ * configuration fails the deployment rather than every call.
+ *
+ * @throws TypeError for a `maxAnswerBytes` under {@link MIN_SPILL_ANSWER_BYTES}, or a
+ * `maxMatches`, `maxReadBytes` or `defaultMaxMatches` that is not a positive whole number.
+ */
+export function checkSpillToolOptions(options: SpillToolOptions): void {
+  positiveInteger(options.maxAnswerBytes, 'maxAnswerBytes', MIN_SPILL_ANSWER_BYTES);
+  positiveInteger(options.maxMatches, 'maxMatches', 1);
+  positiveInteger(options.maxReadBytes, 'maxReadBytes', 1);
+  positiveInteger(options.defaultMaxMatches, 'defaultMaxMatches', 1);
+}
+
+export function limitsOf(options: SpillToolOptions): Limits {
+  checkSpillToolOptions(options);
+  return {
+    maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_SPILL_ANSWER_BYTES,
+    maxMatches: options.maxMatches ?? DEFAULT_SPILL_ANSWER_MATCHES,
+  };
+}
+
+/** What a retrieval tool call answers: text for the model, plus the reader's data. */
+export type SpillToolAnswer =
+  | {
+      /** The answer to show the model. */
+      readonly text: string;
+      /** The call worked. */
+      readonly isError: false;
+      /** The reader's own answer, for structured outputs. */
+      readonly data: ReadResult | GrepResult;
+    }
+  | {
+      /** The error, worded for the model. */
+      readonly text: string;
+      /** The call failed; map onto the framework's tool error (MCP: `isError: true`). */
+      readonly isError: true;
+      /** The `SpillError` code, or `undefined` for an unexpected failure. */
+      readonly code: SpillErrorCode | undefined;
+    };
+
+/** Why the arguments were refused, before the reader was asked. */
+export class ArgumentError extends Error {}
+
+export function record(args: unknown, tool: string): Record<string, unknown> {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw new ArgumentError(`${tool} takes an object of arguments.`);
+  }
+  return args as Record<string, unknown>;
+}
+
+export function locatorArg(args: Record<string, unknown>, tool: string): string {
+  const value = args.locator;
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ArgumentError(`${tool} needs \`locator\`: the locator exactly as the spill notice printed it.`);
+  }
+  return value;
+}
+
+// Absent values stay absent, so the reader applies its defaults; present values go through
+// unchanged, so that the reader's one validation answers every bad value the same way.
+export function optional(args: Record<string, unknown>, key: string): { readonly [k: string]: unknown } {
+  return args[key] === undefined ? {} : { [key]: args[key] };
+}
+
+function failure(error: unknown, tool: string, maxBytes = DEFAULT_SPILL_ANSWER_BYTES): SpillToolAnswer {
+  // An error's message may quote what the model sent (a huge locator or pattern): bound it too.
+  const bounded = (text: string): string => utf8Prefix(text, maxBytes);
+  if (error instanceof ArgumentError) {
+    return { text: bounded(error.message), isError: true, code: 'SPILL_INVALID_INPUT' };
+  }
+  if (isSpillError(error)) {
+    return { text: bounded(`${tool} failed (${error.code}): ${error.message}`), isError: true, code: error.code };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { text: bounded(`${tool} failed: ${message}`), isError: true, code: undefined };
+}
+
+/**
+ * One call of `tool` on untrusted `args`: the limits, the arguments' object and its
+ * locator are checked, then `answer` runs; whatever throws on the way becomes the tool's
+ * error answer, bounded by the answer cap (the default one when the limits themselves are bad).
+ */
+export async function guarded(
+  tool: string,
+  args: unknown,
+  options: SpillToolOptions,
+  answer: (a: Record<string, unknown>, locator: SpillLocator, limits: Limits) => Promise<SpillToolAnswer>,
+): Promise<SpillToolAnswer> {
+  let cap = DEFAULT_SPILL_ANSWER_BYTES;
+  try {
+    const limits = limitsOf(options);
+    cap = limits.maxAnswerBytes;
+    const a = record(args, tool);
+    return await answer(a, spillLocator(locatorArg(a, tool)), limits);
+  } catch (error) {
+    return failure(error, tool, cap);
+  }
+}
+
