@@ -8,7 +8,7 @@
 import { spillTools, withSpill } from '@spillway/ai-sdk';
 import { sessionId as brandSessionId, utf8ByteLength } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, type UIMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { NEEDLE, fetchedPage } from './data.js';

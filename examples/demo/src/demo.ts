@@ -15,7 +15,8 @@ import { formatGrepMatches, formatReadLines, makeStyle, type Style } from '@spil
 import { isSpillError, spillLocator, utf8ByteLength, type SpillBackend, type SpillReader } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { createMemoryBackend } from '@spillway/memory';
-import { createSpillPolicy, parseSpillNotice, type SpillEvent, type ToolExecution, type ToolResult } from '@spillway/policy';
+import { createSpillPolicy, type SpillEvent, type ToolExecution, type ToolResult } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { NEEDLE, fetchedPage, searchResults, sourceFile } from './data.js';
 import { mcpPart, type McpPartSummary } from './mcp-part.js';
 import { aiSdkPart, type AiSdkSummary } from './ai-sdk-part.js';

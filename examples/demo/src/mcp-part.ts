@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { NEEDLE, fetchedPage } from './data.js';
 
 /** What the demo prints with: the walk-through's printer satisfies it. */

@@ -2,7 +2,7 @@
 // AI SDK's own mock model, and the UI round trip through `convertToModelMessages`.
 import { sessionId as brandSessionId, spillLocator } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { bigLog, NEEDLE, NEEDLE_LINE } from '@spillway/test-support/big-log';
 import { convertToModelMessages, generateText, jsonSchema, stepCountIs, tool, type UIMessage } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';

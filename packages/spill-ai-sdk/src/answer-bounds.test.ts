@@ -1,7 +1,7 @@
 // The shared bound on retrieval answers, run against this adapter's real tools: spillTools'
 // execute, then its toModelOutput, which is what the model is sent.
 import { createMemoryBackend } from '@spillway/memory';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES } from '@spillway/tools';
 import { toolAnswerArtifact, toolAnswerCases, type ToolSurface } from '@spillway/test-support/tool-answers';
 import { jsonSchema, tool } from 'ai';

@@ -2,7 +2,7 @@
 // its calls from 1 in every chat hands the same id to two chats. With the tools wrapped
 // once at module level, as the README recommends, each chat must still see its own rows.
 import { createMemoryBackend } from '@spillway/memory';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import fc from 'fast-check';

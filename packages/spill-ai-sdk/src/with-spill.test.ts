@@ -1,6 +1,7 @@
 import { sessionId as brandSessionId, SpillError, spillLocator, type SpillBackend } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { createSpillPolicy, parseSpillNotice, type SpillEvent } from '@spillway/policy';
+import { createSpillPolicy, type SpillEvent } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { generateText, jsonSchema, stepCountIs, tool, type ToolSet } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it } from 'vitest';

@@ -5,7 +5,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
 import { host, INIT, text } from './test-mcp-host.js';

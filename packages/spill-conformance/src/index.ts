@@ -24,5 +24,3 @@ export { resolveConformanceOptions } from './options.js';
 export type { ResolvedConformanceOptions } from './options.js';
 export { ConformanceFailure, readWhole } from './harness.js';
 export type { PageSize } from './harness.js';
-export { HOSTILE_SESSION_IDS, HOSTILE_SUGGESTED_NAMES } from './hostile-inputs.js';
-export { SAMPLE_CONTENTS, makeLargeContent } from './samples.js';

@@ -1,7 +1,8 @@
 // The middleware in a real createAgent loop, driven offline by LangChain's own fake model.
 import { sessionId as brandSessionId, SpillError, type SpillBackend } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
-import { parseSpillNotice, type SpillEvent } from '@spillway/policy';
+import { type SpillEvent } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { bigLog, NEEDLE, NEEDLE_LINE } from '@spillway/test-support/big-log';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { fakeModel } from '@langchain/core/testing';

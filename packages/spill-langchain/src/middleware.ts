@@ -1,5 +1,6 @@
 import type { SpillBackend, SpillSearcher } from '@spillway/core';
-import { createSpillPolicy, parseSpillNotice } from '@spillway/policy';
+import { createSpillPolicy } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
 import { SPILL_SEARCH_TOOL, withSurfaceDefaults } from '@spillway/tools';
 import { ToolMessage } from '@langchain/core/messages';

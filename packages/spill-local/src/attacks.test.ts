@@ -8,7 +8,8 @@ import type { SpillEntry, SpillListProblem, SpillLocator } from '@spillway/core'
 import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
-import { createLocalBackend, sessionDirName } from './index.js';
+import { createLocalBackend } from './index.js';
+import { sessionDirName } from './names.js';
 import type { LocalBackend } from './index.js';
 import { filesUnder, makeRoot, request } from './test-helpers.js';
 

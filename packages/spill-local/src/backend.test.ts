@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isSpillError, sessionId, spillLocator } from '@spillway/core';
 import type { SpillEntry } from '@spillway/core';
-import { LOCAL_RETRIEVAL_HINT, createLocalBackend, defaultLocalRoot, sessionDirName } from './index.js';
+import { LOCAL_RETRIEVAL_HINT, createLocalBackend, defaultLocalRoot } from './index.js';
+import { sessionDirName } from './names.js';
 import { makeRoot, request, streamRequest } from './test-helpers.js';
 
 let root: string;

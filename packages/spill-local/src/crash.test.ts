@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionId } from '@spillway/core';
 import type { SpillEntry } from '@spillway/core';
-import { createLocalBackend, sessionDirName } from './index.js';
+import { createLocalBackend } from './index.js';
+import { sessionDirName } from './names.js';
 import { DIST_INDEX, makeRoot } from './test-helpers.js';
 
 let base: string;

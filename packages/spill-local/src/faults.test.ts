@@ -7,7 +7,8 @@ import type { SpillError } from '@spillway/core';
 import { createLocalBackendWith } from './backend.js';
 import { nodeFsOps } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
-import { createLocalBackend, sessionDirName } from './index.js';
+import { createLocalBackend } from './index.js';
+import { sessionDirName } from './names.js';
 import { nobodyReadableDistIndex, filesUnder, makeRoot, request, runChild, streamRequest } from './test-helpers.js';
 
 const isRoot = process.geteuid?.() === 0;

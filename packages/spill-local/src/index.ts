@@ -10,5 +10,4 @@
 export { createLocalBackend, defaultLocalRoot, DEFAULT_MAX_OPEN_FILES, MIN_MAX_OPEN_FILES } from './backend.js';
 export type { LocalBackend, LocalBackendOptions, LocalCatalog } from './backend.js';
 export { LOCAL_RETRIEVAL_HINT } from './save.js';
-export { sanitizeName, sessionDirName } from './names.js';
 export { localRootOf } from './locator-root.js';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSpillError, sessionId } from '@spillway/core';
 import { createLocalBackendWith } from './backend.js';
-import { sessionDirName } from './index.js';
+import { sessionDirName } from './names.js';
 import { filesUnder, makeRoot, request } from './test-helpers.js';
 
 let base: string;

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { PROXY_MAIN, privateDir, serverScript } from './test-helpers.js';
 
 const run = promisify(execFile);

@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { retrievalHintFor } from '@spillway/core/notice';
 import { createLocalBackend } from '@spillway/local';
-import { parseSpillNotice } from '@spillway/policy';
+import { parseSpillNotice } from '@spillway/policy/notice';
 import { spillSearchTool } from '@spillway/tools';
 import { createBackendSearch, type SpillSearch } from '@spillway/search';
 import { expectSameSearchAnswers, SEARCH_SESSION, searchFixture, sharedSearchRun } from '@spillway/test-support/search-answers';

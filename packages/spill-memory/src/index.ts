@@ -20,4 +20,3 @@ export type {
   MemorySpillEntry,
 } from './memory-backend.js';
 /** The longest grep pattern accepted; the retrieval engine's limit, the same on every backend. */
-export { MAX_PATTERN_LENGTH } from '@spillway/retrieval';

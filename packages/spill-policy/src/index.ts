@@ -27,5 +27,3 @@ export type {
   ToolExecution,
   ToolResult,
 } from './types.js';
-export { RETRIEVAL_HINTS, findSpillNotices, formatSpillNotice, hasSpillNotice, parseSpillNotice, retrievalHintFor } from './notice.js';
-export type { FindSpillNoticesOptions, FoundSpillNotice, ParseSpillNoticeOptions, SpillNotice, SpillNoticeReader } from './notice.js';
