@@ -8,7 +8,7 @@
  * never settle, saves that time out, artifacts a sweep deleted although they were saved
  * after it began, descriptors and heap that grow.
  *
- * `soak.test.ts` runs it for about half a minute in the test suite; `soak-main.ts` runs it
+ * `soak.e2e.test.ts` runs it for about half a minute in the test suite; `soak-main.ts` runs it
  * for as long as asked and prints the figures over time.
  */
 import { readdirSync } from 'node:fs';

@@ -8,7 +8,7 @@ import { testIO } from './test-io.js';
 import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';
 
 // In-process runs of main() with captured I/O, on the real local backend in a private
-// temporary root. The built binary is exercised separately in e2e.test.ts.
+// temporary root. The built binary is exercised separately in cli.e2e.test.ts.
 
 let base: string;
 let counter = 0;

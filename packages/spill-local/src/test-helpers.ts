@@ -90,6 +90,8 @@ export async function withUmask<T>(mask: number, fn: () => Promise<T>): Promise<
 
 /** The built package entry, for child processes (see test-global-setup.ts). */
 export const DIST_INDEX = new URL('../dist/index.js', import.meta.url).href;
+/** The built naming module, for a child that needs the session directory's name. */
+export const DIST_NAMES = new URL('../dist/names.js', import.meta.url).href;
 /** The built internal factory with test seams, for child processes. */
 export const DIST_BACKEND = new URL('../dist/backend.js', import.meta.url).href;
 

@@ -1,6 +1,6 @@
 /**
  * Helpers for this package's tests: saving an artifact and checking a hit against `read`.
- * The search contract itself runs from `@spillway/conformance` (see backends.test.ts).
+ * The search contract itself runs from `@spillway/conformance` (see backends.e2e.test.ts).
  */
 import { callId, type SessionId, type SpillBackend, type SpillLocator, type SpillSearchHit } from '@spillway/core';
 import { expect } from 'vitest';

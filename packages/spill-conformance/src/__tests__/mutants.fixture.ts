@@ -1,4 +1,4 @@
-// Run by catches-bugs.test.ts in a child vitest: the suite against the reference backend
+// Run by catches-bugs.e2e.test.ts in a child vitest: the suite against the reference backend
 // once without a bug (every test must pass) and once per deliberate bug (some must fail).
 import { describeSpillBackend } from '../describe-spill-backend.js';
 import { CONTROL_NAME, mutantName } from './mutants.js';

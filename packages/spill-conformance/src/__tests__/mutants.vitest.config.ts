@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
-// The child run of catches-bugs.test.ts: only the mutant fixture, rooted at the package.
+// The child run of catches-bugs.e2e.test.ts: only the mutant fixture, rooted at the package.
 export default defineConfig({
   test: {
     root: fileURLToPath(new URL('../..', import.meta.url)),

@@ -6,7 +6,7 @@ import { FileWriter, WRITE_BUFFER_BYTES } from './file-writer.js';
 import type { FsOps } from './fs-ops.js';
 import { nodeFsOps } from './fs-ops.js';
 import { createLocalBackend } from './index.js';
-import { DIST_INDEX, freshRootEachTest, runChild } from './test-helpers.js';
+import { DIST_INDEX, DIST_NAMES, freshRootEachTest, runChild } from './test-helpers.js';
 
 /** FsOps whose `write` appends into memory, taking at most `step` bytes per call. */
 function memoryOps(step: number): { ops: FsOps; bytes: () => Buffer } {
@@ -79,7 +79,8 @@ describe('large streams', () => {
     const out = await runChild(
       `import fs from 'node:fs';
        import path from 'node:path';
-       const { createLocalBackend, sessionDirName } = await import(${JSON.stringify(DIST_INDEX)});
+       const { createLocalBackend } = await import(${JSON.stringify(DIST_INDEX)});
+       const { sessionDirName } = await import(${JSON.stringify(DIST_NAMES)});
        const root = ${JSON.stringify(root)};
        const chunk = ${JSON.stringify(chunk)};
        const chunkBytes = Buffer.byteLength(chunk);
