@@ -12,7 +12,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.mjs', '*.ts', 'packages/*/bin/*.js', 'packages/*/test-hosts/*.mjs', 'scripts/*.mjs'],
+          allowDefaultProject: ['*.js', '*.mjs', '*.ts', 'packages/*/bin/*.js', 'packages/*/test-hosts/*.mjs', 'scripts/*.mjs', 'scripts/*.d.mts'],
           defaultProject: 'tsconfig.tools.json',
         },
         tsconfigRootDir: import.meta.dirname,
