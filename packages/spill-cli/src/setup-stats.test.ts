@@ -19,7 +19,9 @@ describe('spillway setup', () => {
     const t = testIO({ homedir: dir, cwd: dir });
     expect(await main(['setup', 'codex', '--config-dir', codex], t.io)).toBe(0);
     expect(t.stdout.text()).toMatch(/cap 8192 bytes \(under the 10 KiB/);
-    expect(t.stdout.text()).toContain('Undo with: spillway setup codex --undo');
+    // The hint works as printed: it names the config directory it was given.
+    const hint = /Undo with: spillway (.+)$/m.exec(t.stdout.text())?.[1] ?? '';
+    expect(hint).toBe(`setup codex --config-dir ${codex} --undo`);
     const written = readFileSync(join(codex, 'config.toml'), 'utf8');
     expect(written).toContain(`command = ${JSON.stringify(process.execPath)} # the server`);
     expect(written).toContain(JSON.stringify(SPILLWAY_SCRIPT));
@@ -29,8 +31,18 @@ describe('spillway setup', () => {
     expect(dry.stdout.text()).toContain('would be restored');
     expect(readFileSync(join(codex, 'config.toml'), 'utf8')).toBe(written);
 
-    expect(await main(['setup', 'codex', '--config-dir', codex, '--undo'], testIO({ homedir: dir, cwd: dir }).io)).toBe(0);
+    expect(await main(hint.split(' '), testIO({ homedir: dir, cwd: dir }).io)).toBe(0);
     expect(readFileSync(join(codex, 'config.toml'), 'utf8')).toBe(CODEX);
+  });
+
+  it('prints control characters of a project config as escapes, never raw', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'evil\u001b[2J\u001b]0;owned\u0007': { url: 'http://127.0.0.1:1/\u001b[31m' } } }));
+    const t = testIO({ homedir: join(dir, 'home'), cwd: dir });
+    await main(['setup', 'claude-code', '--dry-run'], t.io);
+    expect(t.stdout.text()).toContain('evil\\u001b[2J');
+    // eslint-disable-next-line no-control-regex
+    expect(t.stdout.text()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
   });
 
   it('refuses an unknown host (usage) and a broken config (failure, named, untouched)', async () => {

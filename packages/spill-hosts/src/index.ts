@@ -5,10 +5,12 @@
  *
  * @packageDocumentation
  */
-export { setupHost, undoHost, manifestPath, type SetupOptions } from './setup.js';
+export { setupHost, undoHost, type SetupOptions } from './setup.js';
+export { undoRecordPath } from './undo-records.js';
+export { MAX_CONFIG_BYTES } from './config-file.js';
 export { HOSTS, hostFiles } from './hosts.js';
 export { ConfigParseError } from './document.js';
-export { wrapCommand, unwrapCommand, hookCommandLine, type CommandLine } from './command.js';
+export { wrapCommand, unwrapCommand, hookCommandLine, type CommandLine, shellQuote } from './command.js';
 export {
   HOST_IDS,
   isHostId,

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from '@decimalturn/toml-patch';
 import jsonc from 'jsonc-parser';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HOST_IDS, manifestPath, setupHost, undoHost, unwrapCommand, type HostId, type SetupEnvironment } from './index.js';
+import { HOST_IDS, setupHost, undoHost, undoRecordPath, unwrapCommand, type HostId, type SetupEnvironment } from './index.js';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'test-fixtures');
 const COMMAND = { node: '/opt/node/bin/node', spillway: '/opt/spillway/bin/spillway.js' };
@@ -93,7 +93,10 @@ describe.each(HOST_IDS)('setup %s', (host) => {
     const undone = undoHost(host, env);
     expect(undone.files.filter((f) => f.status === 'refused')).toEqual([]);
     expect(snapshot(files)).toEqual(before);
-    for (const file of files) expect(existsSync(manifestPath(file))).toBe(false);
+    for (const file of files) {
+      expect(existsSync(undoRecordPath(env, file))).toBe(false);
+      expect(existsSync(`${file}.spillway-undo.json`)).toBe(false);
+    }
   });
 
   it('--dry-run shows the change and writes nothing', () => {
@@ -104,7 +107,10 @@ describe.each(HOST_IDS)('setup %s', (host) => {
     expect(changed.length).toBeGreaterThan(0);
     for (const file of changed) expect(file.diff).toMatch(/^\+ .*spillway/m);
     expect(snapshot(files)).toEqual(before);
-    for (const file of files) expect(existsSync(manifestPath(file))).toBe(false);
+    for (const file of files) {
+      expect(existsSync(undoRecordPath(env, file))).toBe(false);
+      expect(existsSync(`${file}.spillway-undo.json`)).toBe(false);
+    }
   });
 
   it('refuses a config it cannot parse, naming the file and leaving it untouched', () => {
@@ -117,7 +123,7 @@ describe.each(HOST_IDS)('setup %s', (host) => {
     expect(entry?.status).toBe('refused');
     expect(entry?.error).toContain(broken);
     expect(readFileSync(broken)).toEqual(before[0]);
-    expect(existsSync(manifestPath(broken))).toBe(false);
+    expect(existsSync(undoRecordPath(env, broken))).toBe(false);
   });
 
   it('--config-dir points at another location', () => {

@@ -1,32 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, lstatSync, openSync, readFileSync, realpathSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, unlinkSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigRefusal, readConfigFile, writeConfigFile } from './config-file.js';
 import { unwrapCommand, wrapCommand, isSpillwayHook, type CommandLine } from './command.js';
 import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
 import { HOSTS, hostFiles } from './hosts.js';
 import type { ConfigFileSpec, ConfigPath, FileReport, HostDefinition, HostId, SetupEnvironment, SetupReport } from './types.js';
-
-/** What setup recorded about one file, so undo removes exactly that. Kept next to the file, 0600. */
-interface Manifest {
-  readonly version: 1;
-  readonly host: HostId;
-  /** Whether the file existed before the first setup. */
-  readonly existed: boolean;
-  /** The bytes before the first setup (base64), or `null` once a later setup ran on a file the host had changed. */
-  readonly original: string | null;
-  /** SHA-256 of the bytes setup last wrote. */
-  readonly after: string;
-  /** The servers wrapped. */
-  readonly servers: readonly { readonly path: ConfigPath; readonly hadArgs: boolean }[];
-  /** The hooks added; `created` is the key setup created to hold them, if any. */
-  readonly hooks: readonly { readonly path: ConfigPath; readonly command: string; readonly created: ConfigPath | null }[];
-}
-
-/** The undo record's path for a config file. */
-export function manifestPath(configPath: string): string {
-  return `${configPath}.spillway-undo.json`;
-}
+import { readUndoRecord, recordOwner, removeUndoRecord, withSetupLock, writeUndoRecord, type UndoRecord } from './undo-records.js';
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -81,70 +62,11 @@ function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument {
   return spec.format === 'toml' ? tomlDocument(spec.path, text) : jsoncDocument(spec.path, text);
 }
 
-/** Reads a file as bytes, or `undefined` when it does not exist. */
-function readBytes(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-}
-
 const BOM = '\uFEFF';
 
 function decode(bytes: Buffer | undefined): { bom: string; text: string } {
   const text = bytes === undefined ? '' : bytes.toString('utf8');
   return text.startsWith(BOM) ? { bom: BOM, text: text.slice(1) } : { bom: '', text };
-}
-
-/**
- * Writes `bytes` over `path` atomically: a private temp file beside it, then a rename. A
- * symlinked config (a dotfiles checkout) is written through to its target, and the mode of
- * the file it replaces is kept.
- */
-function writeAtomic(path: string, bytes: Uint8Array, fallbackMode = 0o600): void {
-  let target = path;
-  try {
-    if (lstatSync(path).isSymbolicLink()) target = realpathSync(path);
-  } catch {
-    // A file that does not exist yet is written where it was named.
-  }
-  let mode = fallbackMode;
-  try {
-    mode = statSync(target).mode & 0o7777;
-  } catch {
-    // New file.
-  }
-  const temp = join(dirname(target), `.${basename(target)}.spillway-${randomBytes(6).toString('hex')}`);
-  const fd = openSync(temp, 'wx', mode);
-  try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  try {
-    renameSync(temp, target);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
-function readManifest(path: string): Manifest | undefined {
-  const bytes = readBytes(manifestPath(path));
-  if (bytes === undefined) return undefined;
-  try {
-    const value = JSON.parse(bytes.toString('utf8')) as Manifest;
-    return (value.version as number) === 1 && Array.isArray(value.servers) && Array.isArray(value.hooks) ? value : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Options for {@link setupHost} and {@link undoHost}. */
@@ -164,10 +86,10 @@ function editFile(
   doc: ConfigDocument,
   env: SetupEnvironment,
   cap: number,
-): { changes: string[]; servers: Manifest['servers'][number][]; hooks: Manifest['hooks'][number][] } {
+): { changes: string[]; servers: UndoRecord['servers'][number][]; hooks: UndoRecord['hooks'][number][] } {
   const changes: string[] = [];
-  const servers: Manifest['servers'][number][] = [];
-  const hooks: Manifest['hooks'][number][] = [];
+  const servers: UndoRecord['servers'][number][] = [];
+  const hooks: UndoRecord['hooks'][number][] = [];
   for (const tablePath of spec.serverTables(doc.value())) {
     const servers_ = getIn(doc.value(), tablePath);
     if (!isObject(servers_)) continue;
@@ -208,7 +130,7 @@ function editFile(
 }
 
 function refused(spec: ConfigFileSpec, error: unknown): FileReport {
-  const message = error instanceof ConfigParseError ? error.message : `Cannot use ${spec.path}: ${error instanceof Error ? error.message : String(error)}; it was left untouched.`;
+  const message = error instanceof ConfigParseError || error instanceof ConfigRefusal ? error.message : `Cannot use ${spec.path}: ${error instanceof Error ? error.message : String(error)}; it was left untouched.`;
   return { path: spec.path, scope: spec.scope, status: 'refused', changes: [], error: message };
 }
 
@@ -227,12 +149,22 @@ function eachConfigFile(
   const cap = capOf(host, env);
   const dryRun = options.dryRun === true;
   const files: FileReport[] = [];
-  for (const spec of hostFiles(host, env, cap)) {
-    try {
-      files.push(visit(host, spec, cap, dryRun));
-    } catch (error) {
-      files.push(refused(spec, error));
+  const pass = (): void => {
+    for (const spec of hostFiles(host, env, cap)) {
+      try {
+        files.push(visit(host, spec, cap, dryRun));
+      } catch (error) {
+        files.push(refused(spec, error));
+      }
     }
+  };
+  try {
+    if (dryRun) pass();
+    else withSetupLock(env, pass);
+  } catch (error) {
+    // The lock or the state directory: nothing was read or written.
+    if (!(error instanceof ConfigRefusal)) throw error;
+    for (const spec of hostFiles(host, env, cap)) files.push(refused(spec, error));
   }
   return { host: hostId, cap, capReason: capReason(host), dryRun, files };
 }
@@ -244,7 +176,8 @@ function eachConfigFile(
  */
 export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
   return eachConfigFile(hostId, env, options, (host) => (env.maxInlineBytes === undefined ? host.capReason : 'set by --max-inline-bytes'), (host, spec, cap, dryRun) => {
-    const bytes = readBytes(spec.path);
+    const state = readConfigFile(spec, env.cwd);
+    const bytes = state.bytes;
     // A hook file may be created, but only where the host keeps its config.
     if (bytes === undefined && (spec.hook === undefined || !existsSync(dirname(spec.path)))) {
       return { path: spec.path, scope: spec.scope, status: 'missing', changes: [] };
@@ -263,26 +196,33 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
     if (dryRun) {
       return { path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes, diff: lineDiff(text, doc.text()) };
     }
-    const previous = readManifest(spec.path);
+    const previous = readUndoRecord(env, spec.path, state.info);
     const before = bytes ?? Buffer.alloc(0);
     const keepsOriginal = previous !== undefined && previous.original !== null && previous.after === sha256(before);
-    const manifest: Manifest = {
-      version: 1,
+    // The config first: a record is never left for a change that did not happen.
+    writeConfigFile(state, next);
+    const written = readConfigFile(spec, env.cwd).info;
+    const record: UndoRecord = {
+      version: 2,
       host: hostId,
+      configPath: resolve(spec.path),
+      target: state.target,
+      dev: written?.dev ?? 0,
+      ino: written?.ino ?? 0,
+      ...recordOwner(),
       existed: previous?.existed ?? bytes !== undefined,
       original: previous === undefined ? before.toString('base64') : keepsOriginal ? previous.original : null,
+      originalMode: previous === undefined ? (state.info?.mode ?? null) : previous.originalMode,
       after: sha256(next),
       servers: [...(previous?.servers ?? []), ...edit.servers],
       hooks: [...(previous?.hooks ?? []), ...edit.hooks],
     };
-    // The record first: a config changed without one could not be undone.
-    writeAtomic(manifestPath(spec.path), Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 0o600);
-    writeAtomic(spec.path, next);
+    writeUndoRecord(env, record);
     return { path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes };
   });
 }
 
-function removeHooks(doc: ConfigDocument, host: HostId, record: Manifest['hooks'][number]): boolean {
+function removeHooks(doc: ConfigDocument, host: HostId, record: UndoRecord['hooks'][number]): boolean {
   const groups = getIn(doc.value(), record.path);
   if (!Array.isArray(groups)) return false;
   let removed = false;
@@ -315,21 +255,22 @@ function removeHooks(doc: ConfigDocument, host: HostId, record: Manifest['hooks'
  */
 export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOptions = {}): SetupReport {
   return eachConfigFile(hostId, env, options, (host) => host.capReason, (_host, spec, _cap, dryRun) => {
-    const manifest = readManifest(spec.path);
-    const bytes = readBytes(spec.path);
+    const state = readConfigFile(spec, env.cwd);
+    const bytes = state.bytes;
+    const manifest = readUndoRecord(env, spec.path, bytes === undefined ? undefined : state.info);
     if (manifest === undefined) {
       return { path: spec.path, scope: spec.scope, status: bytes === undefined ? 'missing' : 'unchanged', changes: bytes === undefined ? [] : ['no setup recorded for this file'] };
     }
     if (bytes === undefined) {
-      if (!dryRun) unlinkSync(manifestPath(spec.path));
+      if (!dryRun) removeUndoRecord(env, spec.path);
       return { path: spec.path, scope: spec.scope, status: 'missing', changes: ['the file is gone; its setup record was removed'] };
     }
     if (manifest.original !== null && sha256(bytes) === manifest.after) {
       const original = Buffer.from(manifest.original, 'base64');
       if (!dryRun) {
-        if (manifest.existed) writeAtomic(spec.path, original);
-        else unlinkSync(spec.path);
-        unlinkSync(manifestPath(spec.path));
+        if (manifest.existed) writeConfigFile(state, original, manifest.originalMode ?? undefined);
+        else unlinkSync(state.target);
+        removeUndoRecord(env, spec.path);
       }
       return {
         path: spec.path,
@@ -355,8 +296,8 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
       if (removeHooks(doc, hostId, record)) changes.push(`removed the ${String(record.path[record.path.length - 1])} hook`);
     }
     if (!dryRun) {
-      if (changes.length > 0) writeAtomic(spec.path, Buffer.from(bom + doc.text(), 'utf8'));
-      unlinkSync(manifestPath(spec.path));
+      if (changes.length > 0) writeConfigFile(state, Buffer.from(bom + doc.text(), 'utf8'));
+      removeUndoRecord(env, spec.path);
     }
     return {
       path: spec.path,

@@ -31,6 +31,8 @@ export interface SetupEnvironment {
   readonly command: SpillwayCommand;
   /** `--max-inline-bytes` for the host, instead of its {@link HostDefinition.cap}. */
   readonly maxInlineBytes?: number | undefined;
+  /** spillway's private state directory, where undo records live. Default `$XDG_STATE_HOME/spillway` (else `~/.local/state/spillway`). */
+  readonly stateDir?: string | undefined;
 }
 
 /** A path into a parsed config: keys and array indexes. */

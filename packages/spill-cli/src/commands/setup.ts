@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { HOSTS, HOST_IDS, isHostId, setupHost, undoHost, type SetupReport } from '@spillway/hosts';
+import { HOSTS, HOST_IDS, isHostId, setupHost, shellQuote, undoHost, type SetupReport } from '@spillway/hosts';
 import { SPILLWAY_SCRIPT } from '../auto-gc.js';
 import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
@@ -33,7 +33,13 @@ untouched. --undo takes back exactly what setup added: the original bytes when t
 has not touched the file since, else only spillway's additions. See docs/hosts.md.
 `;
 
-function print(report: SetupReport, undo: boolean): string {
+/** `text` with control characters (a repository's server names can hold escape codes) shown as escapes. */
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function print(report: SetupReport, undo: boolean, configDir: string | undefined): string {
   const host = HOSTS[report.host];
   const lines: string[] = [];
   const verb = report.dryRun ? 'would be ' : '';
@@ -41,17 +47,19 @@ function print(report: SetupReport, undo: boolean): string {
   for (const file of report.files) {
     if (file.status === 'missing' && file.changes.length === 0) continue;
     const status = file.status === 'changed' || file.status === 'restored' || file.status === 'removed' ? `${verb}${file.status}` : file.status;
-    lines.push(`  ${status.padEnd(report.dryRun ? 20 : 10)} ${file.path}${file.scope === 'project' ? ' (project)' : ''}`);
-    if (file.error !== undefined) lines.push(`      ${file.error}`);
-    for (const change of file.changes) lines.push(`      ${change}`);
-    if (file.diff !== undefined) lines.push(...file.diff.split('\n').map((l) => `      ${l}`));
+    lines.push(`  ${status.padEnd(report.dryRun ? 20 : 10)} ${printable(file.path)}${file.scope === 'project' ? ' (project)' : ''}`);
+    if (file.error !== undefined) lines.push(`      ${printable(file.error)}`);
+    for (const change of file.changes) lines.push(`      ${printable(change)}`);
+    if (file.diff !== undefined) lines.push(...file.diff.split('\n').map((l) => `      ${printable(l)}`));
   }
   if (report.files.every((f) => f.status === 'missing')) {
     lines.push(`  No ${host.label} config found (looked at ${report.files.map((f) => f.path).join(', ')}). Is it installed? --config-dir names another place.`);
   }
   if (!undo) {
     lines.push(`  Not covered: ${host.notCovered}.`);
-    if (!report.dryRun && report.files.some((f) => f.status === 'changed')) lines.push(`  Undo with: spillway setup ${report.host} --undo`);
+    // The hint names every option that chose the files, so that it works as printed.
+    const where = configDir === undefined ? '' : ` --config-dir ${shellQuote(configDir)}`;
+    if (!report.dryRun && report.files.some((f) => f.status === 'changed')) lines.push(`  Undo with: spillway setup ${report.host}${where} --undo`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -81,6 +89,6 @@ export function registerSetup(program: Command, ctx: CliContext): void {
       const run = options.undo === true ? undoHost : setupHost;
       const report = run(host, env, { dryRun: options.dryRun === true });
       if (report.files.some((f) => f.status === 'refused')) ctx.exitCode = EXIT_CODES.FAILURE;
-      return ctx.print(options.json === true ? jsonLine(report) : print(report, options.undo === true));
+      return ctx.print(options.json === true ? jsonLine(report) : print(report, options.undo === true, env.configDir));
     });
 }

@@ -1,0 +1,206 @@
+/**
+ * Setup's undo records: what setup changed in each config file, so that undo takes back
+ * exactly that. They hold the file's original bytes (possibly secrets in a server's `env`),
+ * so they live in spillway's private state, never beside the person's files: a directory
+ * of the user's own, 0700, and files 0600 opened without following links. A record names
+ * the file it belongs to (its path, device and inode) and the user and machine that wrote
+ * it; undo trusts no other.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { ConfigRefusal } from './config-file.js';
+import type { ConfigPath, HostId, SetupEnvironment } from './types.js';
+
+/** What setup recorded about one file. */
+export interface UndoRecord {
+  readonly version: 2;
+  readonly host: HostId;
+  /** The config path as setup named it. */
+  readonly configPath: string;
+  /** The file written (a user config may be a link to it). */
+  readonly target: string;
+  /** Identity of the file setup last wrote: undo refuses a record whose file is another. */
+  readonly dev: number;
+  readonly ino: number;
+  /** Who wrote the record, and where. */
+  readonly uid: number;
+  readonly machine: string;
+  /** Whether the file existed before the first setup. */
+  readonly existed: boolean;
+  /** The bytes before the first setup (base64), or `null` once a later setup ran on a file the host had changed. */
+  readonly original: string | null;
+  /** The mode the file had before the first setup. */
+  readonly originalMode: number | null;
+  /** SHA-256 of the bytes setup last wrote. */
+  readonly after: string;
+  /** The servers wrapped. */
+  readonly servers: readonly { readonly path: ConfigPath; readonly hadArgs: boolean }[];
+  /** The hooks added; `created` is the key setup created to hold them, if any. */
+  readonly hooks: readonly { readonly path: ConfigPath; readonly command: string; readonly created: ConfigPath | null }[];
+}
+
+/** Where spillway keeps its private state: `$XDG_STATE_HOME/spillway`, else `~/.local/state/spillway`. */
+export function spillwayStateDir(env: SetupEnvironment): string {
+  if (env.stateDir !== undefined) return env.stateDir;
+  const state = env.env.XDG_STATE_HOME;
+  return join(state !== undefined && isAbsolute(state) ? state : join(env.home, '.local', 'state'), 'spillway');
+}
+
+/** The directory of undo records. */
+export function undoRecordDir(env: SetupEnvironment): string {
+  return join(spillwayStateDir(env), 'setup-undo');
+}
+
+/** The undo record's path for a config file: named by a hash of the file's absolute path. */
+export function undoRecordPath(env: SetupEnvironment, configPath: string): string {
+  const key = createHash('sha256').update(resolve(configPath)).digest('hex').slice(0, 40);
+  return join(undoRecordDir(env), `${key}.json`);
+}
+
+function euid(): number {
+  return process.geteuid?.() ?? -1;
+}
+
+/** Makes `dir` and its parent if missing (0700), and checks both are the user's own private, real directories. */
+function privateDir(dir: string): void {
+  // Above the state directory, ordinary directories (`~/.local/state`) are made as usual.
+  mkdirSync(join(dir, '..', '..'), { recursive: true, mode: 0o700 });
+  for (const d of [join(dir, '..'), dir]) {
+    try {
+      mkdirSync(d, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const stat = lstatSync(d);
+    const me = euid();
+    if (!stat.isDirectory() || (me !== -1 && stat.uid !== me) || (stat.mode & 0o077) !== 0) {
+      throw new ConfigRefusal(`${d} must be a private directory of your own (0700, not a link) to hold setup's undo records; fix or remove it.`);
+    }
+  }
+}
+
+/** The record of a config file, `undefined` when there is none; a record undo cannot trust is a {@link ConfigRefusal}. */
+export function readUndoRecord(env: SetupEnvironment, configPath: string, file: { readonly dev: number; readonly ino: number } | undefined): UndoRecord | undefined {
+  const path = undoRecordPath(env, configPath);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') throw new ConfigRefusal(`The undo record ${path} is a link, which setup never writes; remove it.`);
+    throw error;
+  }
+  let text: string;
+  try {
+    const stat = fstatSync(fd);
+    const me = euid();
+    if (!stat.isFile() || stat.nlink !== 1 || (me !== -1 && stat.uid !== me) || (stat.mode & 0o077) !== 0 || stat.size > 64 * 1024 * 1024) {
+      throw new ConfigRefusal(`The undo record ${path} was not written by setup (not a private 0600 file of yours); it is ignored. Remove it.`);
+    }
+    const bytes = Buffer.alloc(stat.size);
+    let done = 0;
+    while (done < bytes.length) {
+      const n = readSync(fd, bytes, done, bytes.length - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    text = bytes.subarray(0, done).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+  let record: UndoRecord;
+  try {
+    record = JSON.parse(text) as UndoRecord;
+  } catch {
+    throw new ConfigRefusal(`The undo record ${path} is damaged (not JSON); remove it, and remove spillway's wrappers from ${configPath} by hand (the lines with "mcp --max-inline-bytes").`);
+  }
+  const sound =
+    (record.version as number) === 2 &&
+    record.configPath === resolve(configPath) &&
+    Array.isArray(record.servers) &&
+    Array.isArray(record.hooks) &&
+    typeof record.after === 'string' &&
+    record.uid === euid() &&
+    record.machine === hostname();
+  if (!sound) {
+    throw new ConfigRefusal(`The undo record ${path} does not belong to ${configPath} on this machine and user; remove it, and remove spillway's wrappers from ${configPath} by hand (the lines with "mcp --max-inline-bytes").`);
+  }
+  if (file !== undefined && (record.dev !== file.dev || record.ino !== file.ino)) {
+    throw new ConfigRefusal(`${configPath} is not the file setup changed (it was replaced since); its undo record is not applied. Remove spillway's wrappers by hand, then remove ${path}.`);
+  }
+  return record;
+}
+
+/** Writes a record atomically (0600, no links followed). */
+export function writeUndoRecord(env: SetupEnvironment, record: UndoRecord): void {
+  const dir = undoRecordDir(env);
+  privateDir(dir);
+  const path = undoRecordPath(env, record.configPath);
+  const temp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
+  const bytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);
+  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temp, path);
+}
+
+/** Removes a config file's record, if any. */
+export function removeUndoRecord(env: SetupEnvironment, configPath: string): void {
+  try {
+    unlinkSync(undoRecordPath(env, configPath));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+/** The user and machine a record is bound to. */
+export function recordOwner(): { readonly uid: number; readonly machine: string } {
+  return { uid: euid(), machine: hostname() };
+}
+
+/** How long setup waits for another setup of the same user to finish. */
+const LOCK_WAIT_MS = 10_000;
+/** A lock older than this was left by a setup that died, and is taken over. */
+const STALE_LOCK_MS = 60_000;
+
+/**
+ * Runs `fn` while holding the user's setup lock, so that two setups (or a setup and an
+ * undo) never interleave their reads and writes of a config and its record.
+ */
+export function withSetupLock<T>(env: SetupEnvironment, fn: () => T): T {
+  const dir = undoRecordDir(env);
+  privateDir(dir);
+  const lock = join(dir, 'setup.lock');
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - lstatSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true });
+      } catch {
+        // Gone meanwhile: try again.
+      }
+      if (Date.now() > deadline) throw new ConfigRefusal(`Another spillway setup is running (${lock} is held); try again when it has finished, or remove the file if none is.`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
