@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -92,7 +92,10 @@ export function autoGcSettings(
 export function autoGcDue(root: string, settings: AutoGcSettings, now = Date.now()): boolean {
   if (!settings.enabled) return false;
   try {
-    return now - statSync(join(root, AUTO_GC_STAMP)).mtimeMs >= settings.intervalMs;
+    const stamp = lstatSync(join(root, AUTO_GC_STAMP));
+    // A link planted at the stamp is never followed, nor swept through.
+    if (!stamp.isFile()) return false;
+    return now - stamp.mtimeMs >= settings.intervalMs;
   } catch {
     return true;
   }
@@ -109,13 +112,23 @@ export const SPILLWAY_SCRIPT = fileURLToPath(new URL('../bin/spillway.js', impor
 export function startAutoGc(root: string, settings: AutoGcSettings, env: Env, now = Date.now()): boolean {
   try {
     if (!autoGcDue(root, settings, now)) return false;
-    const child = spawn(process.execPath, [SPILLWAY_SCRIPT, 'gc-auto', '--root', root], {
-      detached: true,
-      stdio: 'ignore',
-      env: { ...env },
-    });
-    child.on('error', () => undefined);
-    child.unref();
+    // The lock is taken here, before forking, so a burst of spills (or of hook processes)
+    // starts one sweeper, not one each; the child releases it when it is done.
+    if (!takeAutoGcLock(root, now)) return false;
+    try {
+      const child = spawn(process.execPath, [SPILLWAY_SCRIPT, 'gc-auto', '--root', root, '--locked'], {
+        detached: true,
+        stdio: 'ignore',
+        env: { ...env },
+      });
+      child.on('error', () => {
+        releaseAutoGcLock(root);
+      });
+      child.unref();
+    } catch (error) {
+      releaseAutoGcLock(root);
+      throw error;
+    }
     return true;
   } catch {
     return false;
@@ -127,14 +140,15 @@ export function takeAutoGcLock(root: string, now = Date.now()): boolean {
   const path = join(root, AUTO_GC_LOCK);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, 'wx', 0o600);
+      // O_EXCL: a link planted at the lock's name makes this fail, never followed.
+      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
       writeSync(fd, `${process.pid} ${now}\n`);
       closeSync(fd);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
       try {
-        if (now - statSync(path).mtimeMs < STALE_LOCK_MS) return false;
+        if (now - lstatSync(path).mtimeMs < STALE_LOCK_MS) return false;
         unlinkSync(path);
       } catch {
         return false;
@@ -155,11 +169,12 @@ export function releaseAutoGcLock(root: string): void {
 
 /** Marks the root as swept now (creating the stamp when missing). */
 export function touchAutoGcStamp(root: string, now = Date.now()): void {
-  const path = join(root, AUTO_GC_STAMP);
+  // Opened without following a link or waiting on a FIFO, and its times set through the descriptor.
+  const fd = openSync(join(root, AUTO_GC_STAMP), constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
   try {
-    utimesSync(path, now / 1000, now / 1000);
-  } catch {
-    closeSync(openSync(path, 'a', 0o600));
-    utimesSync(path, now / 1000, now / 1000);
+    if (!fstatSync(fd).isFile()) return;
+    futimesSync(fd, now / 1000, now / 1000);
+  } finally {
+    closeSync(fd);
   }
 }

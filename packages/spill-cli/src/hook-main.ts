@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import {
@@ -10,14 +9,12 @@ import {
   readClaudeCodeInput,
   readGeminiInput,
   type HookHost,
-  type HookToolCall,
 } from '@spillway/hosts/hook';
 import { createUsageLog, type UsageEvent } from '@spillway/usage';
+import { openPersistedOutput, persistedChunks } from './persisted-output.js';
 
 /** How long the hook may take before it gives up and answers nothing (the host keeps its result). */
 export const HOOK_TIMEOUT_MS = 20_000;
-/** The largest persisted output the hook reads back to store (a larger one is passed through). */
-const MAX_PERSISTED_BYTES = 1024 ** 3;
 /** Each host's cap when `--max-inline-bytes` is not given (the same as `spillway setup` writes). */
 const DEFAULT_CAPS: Record<HookHost, number> = { 'claude-code': 24 * 1024, gemini: 32 * 1024 };
 
@@ -66,16 +63,10 @@ function fits(text: string, cap: number): boolean {
   return Buffer.byteLength(text, 'utf8') <= cap;
 }
 
-/** The whole output of a call: Claude Code's persisted file when it has one, then stderr. */
-async function wholeOutput(call: HookToolCall): Promise<string | undefined> {
-  let text = call.text;
-  if (call.persistedOutputPath !== undefined) {
-    const path = call.persistedOutputPath;
-    const info = await stat(path);
-    if (!info.isFile() || info.size > MAX_PERSISTED_BYTES) return undefined;
-    text = await readFile(path, 'utf8');
-  }
-  return call.stderr !== undefined && call.stderr !== '' ? `${text}${text.endsWith('\n') ? '' : '\n'}${call.stderr}` : text;
+/** stderr as it follows the output in what is stored, or `''`. */
+function stderrSuffix(output: string, stderr: string | undefined): string {
+  if (stderr === undefined || stderr === '') return '';
+  return `${output.endsWith('\n') ? '' : '\n'}${stderr}`;
 }
 
 /** The hint for a model whose file tools cannot reach the root (Gemini CLI's read_file stays in the workspace). */
@@ -120,10 +111,13 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
     record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes: Buffer.byteLength(call.text) });
     return '';
   }
-  const text = await wholeOutput(call);
-  if (text === undefined) return '';
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= cap) {
+  // A path in the input is untrusted: only Claude Code's own copy of this output is read;
+  // for anything else the host keeps its own result.
+  const persisted = call.persistedOutputPath === undefined ? undefined : openPersistedOutput(call.persistedOutputPath, call.text);
+  if (call.persistedOutputPath !== undefined && persisted === undefined) return '';
+  const text = persisted === undefined ? `${call.text}${stderrSuffix(call.text, call.stderr)}` : undefined;
+  const bytes = text !== undefined ? Buffer.byteLength(text, 'utf8') : (persisted?.bytes ?? 0) + Buffer.byteLength(stderrSuffix('', call.stderr));
+  if (bytes <= cap && text !== undefined) {
     record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes });
     return '';
   }
@@ -156,10 +150,24 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
     },
   });
   const sessionId = call.sessionId !== '' ? call.sessionId : parsed.host;
-  const result = { content: [{ type: 'text' as const, text }] };
-  const shown = await policy.applyToResult({ toolName: call.toolName, callId: call.callId !== '' ? call.callId : randomUUID(), sessionId }, result);
+  const exec = { toolName: call.toolName, callId: call.callId !== '' ? call.callId : randomUUID(), sessionId };
+  let shown;
+  if (persisted === undefined) {
+    shown = await policy.applyToResult(exec, { content: [{ type: 'text' as const, text: text ?? '' }] });
+  } else {
+    // Streamed from the file: memory stays bounded by the preview, whatever its size.
+    const stream = policy.stream(exec);
+    let last = '';
+    for (const chunk of persistedChunks(persisted)) {
+      await stream.push(chunk);
+      last = chunk;
+    }
+    const tail = stderrSuffix(last, call.stderr);
+    if (tail !== '') await stream.push(tail);
+    shown = await stream.finish();
+  }
   const block = shown.content[0];
-  if (shown === result || locator === undefined || block?.type !== 'text') {
+  if (locator === undefined || block?.type !== 'text') {
     record({ kind: 'kept', tool: call.toolName, session: call.sessionId, bytes });
     return '';
   }

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -51,7 +51,8 @@ describe('spillway hook claude-code (PostToolUse)', () => {
   it('stores the whole output from persistedOutputPath and leaves the persisted keys out', async () => {
     const dir = home();
     const whole = bigLog(80_000);
-    const persisted = join(dir, 'persisted.txt');
+    mkdirSync(join(dir, 'projects', '-work', 'tool-results'), { recursive: true });
+    const persisted = join(dir, 'projects', '-work', 'tool-results', 'toolu_1.txt');
     writeFileSync(persisted, whole);
     const input = claudeInput(whole.slice(0, 30_000), { persistedOutputPath: persisted, persistedOutputSize: whole.length });
     const out = await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input));
@@ -73,6 +74,65 @@ describe('spillway hook claude-code (PostToolUse)', () => {
     const out = await answerHook(['claude-code', '--max-inline-bytes', '4096'], io(dir, input));
     const stdout = (JSON.parse(out) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } }).hookSpecificOutput.updatedToolOutput.stdout;
     expect(readFileSync(locatorOf(stdout), 'utf8')).toBe(`${whole}warning: deprecated\n`);
+  });
+
+  it('reads only Claude Code’s own copy of the output: anything else the path names is left alone', async () => {
+    const dir = home();
+    const whole = bigLog(80_000);
+    const results = join(dir, 'projects', '-work', 'tool-results');
+    mkdirSync(results, { recursive: true });
+    const secret = join(dir, 'shadow');
+    writeFileSync(secret, `root:$6$secret-hash:19000:0:99999:7:::\n${whole}`);
+    const fifo = join(results, 'fifo.txt');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    symlinkSync(secret, join(results, 'link.txt'));
+    writeFileSync(join(results, 'other.txt'), bigLog(90_000).replace('line 1:', 'line one:'));
+    writeFileSync(join(results, 'linked.txt'), whole);
+    linkSync(join(results, 'linked.txt'), join(dir, 'second-name.txt'));
+    const paths = [secret, '/etc/passwd', '/proc/self/environ', join(results, 'link.txt'), fifo, join(results, 'other.txt'), join(results, 'linked.txt'), 'tool-results/relative.txt'];
+    for (const path of paths) {
+      const input = claudeInput(whole.slice(0, 30_000), { persistedOutputPath: path });
+      const started = Date.now();
+      expect(await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input)), path).toBe('');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    // Nothing was stored: no session directory was made under the root.
+    expect(existsSync(join(dir, 'state', 'spillway'))).toBe(false);
+  });
+
+  it('streams a persisted output in bounded memory (a 200 MB file)', () => {
+    const dir = home();
+    const results = join(dir, 'projects', '-work', 'tool-results');
+    mkdirSync(results, { recursive: true });
+    const persisted = join(results, 'big.txt');
+    const line = 'compiling module 0123456789 of the build, all is well so far\n';
+    const block = line.repeat(Math.ceil((1024 * 1024) / line.length));
+    const fd = openSync(persisted, 'w');
+    for (let i = 0; i < 200; i++) writeSync(fd, block);
+    writeSync(fd, 'error: the last line says what broke\n');
+    closeSync(fd);
+    const input = claudeInput(block.slice(0, 30_000), { persistedOutputPath: persisted });
+    ensureBuilt();
+    const child = spawnSync(process.execPath, [join(PACKAGE_DIR, 'bin', 'spillway.js'), 'hook', 'claude-code'], {
+      input,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_AUTO_GC: 'off', SPILLWAY_USAGE: 'off' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const stdout = (JSON.parse(child.stdout) as { hookSpecificOutput: { updatedToolOutput: { stdout: string } } }).hookSpecificOutput.updatedToolOutput.stdout;
+    expect(stdout).toContain('error: the last line says what broke');
+    expect(statSync(locatorOf(stdout)).size).toBe(statSync(persisted).size);
+    // The child's peak RSS, from /usr/bin/time when it is there: far below the file's size.
+    const timed = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(PACKAGE_DIR, 'bin', 'spillway.js'), 'hook', 'claude-code'], {
+      input,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HOME: dir, XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_AUTO_GC: 'off', SPILLWAY_USAGE: 'off' },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (timed.error === undefined && timed.status === 0) {
+      const kib = Number(timed.stderr.trim().split('\n').at(-1));
+      expect(kib * 1024).toBeLessThan(160 * 1024 * 1024);
+    }
   });
 
   it('passes through when the persisted file cannot be read (the whole output would be lost)', async () => {

@@ -7,7 +7,7 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  readSync,
   renameSync,
   writeSync,
 } from 'node:fs';
@@ -78,6 +78,8 @@ export interface UsageLog {
   record(event: UsageEvent): void;
   /** Every stored event, oldest first (the older generation, then the current file); malformed lines are skipped. */
   read(): StoredUsageEvent[];
+  /** {@link read}, with the count of lines that were skipped because they are not events. */
+  scan(): { readonly events: StoredUsageEvent[]; readonly skipped: number };
 }
 
 /** Rotation threshold of the current file: 1 MiB, so the log never holds more than about 2 MiB. */
@@ -141,15 +143,49 @@ export function toStored(event: UsageEvent, t: number): StoredUsageEvent {
 
 const KINDS = new Set<string>(['passed', 'spilled', 'kept', 'read']);
 
+/** The largest log file read: far above the two rotated generations a log holds. */
+const MAX_READ_BYTES = 64 * 1024 * 1024;
+
+const optionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
+const optionalCount = (value: unknown): boolean => value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0);
+
+/** One stored event, or `undefined` for a line that is not one (another tool's, or damaged). */
 function parseLine(line: string): StoredUsageEvent | undefined {
-  if (line === '') return undefined;
   try {
     const value = JSON.parse(line) as Partial<StoredUsageEvent> | null;
-    if (value === null || typeof value !== 'object' || value.v !== 1 || typeof value.t !== 'number') return undefined;
+    if (value === null || typeof value !== 'object' || value.v !== 1) return undefined;
+    // A time of 1e400 parses as Infinity, and a count stored as a string would be summed as text.
+    if (typeof value.t !== 'number' || !Number.isFinite(value.t)) return undefined;
     if (typeof value.kind !== 'string' || !KINDS.has(value.kind) || typeof value.surface !== 'string') return undefined;
+    if (![value.host, value.tool, value.session, value.artifact].every(optionalString)) return undefined;
+    if (!optionalCount(value.bytes) || !optionalCount(value.shownBytes)) return undefined;
     return value as StoredUsageEvent;
   } catch {
     return undefined;
+  }
+}
+
+/** A log file's text: only a regular file, opened without following links or waiting on a FIFO. */
+function readLogFile(path: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return undefined;
+    const bytes = Buffer.alloc(Math.min(stat.size, MAX_READ_BYTES));
+    let done = 0;
+    while (done < bytes.length) {
+      const n = readSync(fd, bytes, done, bytes.length - done, done);
+      if (n === 0) break;
+      done += n;
+    }
+    return bytes.subarray(0, done).toString('utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -196,7 +232,8 @@ export function createUsageLog(options: UsageLogOptions = {}): UsageLog {
   }
 
   function append(line: string): void {
-    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+    // Never waits: a FIFO planted at the path fails at once (ENXIO) or is refused below.
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
     let fd = openSync(file, flags, 0o600);
     try {
       const stat = fstatSync(fd);
@@ -228,20 +265,22 @@ export function createUsageLog(options: UsageLogOptions = {}): UsageLog {
       }
     },
     read() {
+      return this.scan().events;
+    },
+    scan() {
       const events: StoredUsageEvent[] = [];
+      let skipped = 0;
       for (const path of [old, file]) {
-        let text: string;
-        try {
-          text = readFileSync(path, 'utf8');
-        } catch {
-          continue;
-        }
+        const text = readLogFile(path);
+        if (text === undefined) continue;
         for (const line of text.split('\n')) {
+          if (line === '') continue;
           const event = parseLine(line);
-          if (event !== undefined) events.push(event);
+          if (event === undefined) skipped++;
+          else events.push(event);
         }
       }
-      return events;
+      return { events, skipped };
     },
   };
 }

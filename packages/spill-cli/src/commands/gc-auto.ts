@@ -13,11 +13,26 @@ export function registerGcAuto(program: Command, ctx: CliContext): void {
     .command('gc-auto', { hidden: true })
     .description('Sweep the root by the automatic retention settings (started by the proxy and the hooks).')
     .option('--root <dir>', 'storage root')
-    .action(async (options: CommonOptions) => {
+    .option('--locked', 'the starting process holds the lock on this sweep\'s behalf')
+    .action(async (options: CommonOptions & { readonly locked?: boolean }) => {
       const root = ctx.root(options).path;
+      const release = (): void => {
+        if (options.locked === true) releaseAutoGcLock(root);
+      };
       const { createRetention, parseByteSize, parseDuration } = await import('@spillway/retention');
       const settings = autoGcSettings(ctx.io.env, ctx.io.homedir, parseDuration, parseByteSize);
-      if (!settings.enabled || !takeAutoGcLock(root)) return;
+      // The same checks as any use of a root: another user's, a shared or a linked root is not swept or stamped.
+      const { createLocalBackend } = await import('@spillway/local');
+      try {
+        await createLocalBackend({ root, createRoot: false }).root();
+      } catch {
+        release();
+        return;
+      }
+      if (!settings.enabled || (options.locked !== true && !takeAutoGcLock(root))) {
+        release();
+        return;
+      }
       try {
         // Another process may have swept between our start and the lock.
         if (!autoGcDue(root, settings)) return;

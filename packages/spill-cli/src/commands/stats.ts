@@ -60,9 +60,10 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .addHelpText('after', EXAMPLES)
     .action(async (options: StatsOptions) => {
       const log = createUsageLog({ env: ctx.io.env, home: ctx.io.homedir });
-      const stats = summarizeUsage(log.read(), { session: options.session });
+      const { events, skipped } = log.scan();
+      const stats = summarizeUsage(events, { session: options.session });
       if (options.json === true) {
-        await ctx.print(jsonLine({ enabled: log.enabled, dir: log.dir, ...stats }));
+        await ctx.print(jsonLine({ enabled: log.enabled, dir: log.dir, skippedLines: skipped, ...stats }));
         return;
       }
       const t = stats.total;
@@ -78,6 +79,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
         `read back: ${rb.artifacts} of ${t.spilled} spilled results, ${rb.reads} reads` +
           (rb.artifacts > 0 ? `, first read after ${seconds(rb.medianSecondsToFirstRead)} (median; longest ${seconds(rb.maxSecondsToFirstRead)})` : ''),
       );
+      if (skipped > 0) lines.push(ctx.out.dim(`(${String(skipped)} lines of the log are not events and were skipped)`));
       if (stats.unmatchedReads > 0) lines.push(ctx.out.dim(`(${stats.unmatchedReads} reads of artifacts spilled before the log began)`));
       if (stats.rows.length > 0) lines.push('', table(stats.rows));
       await ctx.print(`${lines.join('\n')}\n`);
