@@ -2,6 +2,7 @@
 // hosts are an SDK v2 client pinned to 2026-07-28, an SDK v2 client in `auto` mode and an
 // SDK 1.32 client; servers are @modelcontextprotocol/server-filesystem (2025 era) and a
 // server of the suite's own on @modelcontextprotocol/server 2.4.0 with serveStdio (2026).
+import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -238,6 +239,83 @@ describe('the 2026-07-28 edge, on the wire', () => {
       expect(list.ttlMs).toBe(0);
       expect(list.cacheScope).toBe('private');
       expect(list.tools.length).toBeGreaterThan(2);
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
+  });
+});
+
+describe('malformed requests and foreign ids, on the wire', () => {
+  /** A proxy over the filesystem server with a raw line reader: answers by id. */
+  function rawProxy() {
+    const child = spawn(process.execPath, proxyArgs([serverScript('server-filesystem'), data.path]), { stdio: ['pipe', 'pipe', 'ignore'] });
+    const answers = new Map<string, Record<string, unknown>>();
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const message = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+        buffered = buffered.slice(newline + 1);
+        if (message.id !== undefined) answers.set(String(message.id), message);
+      }
+    });
+    const write = (message: Record<string, unknown>): void => {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    };
+    const waitFor = async (ids: readonly string[]): Promise<void> => {
+      for (let i = 0; i < 400 && !ids.every((id) => answers.has(id)); i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    return { child, answers, write, waitFor };
+  }
+
+  const MODERN = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'wire', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  const BAD: readonly [string, unknown][] = [
+    ['meta-string', { _meta: 'x' }],
+    ['meta-array', { _meta: [1] }],
+    ['meta-null', { _meta: null }],
+    ['params-string', 'x'],
+  ];
+
+  it.each(['2025', '2026'] as const)('answers at once, with -32602, a request whose params or _meta is not an object (%s era)', async (era) => {
+    const { child, answers, write, waitFor } = rawProxy();
+    try {
+      if (era === '2025') {
+        write({ id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'wire', version: '1' } } });
+        await waitFor(['init']);
+        write({ method: 'notifications/initialized' });
+      } else {
+        write({ id: 'first', method: 'tools/list', params: { _meta: MODERN } });
+        await waitFor(['first']);
+      }
+      const ids: string[] = [];
+      for (const method of ['tools/list', 'ping', 'tools/call']) {
+        for (const [label, params] of BAD) {
+          const id = `${method}-${label}`;
+          ids.push(id);
+          write({ id, method, params: method === 'tools/call' && typeof params === 'object' ? { ...params, name: 'spill_read', arguments: { locator: 'x' } } : params });
+        }
+      }
+      await waitFor(ids);
+      for (const id of ids) expect((answers.get(id)?.error as { code?: number } | undefined)?.code, id).toBe(-32602);
+    } finally {
+      child.stdin.end();
+      child.kill();
+    }
+  });
+
+  it('answers a 2026 host request whose id is the one the proxy once used for its own initialize', async () => {
+    const { child, answers, write, waitFor } = rawProxy();
+    try {
+      write({ id: 'spillway-modern-host-initialize', method: 'tools/list', params: { _meta: MODERN } });
+      await waitFor(['spillway-modern-host-initialize']);
+      const list = answers.get('spillway-modern-host-initialize')?.result as { tools?: unknown[] } | undefined;
+      expect(list?.tools?.length).toBeGreaterThan(2);
     } finally {
       child.stdin.end();
       child.kill();

@@ -1,5 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { malformedRequestError } from './request-shape.js';
 
 /**
  * Answers a host request before the SDK's schemas see it, or `undefined` to let it through.
@@ -89,6 +90,12 @@ export class HeldTransport implements Transport {
   }
 
   private dispatch(received: JSONRPCMessage): void {
+    const malformed = malformedRequestError(received);
+    if (malformed !== undefined) {
+      const id = (received as JSONRPCRequest).id;
+      void this.inner.send({ jsonrpc: '2.0', id, error: malformed } as JSONRPCMessage).catch(() => undefined);
+      return;
+    }
     const message = this.edge === undefined ? received : this.edge.incoming(received, (reply) => void this.inner.send(reply).catch(() => undefined));
     if (message === undefined || this.divert?.(message) === true) return;
     const answer = 'method' in message && 'id' in message ? this.intercept?.(message as JSONRPCRequest) : undefined;

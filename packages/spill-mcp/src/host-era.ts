@@ -54,6 +54,9 @@ export class ModernHostEdge {
   readonly capabilities: ClientCapabilities;
   private identity: (() => ServedIdentity) | undefined;
   private readonly cacheable = new Set<string | number>();
+  // The inside's answer to the opening initialize is the first answer with its id; any
+  // later one answers a host request that happened to use the same id, and goes out.
+  private initializeAnswered = false;
 
   /** @param first - the host's first request */
   constructor(first: JSONRPCRequest) {
@@ -130,7 +133,10 @@ export class ModernHostEdge {
   /** A message on its way out to the host, or `undefined` to drop it. */
   outgoing(message: JSONRPCMessage): JSONRPCMessage | undefined {
     const m = message as unknown as Json;
-    if (m.id === INITIALIZE_ID && m.method === undefined) return undefined;
+    if (m.id === INITIALIZE_ID && m.method === undefined && !this.initializeAnswered) {
+      this.initializeAnswered = true;
+      return undefined;
+    }
     if (m.method !== undefined || m.id === undefined) return message;
     const id = m.id as string | number;
     const cacheable = this.cacheable.delete(id);

@@ -9,7 +9,10 @@ function isMessage(value: unknown): value is JSONRPCMessage {
   if (m.jsonrpc !== '2.0') return false;
   const id = m.id === undefined || typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id));
   if (typeof m.method === 'string') {
-    return id && (m.params === undefined || (typeof m.params === 'object' && m.params !== null && !Array.isArray(m.params)));
+    // A request with params of the wrong shape goes on, to be answered with an error
+    // (see request-shape.ts); a notification has nobody to answer.
+    if (m.id !== undefined) return id;
+    return m.params === undefined || (typeof m.params === 'object' && m.params !== null && !Array.isArray(m.params));
   }
   if (m.id === undefined || !id) return false;
   const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
