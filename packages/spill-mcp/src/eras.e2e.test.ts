@@ -258,7 +258,7 @@ describe('malformed requests and foreign ids, on the wire', () => {
       while ((newline = buffered.indexOf('\n')) !== -1) {
         const message = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
         buffered = buffered.slice(newline + 1);
-        if (message.id !== undefined) answers.set(String(message.id), message);
+        if (message.id !== undefined) answers.set(JSON.stringify(message.id).replace(/^"|"$/g, ""), message);
       }
     });
     const write = (message: Record<string, unknown>): void => {

@@ -93,7 +93,7 @@ export class HeldTransport implements Transport {
     const malformed = malformedRequestError(received);
     if (malformed !== undefined) {
       const id = (received as JSONRPCRequest).id;
-      void this.inner.send({ jsonrpc: '2.0', id, error: malformed } as JSONRPCMessage).catch(() => undefined);
+      void this.inner.send({ jsonrpc: '2.0', id, error: malformed }).catch(() => undefined);
       return;
     }
     const message = this.edge === undefined ? received : this.edge.incoming(received, (reply) => void this.inner.send(reply).catch(() => undefined));
