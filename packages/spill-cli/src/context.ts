@@ -175,6 +175,18 @@ export class CliContext {
   }
 
   /**
+   * The private per-user root to store in when the store these options choose cannot be
+   * used (the default root, created 0700 when missing), or `undefined` when that is the
+   * store that failed. `spillway run` falls back to it rather than print a flood.
+   */
+  fallbackBackend(options: CommonOptions): { readonly path: string; readonly backend: CliBackend } | undefined {
+    const root = resolveRoot(undefined, { ...this.io.env, SPILLWAY_ROOT: undefined }, this.io.cwd, this.io.homedir);
+    const chosen = resolveStore(options.store, options.root, this.io.env) === undefined ? this.root(options) : undefined;
+    if (chosen !== undefined && chosen.path === root.path) return undefined;
+    return { path: root.path, backend: this.makeBackend(root) };
+  }
+
+  /**
    * Where the search index of the backend these options choose lives, when it is not the
    * backend's own default (beside a local root): for an object store, the user's cache
    * directory unless `cache` is false or `SPILLWAY_SEARCH_CACHE=0` (see {@link storeIndexPlace}).

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readdir } from 'node:fs/promises';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpillError, spillLocator, type SpillEntry, type SpillErrorCode } from '@spillway/core';
@@ -359,12 +359,25 @@ describe('run', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ text: 'q'.repeat(800), spilled: false, isError: false });
   });
 
-  it('streams the output through, with a warning, when the root is unusable', async () => {
+  it('stores in the fallback root, and says so, when the root is unusable', async () => {
     const open = join(base, 'open-root');
     await mkdir(open, { recursive: true });
     await chmod(open, 0o777);
+    const r = await cli(['run', '--max-inline-bytes', '1000', '--', node, '-e', 'process.stdout.write("w".repeat(5000)); process.exit(9)'], {
+      env: { SPILLWAY_ROOT: open, XDG_STATE_HOME: join(base, 'fallback-state') },
+    });
+    expect(r.code).toBe(9);
+    expect(r.stdout).toContain(`stored at: ${join(base, 'fallback-state', 'spillway')}`);
+    expect(r.stderr).toMatch(/^spillway: warning: .*\[SPILL_UNSAFE_ROOT\]: the output is stored in the fallback root .*fallback-state\/spillway instead\.\n/);
+  });
+
+  it('streams the output through, with a warning, when neither the root nor the fallback root can be used', async () => {
+    const open = join(base, 'open-root-2');
+    await mkdir(open, { recursive: true });
+    await chmod(open, 0o777);
+    await writeFile(join(base, 'state-file'), '');
     const r = await cli(['run', '--max-inline-bytes', '100', '--', node, '-e', 'process.stdout.write("w".repeat(5000)); process.exit(9)'], {
-      env: { SPILLWAY_ROOT: open },
+      env: { SPILLWAY_ROOT: open, XDG_STATE_HOME: join(base, 'state-file') },
     });
     expect(r.code).toBe(9);
     expect(r.stdout).toBe('w'.repeat(5000));
@@ -381,7 +394,8 @@ describe('run', () => {
     expect(r.code).toBe(6);
     expect(r.bytes.length).toBe(binaryWritten().length);
     expect(r.bytes.equals(binaryWritten())).toBe(true);
-    expect(r.stderr).toMatch(/^spillway: warning: Injected EROFS\..*\[SPILL_STORAGE_FAILED\]: the output is printed in full, without spilling\.\n$/);
+    // The fallback root's backend refuses too (the same factory): nothing can store it.
+    expect(r.stderr).toMatch(/^spillway: warning: Injected EROFS\..*\[SPILL_STORAGE_FAILED\]: the output is stored in the fallback root .* instead\.\nspillway: warning: Injected EROFS\..*\[SPILL_STORAGE_FAILED\]: the output is printed in full, without spilling\.\n$/);
   });
 
   it('prints the whole output byte for byte, with the command\'s exit code, when the store fails midway (injected ENOSPC)', async () => {

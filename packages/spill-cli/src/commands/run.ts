@@ -22,7 +22,8 @@ The command runs without a shell. Its stdout and stderr are merged, stored byte 
 printed when it ends: in full when they fit in --max-inline-bytes, otherwise as a
 head/tail preview plus a notice telling where the full output is stored (spillway cat
 copies it out). Past --max-stored-bytes nothing more is stored and the command is stopped
-(SIGTERM). When the output cannot be stored, it is printed in full as it arrives.
+(SIGTERM). When the root or store cannot take the output, it goes to the private per-user
+root instead (said on stderr); only when no store can be written is it printed in full.
 spillway exits with the command's exit code (128+N when signal N ended it); SIGINT,
 SIGTERM and SIGHUP are passed on to it.
 `;
@@ -68,6 +69,12 @@ export function registerRun(program: Command, ctx: CliContext): void {
 async function dispatch(input: RouteInput): Promise<void> {
   const { ctx, backend, file, args, options, onSpawn } = input;
   const printInFull = async (failure: unknown): Promise<void> => {
+    // No flood while any store can be written: the private per-user root takes the output.
+    const fallback = input.fallenBack === true ? undefined : ctx.fallbackBackend(options);
+    if (fallback !== undefined && (await probeRoot(fallback.backend)) === undefined) {
+      await ctx.warn(`${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`);
+      return dispatch({ ...input, backend: fallback.backend, fallenBack: true });
+    }
     await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
     await passThrough(ctx, file, args, onSpawn);
   };

@@ -27,6 +27,8 @@ export interface RouteInput {
   readonly toolName: string;
   readonly maxStoredBytes: number;
   readonly onSpawn: (child: { pid?: number | undefined }) => void;
+  /** The configured store could not be used, and this is the fallback root's backend. */
+  readonly fallenBack?: boolean;
 }
 
 /** What a route shows at the end: the preview and notice of a spill, or the whole output. */

@@ -1,0 +1,53 @@
+// No flood when the configured store fails: `spillway run` stores the output in the private
+// per-user root instead and says so; only when no store at all can be written does the
+// whole output pass.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, spillway } from './test-bin.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
+
+const tmp = tempDirsPerTest('run-fallback-');
+beforeAll(() => {
+  ensureBuilt();
+});
+
+const WHOLE = 588_895; // bytes of `seq 1 100000`
+
+function env(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '', HOME: home, XDG_STATE_HOME: join(home, 'state'), SPILLWAY_AUTO_GC: 'off', SPILLWAY_USAGE: 'off', ...extra };
+}
+
+describe('spillway run when the store cannot take the output', () => {
+  it('a missing --root: the output goes to the fallback root, the notice can be followed', async () => {
+    const home = tmp();
+    const e = env(home, { SPILLWAY_ROOT: join(home, 'rd-missing') });
+    const run = await spillway(['run', '--max-inline-bytes', '320', '--', 'seq', '1', '100000'], { env: e });
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBeLessThanOrEqual(321); // the preview within the cap, and its closing newline
+    expect(run.stderr).toContain('fallback root');
+    expect(run.stderr).toContain(join(home, 'state', 'spillway'));
+    const locator = /stored at: (\S+?)\. /.exec(run.out)?.[1] ?? '';
+    expect(locator.startsWith(join(home, 'state', 'spillway'))).toBe(true);
+    const cat = await spillway(['cat', locator], { env: e });
+    expect(cat.stdout.length).toBe(WHOLE);
+  });
+
+  it('an unsafe root (world-writable) falls back the same way', async () => {
+    const home = tmp();
+    const shared = join(home, 'shared');
+    mkdirSync(shared, { mode: 0o777 });
+    const run = await spillway(['run', '--root', shared, '--max-inline-bytes', '320', '--', 'seq', '1', '100000'], { env: env(home, {}) });
+    expect(run.stdout.length).toBeLessThanOrEqual(321); // the preview within the cap, and its closing newline
+    expect(run.stderr).toContain('fallback root');
+  });
+
+  it('prints in full only when no store at all can be written', async () => {
+    const home = tmp();
+    writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
+    const run = await spillway(['run', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, {}) });
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBe(WHOLE);
+    expect(run.stderr).toContain('printed in full');
+  });
+});
