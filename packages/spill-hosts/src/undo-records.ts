@@ -126,7 +126,7 @@ export function readUndoRecord(env: SetupEnvironment, configPath: string, file: 
     record.uid === euid() &&
     record.machine === hostname();
   if (!sound) {
-    throw new ConfigRefusal(`The undo record ${path} does not belong to ${configPath} on this machine and user; remove it, and remove spillway's wrappers from ${configPath} by hand (the lines with "mcp --max-inline-bytes").`);
+    throw new ConfigRefusal(`The undo record ${path} was not written for ${configPath} by your user on this host; remove it, and remove spillway's wrappers from ${configPath} by hand (the lines with "mcp --max-inline-bytes").`);
   }
   if (file !== undefined && (record.dev !== file.dev || record.ino !== file.ino)) {
     throw new ConfigRefusal(`${configPath} is not the file setup changed (it was replaced since); its undo record is not applied. Remove spillway's wrappers by hand, then remove ${path}.`);
