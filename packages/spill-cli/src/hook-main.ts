@@ -128,8 +128,18 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
     import('@spillway/retention'),
   ]);
   const explicit = parsed.root ?? io.env.SPILLWAY_ROOT;
-  const root = explicit !== undefined && explicit !== '' ? resolve(io.cwd, explicit) : defaultLocalRoot(io.env, io.homedir);
-  const local = createLocalBackend({ root, createRoot: explicit === undefined || explicit === '' });
+  let root = explicit !== undefined && explicit !== '' ? resolve(io.cwd, explicit) : defaultLocalRoot(io.env, io.homedir);
+  let local = createLocalBackend({ root, createRoot: explicit === undefined || explicit === '' });
+  if (explicit !== undefined && explicit !== '') {
+    // A root that cannot be used (missing, unsafe): the private per-user root takes the
+    // output, as `spillway run` does, rather than the host's flood.
+    try {
+      await local.root();
+    } catch {
+      root = defaultLocalRoot(io.env, io.homedir);
+      local = createLocalBackend({ root, createRoot: true });
+    }
+  }
   const hint = parsed.host === 'gemini' ? shellHint(autoGc.SPILLWAY_SCRIPT) : undefined;
   const backend =
     hint === undefined
