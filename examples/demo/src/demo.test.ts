@@ -1,4 +1,7 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { usageDir } from '@spillway/usage';
 import { describe, expect, it } from 'vitest';
 import { DEMO_CAP, runDemo, type DemoSummary } from './demo.js';
 import { NEEDLE_LINE } from './data.js';
@@ -12,6 +15,11 @@ describe('pnpm demo', () => {
 
   // How fast it runs is not asserted here (speed belongs in benchmarks); the test
   // timeout only stops a hang, so it is one a loaded machine never needs.
+  // The person's own usage log, as `spillway stats` reads it: the demo must not write to it.
+  const personal = join(usageDir(process.env, homedir()), 'events.jsonl');
+  const sizeOf = (file: string): number => (existsSync(file) ? statSync(file).size : -1);
+  const before = sizeOf(personal);
+
   it('runs to the end', { timeout: 300_000 }, async () => {
     summary = await runDemo({
       write: (text) => {
@@ -20,6 +28,10 @@ describe('pnpm demo', () => {
       color: false,
     });
     expect(summary).toBeDefined();
+  });
+
+  it('keeps its own state: the person’s usage log is untouched', () => {
+    expect(sizeOf(personal)).toBe(before);
   });
 
   it('walks the same loop over the local and the memory backend', () => {

@@ -225,7 +225,8 @@ const execFileAsync = promisify(execFile);
 async function shellPart(out: Printer, root: string): Promise<number> {
   const require = createRequire(import.meta.url);
   const bin = join(dirname(require.resolve('@spillway/cli/package.json')), 'dist', 'bin.js');
-  const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_ROOT: root, SPILLWAY_SESSION: 'demo-shell', NO_COLOR: '1' };
+  // The demo keeps its own state: its usage events go beside its root, not into the person's `spillway stats`.
+  const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_ROOT: root, SPILLWAY_SESSION: 'demo-shell', SPILLWAY_USAGE_DIR: demoUsageDir(root), NO_COLOR: '1' };
   delete env.FORCE_COLOR;
   const generator = `for (let i = 1; i <= 100000; i++) console.log("line " + i + (i === 77777 ? ": ${NEEDLE}" : ": ok"))`;
 
@@ -258,6 +259,11 @@ async function shellPart(out: Printer, root: string): Promise<number> {
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where the demo's own usage events go: beside its root, in its temporary directory. */
+export function demoUsageDir(root: string): string {
+  return join(dirname(root), 'usage');
 }
 
 /** Runs the walk-through, writing to `options.write`, and cleans up its temporary files. */

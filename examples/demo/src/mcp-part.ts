@@ -51,7 +51,8 @@ export async function mcpPart(out: McpPartPrinter, tempDir: string, root: string
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bin, 'mcp', '--root', root, '--session', 'demo-mcp', '--max-inline-bytes', String(cap), '--', process.execPath, server, data],
-    env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+    // The demo keeps its own state: its usage events stay in its temporary directory.
+    env: { ...(process.env as Record<string, string>), SPILLWAY_USAGE_DIR: join(tempDir, 'usage'), NO_COLOR: '1' },
     stderr: 'pipe',
   });
   transport.stderr?.on('data', () => undefined);
