@@ -6,7 +6,7 @@ import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
 import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
 import { storeIndexPlace, type SearchIndexPlace } from './search-support.js';
-import { openStore, resolveStore, type ResolvedStore } from './store.js';
+import { openStore, resolveStore, storeOfLocator, type ResolvedStore } from './store.js';
 
 /** A stream the CLI writes to: a Node writable that may be a TTY. */
 export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean };
@@ -163,9 +163,12 @@ export class CliContext {
    * storage opens it here.
    */
   backend(options: CommonOptions, locator?: string): CliBackend {
-    const store = resolveStore(options.store, options.root, this.io.env);
+    // A named store wins; else an s3:// locator names its own (unless --root says otherwise).
+    const store =
+      resolveStore(options.store, options.root, this.io.env) ??
+      (locator === undefined || options.root !== undefined ? undefined : storeOfLocator(locator));
     if (store !== undefined) {
-      void this.info(`store ${store.url} (from ${store.source === 'option' ? '--store' : 'SPILLWAY_STORE'})`);
+      void this.info(`store ${store.url} (from ${store.source === 'option' ? '--store' : store.source === 'env' ? 'SPILLWAY_STORE' : 'the locator'})`);
       return this.makeStore(store, this.io.env, { verbose: options.verbose === true });
     }
     const root =

@@ -40,6 +40,20 @@ describe('spillway --store s3://bucket/prefix', () => {
     expect((JSON.parse(grep.out) as { matches: { line: number }[] }).matches.map((m) => m.line)).toEqual([1000, 2000, 3000]);
   });
 
+  it('follows a printed s3:// locator with nothing else given: read, grep, cat and rm', async () => {
+    const store = `s3://${BUCKET}/follow/deep`;
+    const saved = await run(['save', '--name', 'log.txt', '--json'], { SPILLWAY_STORE: store }, 'alpha\nbeta NEEDLE\ngamma\n');
+    const { locator } = JSON.parse(saved.out) as { locator: string };
+    expect(locator.startsWith(`${store}/session-`)).toBe(true);
+    const read = await run(['read', locator, '--offset', '2', '--limit', '1', '--json']);
+    expect(read.code).toBe(0);
+    expect((JSON.parse(read.out) as { text: string }).text).toBe('beta NEEDLE\n');
+    expect((await run(['grep', locator, 'NEEDLE'])).out).toContain('2:beta NEEDLE');
+    expect((await run(['cat', locator])).out).toBe('alpha\nbeta NEEDLE\ngamma\n');
+    expect((await run(['rm', locator])).code).toBe(0);
+    expect((await run(['read', locator])).code).toBe(3);
+  });
+
   it('saves stdin, lists, removes, and collects garbage', async () => {
     const extra = { SPILLWAY_STORE: `s3://${BUCKET}/team-a` };
     const saved = await run(['save', '--name', 'notes.md', '--session', 'cli', '--json'], extra, 'hello ✓\n'.repeat(10));

@@ -19,7 +19,7 @@ export async function loadStoreSupport(
   env: Readonly<Record<string, string | undefined>>,
   force = false,
 ): Promise<void> {
-  const named = force || args.some((a) => a === '--store' || a.startsWith('--store=')) || (env[STORE_ENV] ?? '') !== '';
+  const named = force || args.some((a) => a === '--store' || a.startsWith('--store=') || a.startsWith('s3://')) || (env[STORE_ENV] ?? '') !== '';
   if (named && s3 === undefined) s3 = await import('@spillway/s3');
 }
 
@@ -36,8 +36,8 @@ export interface ResolvedStore {
   readonly bucket: string;
   /** The key prefix, `''` for the bucket's top level. */
   readonly prefix: string;
-  /** Which setting chose it. */
-  readonly source: 'option' | 'env';
+  /** Which setting chose it: `--store`, `SPILLWAY_STORE`, or the locator a command was given. */
+  readonly source: 'option' | 'env' | 'locator';
 }
 
 /**
@@ -64,6 +64,26 @@ export function resolveStore(
     throw new CliError('USAGE', `${where} must be an s3://bucket/prefix URL, got '${url}'; for a directory use --root.`);
   }
   return { url, ...parsed, source };
+}
+
+// The session segment of a key: a prefix never holds one (the S3 backend refuses it), so
+// what comes before the first one is the store's prefix.
+const SESSION_SEGMENT = /^session-[0-9a-f]{16,64}$/;
+
+/**
+ * The object store an `s3://` locator lives in, so that a locator spillway printed can be
+ * followed with nothing else given: `s3://bucket/a/b/session-<h>/<leaf>` is in
+ * `s3://bucket/a/b`. Credentials and the endpoint come from the environment and profiles,
+ * as for any store; nothing but the bucket and prefix is read from the locator.
+ * `undefined` for any other locator.
+ */
+export function storeOfLocator(locator: string): ResolvedStore | undefined {
+  if (!locator.startsWith('s3://')) return undefined;
+  const [bucket = '', ...segments] = locator.slice('s3://'.length).split('/');
+  const session = segments.findIndex((segment) => SESSION_SEGMENT.test(segment));
+  if (bucket === '' || session === -1 || session !== segments.length - 2) return undefined;
+  const prefix = segments.slice(0, session).join('/');
+  return { url: `s3://${bucket}${prefix === '' ? '' : `/${prefix}`}`, bucket, prefix, source: 'locator' };
 }
 
 /** Options for {@link openStore}. */
@@ -114,7 +134,7 @@ export function openStore(store: ResolvedStore, env: Readonly<Record<string, str
       ...(region === undefined && custom ? { region: 'us-east-1' } : {}),
     }));
   } catch (error) {
-    if (error instanceof TypeError) throw new CliError('USAGE', `${store.source === 'option' ? '--store' : STORE_ENV} '${store.url}': ${error.message.replace(/^createS3Backend: /, '')}`);
+    if (error instanceof TypeError) throw new CliError('USAGE', `${store.source === 'option' ? '--store' : store.source === 'env' ? STORE_ENV : 'the locator'} '${store.url}': ${error.message.replace(/^createS3Backend: /, '')}`);
     throw error;
   }
 }
