@@ -29,10 +29,13 @@ describe('one sweeper per root', () => {
   it('10 hook processes at once start one sweeper between them', () => {
     ensureBuilt();
     const root = privateRoot();
+    // The sweeper sweeps (an empty root) and stamps the root before it lets go of the lock,
+    // so a hook process that starts late finds the root swept, not free to sweep again.
+    const sweeperEnv = { PATH: process.env.PATH ?? '', HOME: tmp(), SPILLWAY_AUTO_GC: 'on', SPILLWAY_USAGE: 'off' };
     const script = `const { startAutoGc, autoGcSettings } = await import(${JSON.stringify(new URL('../dist/auto-gc.js', import.meta.url).href)});
       const { parseDuration, parseByteSize } = await import('@spillway/retention');
       const s = autoGcSettings({}, '/nonexistent', parseDuration, parseByteSize);
-      process.stdout.write(startAutoGc(${JSON.stringify(root)}, s, { SPILLWAY_AUTO_GC: 'off' }) ? 'started\\n' : '');`;
+      process.stdout.write(startAutoGc(${JSON.stringify(root)}, s, ${JSON.stringify(sweeperEnv)}) ? 'started\\n' : '');`;
     const out = spawnSync('sh', ['-c', `for i in 1 2 3 4 5 6 7 8 9 10; do "${process.execPath}" --input-type=module -e "$0" & done; wait`, script], { encoding: 'utf8', cwd: PACKAGE_DIR });
     expect(out.stderr).toBe('');
     expect(out.stdout.split('\n').filter((l) => l === 'started').length).toBe(1);

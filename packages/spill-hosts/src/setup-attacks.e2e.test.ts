@@ -207,24 +207,16 @@ describe('owner, group and mode are kept', () => {
     expect(readFileSync(config, 'utf8')).toBe(SERVERS);
   });
 
-  it.skipIf(!isRoot)('a user other than root is refused another user’s config (run as nobody)', () => {
-    const { env, project } = world();
-    for (const dir of [dirname(dirname(dirname(project))), dirname(dirname(project)), dirname(project), project, env.home]) chmodSync(dir, 0o755);
-    const config = join(project, '.mcp.json');
-    writeFileSync(config, SERVERS);
-    chmodSync(config, 0o666);
-    const state = mkdtempSync(join(tmpdir(), 'setup-nobody-state-'));
-    made.push(state);
-    chownSync(state, 65534, 65534);
-    const script = `const { setupHost } = await import(${JSON.stringify(DIST)});
-      const r = setupHost('claude-code', { home: ${JSON.stringify(env.home)}, cwd: ${JSON.stringify(project)}, env: {}, command: ${JSON.stringify(COMMAND)}, stateDir: ${JSON.stringify(join(state, 'spillway'))} });
-      process.stdout.write(JSON.stringify(r.files.find((f) => f.path === ${JSON.stringify(config)})));`;
-    const out = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', cwd: tmpdir() });
-    expect(out.stderr).toBe('');
-    const file = JSON.parse(out.stdout) as { status: string; error: string };
-    expect(file.status).toBe('refused');
-    expect(file.error).toContain('not to you');
-    expect(readFileSync(config, 'utf8')).toBe(SERVERS);
+  it.skipIf(isRoot)('a user other than root is refused a config that belongs to another user (a link to a root-owned file)', () => {
+    const { env } = world();
+    mkdirSync(join(env.home, '.cursor'));
+    const theirs = '/etc/hosts';
+    const before = readFileSync(theirs);
+    symlinkSync(theirs, join(env.home, '.cursor', 'mcp.json'));
+    const file = setupHost('cursor', env).files.find((f) => f.scope === 'user');
+    expect(file?.status).toBe('refused');
+    expect(file?.error).toContain('not to you');
+    expect(readFileSync(theirs)).toEqual(before);
   });
 });
 
