@@ -48,6 +48,18 @@ function realpathOfNew(path: string): string {
   }
 }
 
+/** Up to `size` bytes of an opened file, from its start (fewer when it shrank meanwhile). */
+export function readOpened(fd: number, size: number): Buffer {
+  const bytes = Buffer.alloc(size);
+  let done = 0;
+  while (done < bytes.length) {
+    const n = readSync(fd, bytes, done, bytes.length - done, done);
+    if (n === 0) break;
+    done += n;
+  }
+  return bytes.subarray(0, done);
+}
+
 function euid(): number {
   return process.geteuid?.() ?? -1;
 }
@@ -107,14 +119,7 @@ export function readConfigFile(spec: ConfigFileSpec, projectDir: string): Config
     if (me !== 0 && me !== -1 && stat.uid !== me) {
       throw new ConfigRefusal(`${target} belongs to user ${String(stat.uid)}, not to you; setup edits only your own files.`);
     }
-    const bytes = Buffer.alloc(stat.size);
-    let done = 0;
-    while (done < bytes.length) {
-      const n = readSync(fd, bytes, done, bytes.length - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    return { target, bytes: bytes.subarray(0, done), info: { dev: stat.dev, ino: stat.ino, uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o7777 } };
+    return { target, bytes: readOpened(fd, stat.size), info: { dev: stat.dev, ino: stat.ino, uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o7777 } };
   } finally {
     closeSync(fd);
   }
@@ -131,13 +136,24 @@ export function writeConfigFile(state: ConfigFileState, bytes: Uint8Array, mode?
   if (info !== undefined && (info.mode & 0o200) === 0) {
     throw new ConfigRefusal(`${target} is read-only (mode ${info.mode.toString(8).padStart(4, '0')}); make it writable (chmod u+w) to let setup change it, or leave it as it is.`);
   }
+  replaceAtomically(target, bytes, (fd) => {
+    fchmodSync(fd, mode ?? info?.mode ?? 0o600);
+    if (info !== undefined && euid() === 0) fchownSync(fd, info.uid, info.gid);
+  });
+}
+
+/**
+ * Replaces `target` with `bytes` atomically: an exclusive, no-follow, 0600 temp file beside
+ * it, every byte written, `prepare` run on its descriptor (mode, owner), synced, then
+ * renamed over the target. On any failure the temp file is removed and nothing changed.
+ */
+export function replaceAtomically(target: string, bytes: Uint8Array, prepare?: (fd: number) => void): void {
   const temp = join(dirname(target), `.${basename(target)}.spillway-${randomBytes(6).toString('hex')}`);
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     let done = 0;
     while (done < bytes.length) done += writeSync(fd, bytes, done);
-    fchmodSync(fd, mode ?? info?.mode ?? 0o600);
-    if (info !== undefined && euid() === 0) fchownSync(fd, info.uid, info.gid);
+    prepare?.(fd);
     fsyncSync(fd);
   } catch (error) {
     closeSync(fd);

@@ -6,11 +6,11 @@
  * the file it belongs to (its path, device and inode) and the user and machine that wrote
  * it; undo trusts no other.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, rmSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { ConfigRefusal } from './config-file.js';
+import { ConfigRefusal, readOpened, replaceAtomically } from './config-file.js';
 import type { ConfigPath, HostId, SetupEnvironment } from './types.js';
 
 /** What setup recorded about one file. */
@@ -100,14 +100,7 @@ export function readUndoRecord(env: SetupEnvironment, configPath: string, file: 
     if (!stat.isFile() || stat.nlink !== 1 || (me !== -1 && stat.uid !== me) || (stat.mode & 0o077) !== 0 || stat.size > 64 * 1024 * 1024) {
       throw new ConfigRefusal(`The undo record ${path} was not written by setup (not a private 0600 file of yours); it is ignored. Remove it.`);
     }
-    const bytes = Buffer.alloc(stat.size);
-    let done = 0;
-    while (done < bytes.length) {
-      const n = readSync(fd, bytes, done, bytes.length - done, done);
-      if (n === 0) break;
-      done += n;
-    }
-    text = bytes.subarray(0, done).toString('utf8');
+    text = readOpened(fd, stat.size).toString('utf8');
   } finally {
     closeSync(fd);
   }
@@ -139,20 +132,7 @@ export function writeUndoRecord(env: SetupEnvironment, record: UndoRecord): void
   const dir = undoRecordDir(env);
   privateDir(dir);
   const path = undoRecordPath(env, record.configPath);
-  const temp = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
-  const bytes = Buffer.from(`${JSON.stringify(record, null, 2)}\n`);
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done);
-    fsyncSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temp, path);
+  replaceAtomically(path, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
 }
 
 /** Removes a config file's record, if any. */

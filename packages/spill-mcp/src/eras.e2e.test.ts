@@ -195,21 +195,33 @@ describe.each(HOST_KINDS.map((kind) => ({ kind })))('a $kind host through spillw
   });
 });
 
+/** A proxy over the filesystem server with a raw line reader: answers by id. */
+function rawProxy() {
+  const child = spawn(process.execPath, proxyArgs([serverScript('server-filesystem'), data.path]), { stdio: ['pipe', 'pipe', 'ignore'] });
+  const answers = new Map<string, Record<string, unknown>>();
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const message = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
+      buffered = buffered.slice(newline + 1);
+      if (message.id !== undefined) answers.set(JSON.stringify(message.id).replace(/^"|"$/g, ""), message);
+    }
+  });
+  const write = (message: Record<string, unknown>): void => {
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  };
+  const waitFor = async (ids: readonly string[]): Promise<void> => {
+    for (let i = 0; i < 400 && !ids.every((id) => answers.has(id)); i++) await new Promise((r) => setTimeout(r, 25));
+  };
+  return { child, answers, write, waitFor };
+}
+
+
 describe('the 2026-07-28 edge, on the wire', () => {
   it('answers server/discover, refuses an unknown version with -32022 and names what it does not bridge', async () => {
-    const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, proxyArgs([serverScript('server-filesystem'), data.path]), { stdio: ['pipe', 'pipe', 'ignore'] });
-    const answers = new Map<string, Record<string, unknown>>();
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const message = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
-        buffered = buffered.slice(newline + 1);
-        answers.set(String(message.id), message);
-      }
-    });
+    const { child, answers } = rawProxy();
     const envelope = (version: string) => ({
       'io.modelcontextprotocol/protocolVersion': version,
       'io.modelcontextprotocol/clientInfo': { name: 'wire', version: '1' },
@@ -247,29 +259,6 @@ describe('the 2026-07-28 edge, on the wire', () => {
 });
 
 describe('malformed requests and foreign ids, on the wire', () => {
-  /** A proxy over the filesystem server with a raw line reader: answers by id. */
-  function rawProxy() {
-    const child = spawn(process.execPath, proxyArgs([serverScript('server-filesystem'), data.path]), { stdio: ['pipe', 'pipe', 'ignore'] });
-    const answers = new Map<string, Record<string, unknown>>();
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const message = JSON.parse(buffered.slice(0, newline)) as Record<string, unknown>;
-        buffered = buffered.slice(newline + 1);
-        if (message.id !== undefined) answers.set(JSON.stringify(message.id).replace(/^"|"$/g, ""), message);
-      }
-    });
-    const write = (message: Record<string, unknown>): void => {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    };
-    const waitFor = async (ids: readonly string[]): Promise<void> => {
-      for (let i = 0; i < 400 && !ids.every((id) => answers.has(id)); i++) await new Promise((r) => setTimeout(r, 25));
-    };
-    return { child, answers, write, waitFor };
-  }
-
   const MODERN = {
     'io.modelcontextprotocol/protocolVersion': '2026-07-28',
     'io.modelcontextprotocol/clientInfo': { name: 'wire', version: '1' },
