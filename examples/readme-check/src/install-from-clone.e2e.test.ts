@@ -77,7 +77,7 @@ describe('the README block that uses a package from the clone in another project
     it('installs the named packages and the spillway packages they need, from the packed tarballs', () => {
       expect(output).toContain('Peer dependencies to add there: ai@^6.0.0');
       const installed = fs.readdirSync(path.join(project, 'node_modules', '@spillway')).sort();
-      expect(installed).toEqual(['ai-sdk', 'backend-utils', 'core', 'memory', 'policy', 'retrieval']);
+      expect(installed).toEqual(['ai-sdk', 'backend-utils', 'core', 'memory', 'policy', 'retrieval', 'tools']);
       // The adapter's own dependency on core is the packed one, not a registry copy.
       const adapter = fs.realpathSync(path.join(project, 'node_modules', '@spillway', 'ai-sdk'));
       const coreOfAdapter = fs.realpathSync(path.join(adapter, '..', 'core'));

@@ -10,8 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import type { ConfigFileSpec } from './types.js';
 
-/** The largest config file setup reads: far above any real one, far below what would hurt. */
-export const MAX_CONFIG_BYTES = 16 * 1024 * 1024;
+import { MAX_CONFIG_BYTES } from './limits.js';
 
 /** Why a config file is left alone; the message says what to do. */
 export class ConfigRefusal extends Error {

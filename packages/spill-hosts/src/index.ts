@@ -7,7 +7,7 @@
  */
 export { setupHost, undoHost, type SetupOptions } from './setup.js';
 export { undoRecordPath } from './undo-records.js';
-export { MAX_CONFIG_BYTES } from './config-file.js';
+export { MAX_CONFIG_BYTES } from './limits.js';
 export { HOSTS, hostFiles } from './hosts.js';
 export { ConfigParseError } from './document.js';
 export { wrapCommand, unwrapCommand, hookCommandLine, type CommandLine, shellQuote } from './command.js';
