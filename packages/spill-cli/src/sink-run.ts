@@ -26,6 +26,8 @@ export interface SinkRunOptions {
   readonly onStoreFailed: (error: unknown) => Promise<void>;
   /** Called once the child has started. */
   readonly onSpawn?: (child: ChildProcess) => void;
+  /** Direct route only: called with the file's size each time it is measured while the command runs. */
+  readonly onSize?: (size: number) => void;
 }
 
 /** How a {@link runIntoSink} ended. */
@@ -77,6 +79,7 @@ export async function runIntoSink(file: string, args: readonly string[], options
       sink.size().then(
         (size) => {
           measuring = false;
+          options.onSize?.(size);
           if (size > limit) stop();
         },
         () => {

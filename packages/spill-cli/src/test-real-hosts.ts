@@ -82,6 +82,17 @@ function mkdirp(dir: string): string {
   return dir;
 }
 
+/**
+ * A shell step that waits (up to 60 s, then one more second for the host to take the list)
+ * until the big MCP server has been asked for its tools, for hosts that connect MCP servers
+ * in the background: on a loaded machine the first MCP call could otherwise come too soon.
+ * The server writes `readyFile` when `BIG_MCP_READY_FILE` names it.
+ */
+export function waitForBigServer(tool: string, readyFile: string): ScriptedCall {
+  const file = readyFile.replace(/'/g, `'\\''`);
+  return { name: tool, args: { command: `for i in $(seq 1 600); do [ -e '${file}' ] && break; sleep 0.1; done; sleep 1; echo waited`, description: 'wait for the MCP server' } };
+}
+
 /** A scripted tool call; `{LOCATOR}` in an argument is replaced by the locator of the last notice the host sent back. */
 export interface ScriptedCall {
   readonly name: string;

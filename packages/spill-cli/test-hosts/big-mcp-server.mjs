@@ -1,5 +1,6 @@
 // A minimal stdio MCP server (newline-delimited JSON-RPC) with one tool, get_big, that
 // returns about 500 KB of text with one needle line in the middle.
+import { writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export const NEEDLE = 'MCP-NEEDLE-31337 is the line the preview leaves out';
@@ -24,6 +25,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       reply(message.id, { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1.0.0' } });
       break;
     case 'tools/list':
+      // A host that connects its servers in the background: the session waits for this file.
+      if (process.env.BIG_MCP_READY_FILE) writeFileSync(process.env.BIG_MCP_READY_FILE, 'listed\n');
       reply(message.id, { tools: [{ name: 'get_big', description: 'Returns the big report.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } }] });
       break;
     case 'tools/call':

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { hookCommandLine } from './command.js';
+import { claudeCodeShellScript, claudeCodeShellScriptName, hookCommandLine, isClaudeCodeShellScript } from './command.js';
+import { spillwayStateDir } from './undo-records.js';
 import type { ConfigFileSpec, ConfigPath, HostDefinition, HostId, SetupEnvironment } from './types.js';
 
 const table =
@@ -26,14 +27,22 @@ function userAndProject(user: string, project: string, file: Pick<ConfigFileSpec
   ];
 }
 
+/**
+ * The cap for a Bash command that fails: Claude Code keeps about the first and last 5,000
+ * characters of a failing command's output (checked in 2.1.328: 10,040 characters reached
+ * the model for 2 MB), so a larger preview would lose its middle, and a notice, there.
+ */
+const CLAUDE_CODE_FAILURE_CAP = 9000;
+
 const claudeCode: HostDefinition = {
   id: 'claude-code',
   label: 'Claude Code',
   cap: 24 * 1024,
   capReason:
     'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens)',
-  notCovered: 'built-in tools other than Bash (their hook output contract is not checked)',
+  notCovered: 'built-in tools other than Bash (their hook output contract is not checked); Bash commands run in the background show only the first 24 KiB of their output while they run',
   files(env, cap) {
+    const script = join(spillwayStateDir(env), 'bin', claudeCodeShellScriptName(cap));
     const dir = env.configDir ?? env.env.CLAUDE_CONFIG_DIR;
     const main = dir !== undefined && dir !== '' ? join(dir, '.claude.json') : join(env.home, '.claude.json');
     const settings = dir !== undefined && dir !== '' ? join(dir, 'settings.json') : join(env.home, '.claude', 'settings.json');
@@ -59,6 +68,16 @@ const claudeCode: HostDefinition = {
         style: 'command-args',
         serverTables: () => [],
         hook: { path: ['hooks', 'PostToolUse'], matcher: 'Bash', command: hookCommandLine('claude-code', env.command, cap) },
+        // Claude Code splits " -" off the prefix as a flag: such a path cannot be used.
+        setting: script.includes(' -')
+          ? undefined
+          : {
+              path: ['env', 'CLAUDE_CODE_SHELL_PREFIX'],
+              value: script,
+              purpose: 'every Bash command runs through spillway, so a large output of a command that fails is stored too (Claude Code gives a failing command no output hook)',
+              isOurs: isClaudeCodeShellScript,
+              file: { path: script, content: claudeCodeShellScript(env.command, cap, Math.min(cap, CLAUDE_CODE_FAILURE_CAP)) },
+            },
       },
       { path: join(env.cwd, '.mcp.json'), scope: 'project', format: 'jsonc', strictJson: true, style: 'command-args', serverTables: table('mcpServers') },
     ];

@@ -10,7 +10,7 @@ export { undoRecordPath } from './undo-records.js';
 export { MAX_CONFIG_BYTES } from './limits.js';
 export { HOSTS, hostFiles } from './hosts.js';
 export { ConfigParseError } from './document.js';
-export { wrapCommand, unwrapCommand, hookCommandLine, type CommandLine, shellQuote } from './command.js';
+export { wrapCommand, unwrapCommand, hookCommandLine, claudeCodeShellScript, type CommandLine, shellQuote } from './command.js';
 export {
   HOST_IDS,
   isHostId,

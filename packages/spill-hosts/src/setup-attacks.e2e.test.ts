@@ -3,7 +3,7 @@
 // read-only files, another user's files, a tight umask. Setup writes only the files it
 // names, never through a link that leaves the project, and keeps owner, group and mode.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -100,17 +100,20 @@ describe('a cloned repository cannot aim setup elsewhere', () => {
     expect(undoHost('claude-code', env).files.find((f) => f.path === config)?.status).toBe('refused');
   });
 
-  it('does not apply a record to a file that was replaced since', () => {
+  it('undoes a file the host replaced by renaming a new one over it, as Claude Code does', () => {
     const { env, project } = world();
     const config = join(project, '.mcp.json');
     writeFileSync(config, SERVERS);
     setupHost('claude-code', env);
     const wrapped = readFileSync(config);
-    rmSync(config);
-    writeFileSync(config, wrapped);
-    const file = undoHost('claude-code', env).files.find((f) => f.path === config);
-    expect(file?.status).toBe('refused');
-    expect(file?.error).toContain('replaced');
+    const before = statSync(config).ino;
+    writeFileSync(`${config}.tmp`, wrapped);
+    renameSync(`${config}.tmp`, config);
+    expect(statSync(config).ino).not.toBe(before);
+    // Set up again, then undone: both take the replaced file as the one setup changed.
+    expect(setupHost('claude-code', env).files.find((f) => f.path === config)?.status).toBe('unchanged');
+    expect(undoHost('claude-code', env).files.find((f) => f.path === config)?.status).toBe('restored');
+    expect(readFileSync(config, 'utf8')).toBe(SERVERS);
   });
 });
 

@@ -164,6 +164,41 @@ describe('what each host gets', () => {
     expect(unwrapCommand(project.mcpServers.fetch ?? { command: '', args: [] })).toEqual({ command: 'uvx', args: [] });
   });
 
+  it('claude-code: every Bash command runs through spillway: the settings name a script of its own, and undo takes the setting out', () => {
+    const { env, files } = layout('claude-code');
+    const report = setupHost('claude-code', env);
+    const settings = () => parseFile(files[1] ?? '') as { env?: Record<string, string> };
+    const script = settings().env?.CLAUDE_CODE_SHELL_PREFIX ?? '';
+    expect(script).toBe(join(env.home, '.local', 'state', 'spillway', 'bin', `claude-code-shell-${String(report.cap)}`));
+    expect(statSync(script).mode & 0o777).toBe(0o755);
+    const text = readFileSync(script, 'utf8');
+    expect(text).toContain(`${COMMAND.node} ${COMMAND.spillway} run --live --max-inline-bytes ${String(report.cap)} --max-inline-bytes-on-failure ${String(Math.min(report.cap, 9000))}`);
+    expect(report.files.find((f) => f.path === files[1])?.changes.some((c) => c.startsWith('set env.CLAUDE_CODE_SHELL_PREFIX'))).toBe(true);
+    // Again: nothing to do. After the host rewrote the file, undo removes the setting and the `env` it created.
+    expect(setupHost('claude-code', env).files.find((f) => f.path === files[1])?.status).toBe('unchanged');
+    writeFileSync(files[1] ?? '', `${readFileSync(files[1] ?? '', 'utf8').trimEnd()}\n\n`);
+    undoHost('claude-code', env);
+    expect(settings().env).toBeUndefined();
+  });
+
+  it('claude-code: a rerun with another cap points the setting at that cap; another tool’s prefix is left alone, and said', () => {
+    const { env, files } = layout('claude-code');
+    setupHost('claude-code', env);
+    setupHost('claude-code', { ...env, maxInlineBytes: 4096 });
+    const prefix = (parseFile(files[1] ?? '') as { env: Record<string, string> }).env.CLAUDE_CODE_SHELL_PREFIX ?? '';
+    expect(prefix.endsWith('claude-code-shell-4096')).toBe(true);
+    expect(readFileSync(prefix, 'utf8')).toContain('--max-inline-bytes 4096 --max-inline-bytes-on-failure 4096');
+
+    const other = layout('claude-code');
+    const settingsFile = other.files[1] ?? '';
+    const value = jsonc.parse(readFileSync(settingsFile, 'utf8')) as Record<string, unknown>;
+    writeFileSync(settingsFile, `${JSON.stringify({ ...value, env: { CLAUDE_CODE_SHELL_PREFIX: '/usr/local/bin/audit-log' } }, null, 2)}\n`);
+    const report = setupHost('claude-code', other.env);
+    expect(report.files.find((f) => f.path === settingsFile)?.changes.some((c) => c.includes('CLAUDE_CODE_SHELL_PREFIX as it is') && c.includes('/usr/local/bin/audit-log'))).toBe(true);
+    undoHost('claude-code', other.env);
+    expect((parseFile(settingsFile) as { env: Record<string, string> }).env.CLAUDE_CODE_SHELL_PREFIX).toBe('/usr/local/bin/audit-log');
+  });
+
   it('claude-code: warns that a settings.json with comments is ignored by Claude Code (checked against 2.1.328)', () => {
     const { env, files } = layout('claude-code');
     const report = setupHost('claude-code', env);

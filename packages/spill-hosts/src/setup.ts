@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { existsSync, unlinkSync } from 'node:fs';
+import { existsSync, fchmodSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigRefusal, readConfigFile, writeConfigFile } from './config-file.js';
+import { ConfigRefusal, readConfigFile, replaceAtomically, writeConfigFile } from './config-file.js';
 import { unwrapCommand, wrapCommand, isSpillwayHook, type CommandLine } from './command.js';
 import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
@@ -86,10 +86,11 @@ function editFile(
   doc: ConfigDocument,
   env: SetupEnvironment,
   cap: number,
-): { changes: string[]; servers: UndoRecord['servers'][number][]; hooks: UndoRecord['hooks'][number][] } {
+): { changes: string[]; servers: UndoRecord['servers'][number][]; hooks: UndoRecord['hooks'][number][]; settings: NonNullable<UndoRecord['settings']>[number][] } {
   const changes: string[] = [];
   const servers: UndoRecord['servers'][number][] = [];
   const hooks: UndoRecord['hooks'][number][] = [];
+  const settings: NonNullable<UndoRecord['settings']>[number][] = [];
   for (const tablePath of spec.serverTables(doc.value())) {
     const servers_ = getIn(doc.value(), tablePath);
     if (!isObject(servers_)) continue;
@@ -114,19 +115,64 @@ function editFile(
       Array.isArray(groups) &&
       groups.some((group) => isObject(group) && Array.isArray(group.hooks) && group.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host.id)));
     if (!installed) {
-      let created: ConfigPath | null = null;
-      for (let i = 1; i <= spec.hook.path.length; i++) {
-        if (getIn(doc.value(), spec.hook.path.slice(0, i)) === undefined) {
-          created = spec.hook.path.slice(0, i);
-          break;
-        }
-      }
+      const created = firstMissing(doc, spec.hook.path);
       doc.append(spec.hook.path, { matcher: spec.hook.matcher, hooks: [{ type: 'command', command: spec.hook.command }] });
       hooks.push({ path: spec.hook.path, command: spec.hook.command, created });
       changes.push(`added a ${String(spec.hook.path[spec.hook.path.length - 1])} hook for ${spec.hook.matcher}: ${spec.hook.command}`);
     }
   }
-  return { changes, servers, hooks };
+  if (spec.setting !== undefined) {
+    const { path, value, purpose } = spec.setting;
+    const current = getIn(doc.value(), path);
+    const name = path.join('.');
+    if (current === undefined) {
+      settings.push({ path, created: firstMissing(doc, path) });
+      doc.set(path, value);
+      changes.push(`set ${name} to ${value}: ${purpose}`);
+    } else if (current !== value && spec.setting.isOurs(current)) {
+      settings.push({ path, created: null });
+      doc.set(path, value);
+      changes.push(`updated ${name} to ${value}`);
+    } else if (current !== value) {
+      changes.push(`left ${name} as it is (${JSON.stringify(current)}, not spillway's), so this is not covered: ${purpose}`);
+    }
+  }
+  return { changes, servers, hooks, settings };
+}
+
+/** The shortest prefix of `path` that the document lacks (what setting `path` creates), or `null`. */
+function firstMissing(doc: ConfigDocument, path: ConfigPath): ConfigPath | null {
+  for (let i = 1; i <= path.length; i++) {
+    if (getIn(doc.value(), path.slice(0, i)) === undefined) return path.slice(0, i);
+  }
+  return null;
+}
+
+/** Removes the keys setup created to hold `path`, from the innermost out, once they hold nothing. */
+function removeEmptyParents(doc: ConfigDocument, path: ConfigPath, created: ConfigPath): void {
+  for (let end = path.length; end >= created.length; end--) {
+    const at = path.slice(0, end);
+    const value = getIn(doc.value(), at);
+    const empty = Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
+    if (!empty) break;
+    doc.set(at, undefined);
+  }
+}
+
+/** Writes the file a setting names (0755, replaced atomically), when it differs. */
+function writeSettingFile(file: NonNullable<ConfigFileSpec['setting']>['file']): void {
+  mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
+  const content = Buffer.from(file.content, 'utf8');
+  let current: Buffer | undefined;
+  try {
+    current = readFileSync(file.path);
+  } catch {
+    current = undefined;
+  }
+  if (current !== undefined && current.equals(content)) return;
+  replaceAtomically(file.path, content, (fd) => {
+    fchmodSync(fd, 0o755);
+  });
 }
 
 function refused(spec: ConfigFileSpec, error: unknown): FileReport {
@@ -189,14 +235,16 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
       edit.changes.push(`warning: ${host.label} reads this file as strict JSON and ignores all of it while it has comments or trailing commas; remove them`);
     }
     const next = Buffer.from(bom + doc.text(), 'utf8');
-    const changed = edit.servers.length > 0 || edit.hooks.length > 0;
+    const changed = edit.servers.length > 0 || edit.hooks.length > 0 || edit.settings.length > 0;
+    // The file the setting names comes first: a config never names a missing script.
+    if (!dryRun && spec.setting !== undefined && getIn(doc.value(), spec.setting.path) === spec.setting.value) writeSettingFile(spec.setting.file);
     if (!changed) {
       return { path: spec.path, scope: spec.scope, status: 'unchanged', changes: edit.changes };
     }
     if (dryRun) {
       return { path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes, diff: lineDiff(text, doc.text()) };
     }
-    const previous = readUndoRecord(env, spec.path, state.info);
+    const previous = readUndoRecord(env, spec.path);
     const before = bytes ?? Buffer.alloc(0);
     const keepsOriginal = previous !== undefined && previous.original !== null && previous.after === sha256(before);
     // The config first: a record is never left for a change that did not happen.
@@ -216,6 +264,7 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
       after: sha256(next),
       servers: [...(previous?.servers ?? []), ...edit.servers],
       hooks: [...(previous?.hooks ?? []), ...edit.hooks],
+      settings: [...(previous?.settings ?? []), ...edit.settings],
     };
     writeUndoRecord(env, record);
     return { path: spec.path, scope: spec.scope, status: 'changed', changes: edit.changes };
@@ -236,15 +285,7 @@ function removeHooks(doc: ConfigDocument, host: HostId, record: UndoRecord['hook
     else for (const j of ours.reverse()) doc.set([...record.path, i, 'hooks', j], undefined);
   }
   // Remove what setup created to hold the hook, once it holds nothing else.
-  if (record.created !== null) {
-    for (let end = record.path.length; end >= record.created.length; end--) {
-      const at = record.path.slice(0, end);
-      const value = getIn(doc.value(), at);
-      const empty = Array.isArray(value) ? value.length === 0 : isObject(value) && Object.keys(value).length === 0;
-      if (!empty) break;
-      doc.set(at, undefined);
-    }
-  }
+  if (record.created !== null) removeEmptyParents(doc, record.path, record.created);
   return removed;
 }
 
@@ -257,7 +298,7 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
   return eachConfigFile(hostId, env, options, (host) => host.capReason, (_host, spec, _cap, dryRun) => {
     const state = readConfigFile(spec, env.cwd);
     const bytes = state.bytes;
-    const manifest = readUndoRecord(env, spec.path, bytes === undefined ? undefined : state.info);
+    const manifest = readUndoRecord(env, spec.path);
     if (manifest === undefined) {
       return { path: spec.path, scope: spec.scope, status: bytes === undefined ? 'missing' : 'unchanged', changes: bytes === undefined ? [] : ['no setup recorded for this file'] };
     }
@@ -294,6 +335,12 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
     }
     for (const record of manifest.hooks) {
       if (removeHooks(doc, hostId, record)) changes.push(`removed the ${String(record.path[record.path.length - 1])} hook`);
+    }
+    for (const record of manifest.settings ?? []) {
+      if (spec.setting === undefined || !spec.setting.isOurs(getIn(doc.value(), record.path))) continue;
+      doc.set(record.path, undefined);
+      if (record.created !== null) removeEmptyParents(doc, record.path.slice(0, -1), record.created);
+      changes.push(`removed ${record.path.join('.')}`);
     }
     if (!dryRun) {
       if (changes.length > 0) writeConfigFile(state, Buffer.from(bom + doc.text(), 'utf8'));

@@ -55,6 +55,23 @@ export interface HookSpec {
   readonly command: string;
 }
 
+/**
+ * A string setting setup writes, with the small file it names (for Claude Code:
+ * `env.CLAUDE_CODE_SHELL_PREFIX` and the script every shell command then runs through).
+ */
+export interface SettingSpec {
+  /** Where the setting lives, e.g. `["env", "CLAUDE_CODE_SHELL_PREFIX"]`. */
+  readonly path: ConfigPath;
+  /** The value to write: the path of {@link SettingSpec.file}. */
+  readonly value: string;
+  /** What it does, for the change line. */
+  readonly purpose: string;
+  /** Whether a value found there is one setup wrote (for any cap or install), so setup may update it and undo may remove it. */
+  readonly isOurs: (value: unknown) => boolean;
+  /** The file the value names: written (mode 0755) before the config, and kept by undo (another config may name it). */
+  readonly file: { readonly path: string; readonly content: string };
+}
+
 /** One config file a host reads. */
 export interface ConfigFileSpec {
   /** Absolute path. */
@@ -69,6 +86,8 @@ export interface ConfigFileSpec {
   readonly style: CommandStyle;
   /** The hook to install in this file, if any. */
   readonly hook?: HookSpec | undefined;
+  /** A setting to write in this file, if any. */
+  readonly setting?: SettingSpec | undefined;
   /** The host reads this file as strict JSON and ignores all of it when it has comments or trailing commas. */
   readonly strictJson?: boolean | undefined;
 }

@@ -21,7 +21,12 @@ export interface UndoRecord {
   readonly configPath: string;
   /** The file written (a user config may be a link to it). */
   readonly target: string;
-  /** Identity of the file setup last wrote: undo refuses a record whose file is another. */
+  /**
+   * Identity of the file setup last wrote, for diagnosis only: hosts replace their own
+   * configs (Claude Code rewrites `.claude.json` by renaming a new file over it), so a new
+   * inode is no reason to refuse. The content hash ({@link UndoRecord.after}) decides
+   * whether the original bytes come back whole.
+   */
   readonly dev: number;
   readonly ino: number;
   /** Who wrote the record, and where. */
@@ -39,6 +44,8 @@ export interface UndoRecord {
   readonly servers: readonly { readonly path: ConfigPath; readonly hadArgs: boolean }[];
   /** The hooks added; `created` is the key setup created to hold them, if any. */
   readonly hooks: readonly { readonly path: ConfigPath; readonly command: string; readonly created: ConfigPath | null }[];
+  /** The settings written; `created` is the key setup created to hold them, if any (absent in older records). */
+  readonly settings?: readonly { readonly path: ConfigPath; readonly created: ConfigPath | null }[];
 }
 
 /** Where spillway keeps its private state: `$XDG_STATE_HOME/spillway`, else `~/.local/state/spillway`. */
@@ -82,7 +89,7 @@ function privateDir(dir: string): void {
 }
 
 /** The record of a config file, `undefined` when there is none; a record undo cannot trust is a {@link ConfigRefusal}. */
-export function readUndoRecord(env: SetupEnvironment, configPath: string, file: { readonly dev: number; readonly ino: number } | undefined): UndoRecord | undefined {
+export function readUndoRecord(env: SetupEnvironment, configPath: string): UndoRecord | undefined {
   const path = undoRecordPath(env, configPath);
   let fd: number;
   try {
@@ -115,14 +122,12 @@ export function readUndoRecord(env: SetupEnvironment, configPath: string, file: 
     record.configPath === resolve(configPath) &&
     Array.isArray(record.servers) &&
     Array.isArray(record.hooks) &&
+    (record.settings === undefined || Array.isArray(record.settings)) &&
     typeof record.after === 'string' &&
     record.uid === euid() &&
     record.machine === hostname();
   if (!sound) {
     throw new ConfigRefusal(`The undo record ${path} was not written for ${configPath} by your user on this host; remove it, and remove spillway's wrappers from ${configPath} by hand (the lines with "mcp --max-inline-bytes").`);
-  }
-  if (file !== undefined && (record.dev !== file.dev || record.ino !== file.ino)) {
-    throw new ConfigRefusal(`${configPath} is not the file setup changed (it was replaced since); its undo record is not applied. Remove spillway's wrappers by hand, then remove ${path}.`);
   }
   return record;
 }

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { CliBackend, CliContext } from '../context.js';
 import { addCommonOptions } from '../context.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, resolveMaxStoredBytes } from '../options.js';
@@ -39,6 +39,9 @@ export function registerRun(program: Command, ctx: CliContext): void {
     .option('--session <id>', 'the owning session (default: $SPILLWAY_SESSION, else "shell")')
     .option('--name <name>', 'a readable name for the artifact (default: the command\'s base name)')
     .option('--max-stored-bytes <bytes>', 'the most output bytes to store; past it the command is stopped (default: $SPILLWAY_MAX_STORED_BYTES, else 1 GiB)', positiveInt)
+    .option('--max-inline-bytes-on-failure <bytes>', 'a lower cap for a command that fails (exits non-zero or by a signal), for hosts that cut failing output shorter', nonNegativeInt)
+    .option('--live', 'copy the head of the output to stdout as it comes, when stdout is an empty regular file (rewritten with the preview if the output does not fit)')
+    .addOption(new Option('--notice-reader <reader>', 'who reads the notice, which picks its retrieval hint').choices(['spillway-cli', 'file-tools', 'spill-tools', 'spill-tools-and-search']).default('spillway-cli'))
     .passThroughOptions();
   addCommonOptions(command, { json: true });
   command.addHelpText('after', EXAMPLES);

@@ -155,7 +155,7 @@ async function shownFor(
     return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}`, storedBytes: stored };
   }
   await ctx.info(`spilled ${String(stored)} bytes to ${ref.locator}`);
-  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan });
+  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan, reader: options.noticeReader });
   if (preview !== undefined) return preview;
   // Even the notice does not fit: show the original, read back from the store, and remove
   // the artifact that nothing will reference.

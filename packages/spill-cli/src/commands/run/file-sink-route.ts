@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { callId, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
 import { copyOut, readRange, runIntoSink } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
-import { SCAN_READBACK_BYTES, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
+import { LiveOutput } from './live-output.js';
+import { SCAN_READBACK_BYTES, capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
 
 /**
  * Opens the backend's file sink for the output; `undefined` (with the failure) when it
@@ -36,11 +37,14 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
   // own writes would fail, out of spillway's reach.
   const direct = free !== undefined && free > maxStoredBytes;
   void ctx.info(direct ? 'the command writes into the spill file directly' : 'the output passes through spillway into the spill file');
+  const live = options.live === true && direct && options.json !== true ? LiveOutput.open(ctx.stdoutFd, cap) : undefined;
+  if (options.live === true && live === undefined) void ctx.info('--live is off: stdout is not an empty regular file (or the output passes through spillway), so the output is printed when the command ends');
   const run = await runIntoSink(file, args, {
     sink,
     maxStoredBytes,
     direct,
     onSpawn,
+    ...(live === undefined ? {} : { onSize: (size: number) => void live.follow(sink, size) }),
     print: (bytes) => ctx.printBytes(bytes),
     onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
   });
@@ -54,14 +58,26 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
       `the output went past --max-stored-bytes ${String(maxStoredBytes)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
     );
   }
+  const shownCap = capFor(options, outcome);
   let shown: Shown;
-  if (stored <= cap) {
+  if (stored <= shownCap) {
+    if (live !== undefined) {
+      await live.complete(sink, stored);
+      await show(input, { text: '', storedBytes: stored }, outcome, { printed: true });
+      return;
+    }
     const bytes = await readRange(sink, 0, stored);
     shown = { text: bytes.toString('utf8'), bytes };
   } else {
-    shown = await spillFromSink(input, sink, stored, dropped);
+    shown = await spillFromSink(input, sink, stored, dropped, shownCap);
   }
   if (shown.locator !== undefined) await ctx.info(`spilled ${String(stored)} bytes to ${shown.locator}`);
+  if (live !== undefined) {
+    if (shown.locator === undefined) await live.complete(sink, stored);
+    else await live.replace(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
+    await show(input, shown, outcome, { printed: true });
+    return;
+  }
   await show(input, shown, outcome);
 }
 
@@ -70,9 +86,8 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
  * rules. When the store fails at the end, or the notice does not fit the cap, the output
  * is shown in full instead (read back from the sink), as the policy keeps the original.
  */
-async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, stored: number, dropped: number): Promise<Shown> {
+async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, stored: number, dropped: number, cap: number): Promise<Shown> {
   const { ctx, backend, options, maxStoredBytes } = input;
-  const cap = options.maxInlineBytes;
   const whole = async (): Promise<Shown> =>
     options.json === true
       ? { text: (await readRange(sink, 0, stored)).toString('utf8') }
@@ -88,7 +103,7 @@ async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, store
   const head = await readRange(sink, 0, Math.min(window, stored));
   const tail = await readRange(sink, Math.max(0, stored - window), Math.min(window, stored));
   const scan = stored <= SCAN_READBACK_BYTES ? await scanSink(sink, stored, cap) : undefined;
-  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan });
+  const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan, reader: options.noticeReader });
   if (preview !== undefined) return preview;
   // Even the notice does not fit: keep the original, as the policy does, and remove the
   // artifact that nothing will reference.

@@ -1,4 +1,4 @@
-import { retrievalHintFor } from '@spillway/core/notice';
+import { retrievalHintFor, type SpillNoticeReader } from '@spillway/core/notice';
 import { isSpillError, type SessionId, type SpillRef } from '@spillway/core';
 import type { SpillPreviewScan, SpillPreviewScanner } from '@spillway/policy';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
@@ -14,6 +14,19 @@ export interface RunOptions extends CommonOptions {
   readonly session?: string;
   readonly name?: string;
   readonly maxStoredBytes?: number;
+  /** The cap when the command fails (exits non-zero or by a signal), if lower. */
+  readonly maxInlineBytesOnFailure?: number;
+  /** Copy the head of the output to stdout as it comes (see `LiveOutput`). */
+  readonly live?: boolean;
+  /** Who reads the notice: picks its retrieval hint. */
+  readonly noticeReader?: SpillNoticeReader;
+}
+
+/** The cap for what the command printed, given how it ended. */
+export function capFor(options: RunOptions, outcome: ChildOutcome): number {
+  const failed = exitCodeOf(outcome) !== 0;
+  const onFailure = options.maxInlineBytesOnFailure;
+  return failed && onFailure !== undefined ? Math.min(onFailure, options.maxInlineBytes) : options.maxInlineBytes;
 }
 
 /** What every route of `run` gets from the dispatcher. */
@@ -88,6 +101,8 @@ export async function previewFromEnds(input: {
   readonly maxStoredBytes: number;
   readonly cap: number;
   readonly ref: SpillRef;
+  /** Who reads the notice (default: a shell with `spillway`). */
+  readonly reader?: SpillNoticeReader | undefined;
 }): Promise<Shown | undefined> {
   const { head, tail, stored, dropped, ref } = input;
   const oneWindow = stored <= previewWindow(input.cap);
@@ -107,7 +122,7 @@ export async function previewFromEnds(input: {
     totalBytes: stored,
     maxInlineBytes: input.cap,
     locator: ref.locator,
-    retrievalHint: retrievalHintFor('spillway-cli'),
+    retrievalHint: retrievalHintFor(input.reader ?? 'spillway-cli'),
     ...(preface.length === 0 ? {} : { preface: preface.join('\n') }),
     ...(text && input.scan !== undefined ? { scan: input.scan.finish() } : {}),
   });
@@ -151,7 +166,7 @@ export async function outputScan(cap: number): Promise<OutputScan> {
 }
 
 /** Prints what a route shows (JSON under --json), the hint line for a person, and ends the run. */
-export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcome): Promise<void> {
+export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcome, how: { readonly printed?: boolean } = {}): Promise<void> {
   const { ctx, options, file } = input;
   const textBytes = Buffer.byteLength(shown.text);
   ctx.recordUsage({
@@ -163,7 +178,9 @@ export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcom
     bytes: shown.storedBytes ?? shown.bytes?.byteLength ?? textBytes,
     shownBytes: shown.locator === undefined ? undefined : textBytes,
   });
-  if (options.json === true) {
+  if (how.printed === true) {
+    // Already on stdout (`--live`).
+  } else if (options.json === true) {
     const out: RunJson = {
       text: shown.text,
       spilled: shown.locator !== undefined,
