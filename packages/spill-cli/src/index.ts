@@ -8,7 +8,8 @@
  * @packageDocumentation
  */
 export { main, processIO, type MainOptions } from './main.js';
-export { buildProgram, COMMANDS, type RegisterCommand } from './program.js';
+export { buildProgram, type RegisterCommand } from './program.js';
+export { COMMANDS } from './commands.js';
 export {
   CliContext,
   addCommonOptions,

@@ -6,7 +6,7 @@ import { loadStoreSupport } from './store.js';
 import { CliContext, type BackendFactory, type CliIO, type StoreFactory } from './context.js';
 import { EXIT_CODES } from './exit-codes.js';
 import { jsonLine, type ErrorJson } from './json.js';
-import { buildProgram, COMMANDS, type RegisterCommand } from './program.js';
+import { buildProgram, type RegisterCommand } from './program.js';
 
 /** The real process environment. */
 export function processIO(): CliIO {
@@ -33,7 +33,7 @@ export function wantsJson(args: readonly string[]): boolean {
 
 /** Options for {@link main}, for embedding and tests. */
 export interface MainOptions {
-  /** The commands to offer. Default {@link COMMANDS}. */
+  /** The commands to offer. Default: every command of `spillway` (`COMMANDS`), loaded on first use. */
   readonly commands?: readonly RegisterCommand[];
   /** How to open the backend. Default: the local backend on the resolved root. */
   readonly backend?: BackendFactory;
@@ -59,7 +59,7 @@ export async function main(
   const ctx = new CliContext(io, json, options.backend, options.store);
   try {
     await loadStoreSupport(args, io.env);
-    const program = buildProgram(ctx, options.commands ?? COMMANDS);
+    const program = buildProgram(ctx, options.commands ?? (await import('./commands.js')).COMMANDS);
     await program.parseAsync([...args], { from: 'user' });
     return ctx.exitCode;
   } catch (error) {

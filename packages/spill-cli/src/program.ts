@@ -1,41 +1,10 @@
 import { createRequire } from 'node:module';
 import { Command } from 'commander';
-import { registerCat } from './commands/cat.js';
-import { registerGc } from './commands/gc.js';
-import { registerGcAuto } from './commands/gc-auto.js';
-import { registerGrep } from './commands/grep.js';
-import { registerHook } from './commands/hook.js';
-import { registerLs } from './commands/ls.js';
-import { registerMcp } from './commands/mcp.js';
-import { registerRead } from './commands/read.js';
-import { registerRm } from './commands/rm.js';
-import { registerRun } from './commands/run.js';
-import { registerSave } from './commands/save.js';
-import { registerSearch } from './commands/search.js';
-import { registerSetup } from './commands/setup.js';
-import { registerStats } from './commands/stats.js';
 import type { CliContext, CommonOptions } from './context.js';
 
 /** Adds one command to the program. Every `src/commands/<name>.ts` exports one. */
 export type RegisterCommand = (program: Command, ctx: CliContext) => void;
 
-/** The commands of `spillway`, in the order `--help` lists them. */
-export const COMMANDS: readonly RegisterCommand[] = [
-  registerRun,
-  registerSave,
-  registerRead,
-  registerCat,
-  registerGrep,
-  registerSearch,
-  registerLs,
-  registerRm,
-  registerGc,
-  registerMcp,
-  registerSetup,
-  registerHook,
-  registerStats,
-  registerGcAuto,
-];
 
 const EXAMPLES = `
 Examples:
@@ -67,7 +36,7 @@ function version(): string {
  * command's common options in `ctx` before its action runs. Errors are thrown (commander's
  * `exitOverride`), never turned into `process.exit`, so the caller decides the exit code.
  */
-export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand[] = COMMANDS): Command {
+export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand[]): Command {
   const program = new Command('spillway');
   program
     .description('Keep oversized command output out of an LLM agent\'s context: spill it, preview it, read it back.')
