@@ -3,7 +3,9 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import {
   claudeCodeReplacement,
+  GEMINI_FAILED_PREFIX,
   GEMINI_PREFIX,
+  geminiCommandFailed,
   geminiReplacement,
   isHookHost,
   readClaudeCodeInput,
@@ -104,10 +106,18 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   }
   const call = parsed.host === 'claude-code' ? readClaudeCodeInput(input) : readGeminiInput(input);
   if (call === undefined) return '';
-  const prefixBytes = parsed.host === 'gemini' ? Buffer.byteLength(GEMINI_PREFIX) : 0;
+  const failed = parsed.host === 'gemini' && geminiCommandFailed(call.text);
+  const prefixBytes = parsed.host === 'gemini' ? Buffer.byteLength(failed ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX) : 0;
   const cap = Math.max(0, parsed.cap - prefixBytes);
   // Small output: the common case, answered without loading anything else.
   if (call.persistedOutputPath === undefined && fits(call.text + (call.stderr ?? ''), cap)) {
+    record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes: Buffer.byteLength(call.text) });
+    return '';
+  }
+  // Already a preview: another spiller (spillway's own shell prefix or MCP proxy, or another
+  // tool) stored this output, and spilling its preview again would only hide the notice.
+  const { hasSpillNotice } = await import('@spillway/core/notice');
+  if (hasSpillNotice(call.text) || (call.stderr !== undefined && hasSpillNotice(call.stderr))) {
     record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes: Buffer.byteLength(call.text) });
     return '';
   }
@@ -183,7 +193,7 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   }
   const replacement = String(block.text);
   record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + prefixBytes });
-  const answer = parsed.host === 'claude-code' ? claudeCodeReplacement(input, replacement) : geminiReplacement(replacement);
+  const answer = parsed.host === 'claude-code' ? claudeCodeReplacement(input, replacement) : geminiReplacement(replacement, failed);
   // Storage grew: a sweep may be due. It runs in a detached child, after this answer.
   const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
   setImmediate(() => autoGc.startAutoGc(root, settings, io.env));

@@ -3,7 +3,7 @@ import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, sta
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GEMINI_PREFIX } from '@spillway/hosts/hook';
+import { GEMINI_FAILED_PREFIX, GEMINI_PREFIX } from '@spillway/hosts/hook';
 import { createUsageLog } from '@spillway/usage';
 import { answerHook, type HookIO } from './hook-main.js';
 import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
@@ -65,6 +65,15 @@ describe('spillway hook claude-code (PostToolUse)', () => {
     expect(stdout.startsWith('line 1: ')).toBe(true);
     expect(stdout).toContain(`line 80000: `);
     expect(readFileSync(locatorOf(stdout), 'utf8')).toBe(whole);
+  });
+
+  it('leaves alone an output that already carries a spill notice, however large', async () => {
+    const dir = home();
+    const preview = `${bigLog(2_000)}\n(Omitted 9999999 bytes. Full formatted result stored at: /elsewhere/session-1/out.txt. Use read with offset/limit, or grep this path to search within it.)`;
+    expect(Buffer.byteLength(preview)).toBeGreaterThan(24_576);
+    expect(await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, claudeInput(preview)))).toBe('');
+    // Without the notice, the same output is spilled.
+    expect(await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, claudeInput(bigLog(2_000))))).not.toBe('');
   });
 
   it('spills an inline output over the cap, stderr included', async () => {
@@ -161,6 +170,21 @@ describe('spillway hook gemini (AfterTool)', () => {
     expect(Buffer.byteLength(answer.reason)).toBeLessThanOrEqual(32768);
     expect(answer.reason).toMatch(/run_shell_command: .*spillway.* read <path>/);
     expect(readFileSync(locatorOf(answer.reason), 'utf8')).toBe(whole);
+  });
+
+  it('says a failing command failed, rather than "not an error", when the output ends with a non-zero exit code', async () => {
+    const dir = home();
+    const answerFor = async (ending: string): Promise<string> => {
+      const whole = `Output: ${bigLog(60_000)}error: the build broke\n${ending}`;
+      const input = JSON.stringify({ session_id: 'g-3', tool_name: 'run_shell_command', tool_input: { command: 'make' }, tool_response: { llmContent: whole } });
+      return (JSON.parse(await answerHook(['gemini', '--max-inline-bytes', '32768'], io(dir, input))) as { reason: string }).reason;
+    };
+    const failed = await answerFor('Exit Code: 3\nProcess Group PGID: 4242\n');
+    expect(failed.startsWith(GEMINI_FAILED_PREFIX)).toBe(true);
+    expect(Buffer.byteLength(failed)).toBeLessThanOrEqual(32768);
+    expect(failed).toContain('Exit Code: 3');
+    expect((await answerFor('Signal: SIGKILL\n')).startsWith(GEMINI_FAILED_PREFIX)).toBe(true);
+    expect((await answerFor('Exit Code: 0\n')).startsWith(GEMINI_PREFIX)).toBe(true);
   });
 
   it('joins text parts, and leaves a result with a non-text part alone', async () => {

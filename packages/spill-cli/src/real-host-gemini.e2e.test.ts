@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GEMINI_PREFIX } from '@spillway/hosts/hook';
+import { GEMINI_FAILED_PREFIX, GEMINI_PREFIX } from '@spillway/hosts/hook';
 import { ensureBuilt } from './test-bin.js';
 import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
 import { main } from './main.js';
@@ -14,6 +14,8 @@ const GEMINI = join(HOSTS_CACHE, 'node_modules', '@google', 'gemini-cli', 'bundl
 /** About 2 MB of shell output with one needle line in the middle. */
 const SHELL = '{ seq 1 150000; echo SHELL-NEEDLE-4242; seq 150001 300000; }';
 const CAP = 32 * 1024;
+/** About 2 MB on stdout, then the error on stderr, then a failing exit. */
+const FAILING = '{ seq 1 300000; echo FAILED-AT-THE-END: the build broke >&2; exit 3; }';
 
 const SETTINGS = `{
   // written by the test, as a person would
@@ -84,10 +86,18 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline, after spillway 
         { name: 'mcp_big_get_big', args: {} },
         { name: 'mcp_big_spill_grep', args: { locator: '{LOCATOR}', pattern: 'MCP-NEEDLE-31337' } },
         { name: 'run_shell_command', args: { command: 'echo small-output-ok' } },
+        { name: 'run_shell_command', args: { command: FAILING } },
       ],
     });
-    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(4);
-    const [shell, mcp, grep, small] = record.results as [string, string, string, string];
+    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(5);
+    const [shell, mcp, grep, small, failing] = record.results as [string, string, string, string, string];
+    // A failing command: AfterTool fires for it too; the preview keeps the error printed after
+    // 2 MB and the exit code, and says the command failed.
+    const failingText = (JSON.parse(failing) as { error?: string }).error ?? '';
+    expect(failingText.startsWith(GEMINI_FAILED_PREFIX)).toBe(true);
+    expect(failingText).toContain('FAILED-AT-THE-END: the build broke');
+    expect(failingText).toContain('Exit Code: 3');
+    expect(Buffer.byteLength(failingText)).toBeLessThanOrEqual(CAP + 200);
     console.log(`gemini shell result as the model got it (start): ${shell.slice(0, 300)}`);
 
     const shellText = JSON.parse(shell) as { error?: string; output?: string };
@@ -109,7 +119,8 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline, after spillway 
     expect(await main(['stats', '--json'], t.io)).toBe(0);
     console.log(`gemini session stats: ${t.stdout.text()}`);
     const stats = JSON.parse(t.stdout.text()) as { total: { spilled: number; readBack: { artifacts: number } } };
-    expect(stats.total.spilled).toBe(2);
+    // The 2 MB output, the MCP result and the failing command.
+    expect(stats.total.spilled).toBe(3);
     expect(stats.total.readBack.artifacts).toBe(1);
     expect((await setup('--undo')).code).toBe(0);
     const after = readFileSync(settings, 'utf8');

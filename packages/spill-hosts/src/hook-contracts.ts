@@ -116,6 +116,22 @@ export function readGeminiInput(input: unknown): HookToolCall | undefined {
 export const GEMINI_PREFIX = 'Not an error: the tool succeeded and its output was too large to show here, so spillway stored it.\n\n';
 
 /**
+ * The sentence put before the preview in Gemini CLI when the shell command itself failed:
+ * the tool ran, the command's exit code (in the preview) says how it ended.
+ */
+export const GEMINI_FAILED_PREFIX = 'The command ran and failed (its exit code is below); its output was too large to show here, so spillway stored it.\n\n';
+
+/**
+ * Whether a Gemini CLI `run_shell_command` output says the command failed: its last lines
+ * hold `Exit Code: N` with N other than 0, or `Signal: …` (checked with 0.61.0).
+ */
+export function geminiCommandFailed(text: string): boolean {
+  const end = text.slice(-2000);
+  const exit = /^Exit Code: (\d+)\s*$/m.exec(end);
+  return (exit !== null && exit[1] !== '0') || /^Signal: \S+/m.test(end);
+}
+
+/**
  * The Gemini CLI answer that replaces a result with `text`. Gemini CLI 0.61.0 offers three
  * things to an AfterTool hook: `additionalContext` (appended after the original, which
  * then still fills the context), `tailToolCallRequest` (runs another tool whose result
@@ -123,6 +139,6 @@ export const GEMINI_PREFIX = 'Not an error: the tool succeeded and its output wa
  * `reason`, which replaces the result. Only the last keeps the output out, so it is used;
  * the model gets `{"error": "<GEMINI_PREFIX><preview and notice>"}` (checked with a real session).
  */
-export function geminiReplacement(text: string): Record<string, unknown> {
-  return { decision: 'deny', reason: `${GEMINI_PREFIX}${text}` };
+export function geminiReplacement(text: string, failed = false): Record<string, unknown> {
+  return { decision: 'deny', reason: `${failed ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX}${text}` };
 }
