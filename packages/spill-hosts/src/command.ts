@@ -7,12 +7,20 @@ export interface CommandLine {
   readonly args: readonly string[];
 }
 
+/** The words that start spillway from a config: `spillway` through PATH when `spillway` is `undefined` (a portable form for shared files), else node and the script by absolute path. */
+export function spillwayLauncher(spillway: SpillwayCommand | undefined): readonly string[] {
+  return spillway === undefined ? ['spillway'] : [spillway.node, spillway.spillway];
+}
+
 /** The command line that runs `original` behind `spillway mcp` with `cap` (`--host` names the host in `spillway stats`). */
 export function wrapCommand(original: CommandLine, spillway: SpillwayCommand, cap: number, host: HostId): CommandLine {
-  return {
-    command: spillway.node,
-    args: [spillway.spillway, 'mcp', '--max-inline-bytes', String(cap), '--host', host, '--', original.command, ...original.args],
-  };
+  return wrapWith(spillwayLauncher(spillway), original, cap, host);
+}
+
+/** {@link wrapCommand} with the launcher words given (see {@link spillwayLauncher}). */
+export function wrapWith(launcher: readonly string[], original: CommandLine, cap: number, host: HostId): CommandLine {
+  const [command = 'spillway', ...rest] = launcher;
+  return { command, args: [...rest, 'mcp', '--max-inline-bytes', String(cap), '--host', host, '--', original.command, ...original.args] };
 }
 
 function isSpillwayScript(path: string): boolean {
@@ -20,21 +28,117 @@ function isSpillwayScript(path: string): boolean {
   return name === 'spillway' || name === 'spillway.js' || name === 'spillway.mjs';
 }
 
+function isNpx(path: string): boolean {
+  const name = basename(path);
+  return name === 'npx' || name === 'npx.cmd';
+}
+
+/** The options of `spillway mcp` that take a value (the next word, unless written `--name=value`). */
+const VALUE_OPTIONS = new Set(['--max-inline-bytes', '--session', '--timeout', '--max-message-bytes', '--host', '--url', '--header', '--root', '--store']);
+
+/** A server entry that already runs behind `spillway mcp`, in any documented form. */
+export interface SpillwayWrapper {
+  /**
+   * How spillway is started: `script` (a node binary and the spillway script, as setup
+   * writes it), `bin` (the `spillway` command, by path or through PATH) or `npx`
+   * (`npx -y @spillway/cli`).
+   */
+  readonly form: 'script' | 'bin' | 'npx';
+  /** The words before `mcp`: the command and its leading arguments. */
+  readonly launcher: readonly string[];
+  /** The options of `spillway mcp`, as written. */
+  readonly options: readonly string[];
+  /** Whether the server's command line follows a `--`. */
+  readonly dashes: boolean;
+  /** The server's command line; `undefined` for `--url`. */
+  readonly server: CommandLine | undefined;
+  /** `--url`: the remote server it reaches. */
+  readonly url: string | undefined;
+  /** `--max-inline-bytes`, when given. */
+  readonly cap: number | undefined;
+  /** `--host`, when given. */
+  readonly host: string | undefined;
+}
+
+function optionValue(options: readonly string[], name: string): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < options.length; i++) {
+    const word = options[i] ?? '';
+    if (word === name) found = options[i + 1];
+    else if (word.startsWith(`${name}=`)) found = word.slice(name.length + 1);
+  }
+  return found;
+}
+
+/** The words before `mcp` and the words after it, or `undefined` when `line` does not start spillway. */
+function splitLauncher(line: CommandLine): { form: SpillwayWrapper['form']; launcher: string[]; rest: readonly string[] } | undefined {
+  if (isSpillwayScript(line.command)) return { form: 'bin', launcher: [line.command], rest: line.args };
+  if (line.args[0] !== undefined && isSpillwayScript(line.args[0])) return { form: 'script', launcher: [line.command, line.args[0]], rest: line.args.slice(1) };
+  if (isNpx(line.command)) {
+    // npx's own flags (-y, --yes, -q…), then the package, then its arguments.
+    let i = 0;
+    while (i < line.args.length && (line.args[i] ?? '').startsWith('-')) i++;
+    const pkg = line.args[i];
+    if (pkg === '@spillway/cli' || pkg?.startsWith('@spillway/cli@') === true) return { form: 'npx', launcher: [line.command, ...line.args.slice(0, i + 1)], rest: line.args.slice(i + 1) };
+  }
+  return undefined;
+}
+
 /**
- * The original command line inside a `spillway mcp -- …` wrapper (ours, with node and the
- * script, or one a person typed with `spillway` on PATH); `undefined` when `line` is not
- * wrapped.
+ * The parts of a command line that runs `spillway mcp` (see {@link SpillwayWrapper}):
+ * setup's own wrapper, `spillway mcp -- …`, `spillway mcp --url …` or
+ * `npx -y @spillway/cli mcp -- …`; `undefined` for any other command line.
+ */
+export function parseWrapper(line: CommandLine): SpillwayWrapper | undefined {
+  const split = splitLauncher(line);
+  if (split?.rest[0] !== 'mcp') return undefined;
+  const after = split.rest.slice(1);
+  let end = 0;
+  while (end < after.length) {
+    const word = after[end] ?? '';
+    if (word === '--' || !word.startsWith('-')) break;
+    end += VALUE_OPTIONS.has(word) ? 2 : 1;
+  }
+  const options = after.slice(0, Math.min(end, after.length));
+  const dashes = after[end] === '--';
+  const words = after.slice(dashes ? end + 1 : end);
+  const url = optionValue(options, '--url');
+  const capText = optionValue(options, '--max-inline-bytes');
+  const cap = capText !== undefined && /^\d+$/.test(capText) ? Number(capText) : undefined;
+  const server = words[0] === undefined ? undefined : { command: words[0], args: words.slice(1) };
+  if (server === undefined && url === undefined) return undefined;
+  return { form: split.form, launcher: split.launcher, options, dashes, server, url, cap, host: optionValue(options, '--host') };
+}
+
+/** The command line of a wrapper, its parts changed or not. */
+export function formatWrapper(wrapper: SpillwayWrapper): CommandLine {
+  const [command = 'spillway', ...rest] = wrapper.launcher;
+  const server = wrapper.server === undefined ? [] : [...(wrapper.dashes ? ['--'] : []), wrapper.server.command, ...wrapper.server.args];
+  return { command, args: [...rest, 'mcp', ...wrapper.options, ...server] };
+}
+
+/** `options` with `--max-inline-bytes` set to `cap` (replaced where written, else added first). */
+export function withCap(options: readonly string[], cap: number): string[] {
+  const out = [...options];
+  let found = false;
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === '--max-inline-bytes' && i + 1 < out.length) {
+      out[i + 1] = String(cap);
+      found = true;
+    } else if (out[i]?.startsWith('--max-inline-bytes=') === true) {
+      out[i] = `--max-inline-bytes=${String(cap)}`;
+      found = true;
+    }
+  }
+  return found ? out : ['--max-inline-bytes', String(cap), ...out];
+}
+
+/**
+ * The original command line inside a `spillway mcp` wrapper (any form {@link parseWrapper}
+ * knows); `undefined` when `line` is not wrapped or reaches a `--url`.
  */
 export function unwrapCommand(line: CommandLine): CommandLine | undefined {
-  let rest: readonly string[];
-  if (isSpillwayScript(line.command)) rest = line.args;
-  else if (line.args[0] !== undefined && isSpillwayScript(line.args[0])) rest = line.args.slice(1);
-  else return undefined;
-  if (rest[0] !== 'mcp') return undefined;
-  const dashes = rest.indexOf('--');
-  const command = dashes === -1 ? undefined : rest[dashes + 1];
-  if (command === undefined) return undefined;
-  return { command, args: rest.slice(dashes + 2) };
+  return parseWrapper(line)?.server;
 }
 
 /** Quotes one word for `sh -c` when it needs it. */
@@ -96,4 +200,40 @@ export function claudeCodeShellScript(spillway: SpillwayCommand, cap: number, fa
     'exec "$shell" -c "$1"',
     '',
   ].join('\n');
+}
+
+/** The words of a shell command line (single and double quotes and backslashes undone; nothing expanded). */
+export function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i] ?? '';
+    if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+    } else if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      word = (word ?? '') + line.slice(i + 1, end === -1 ? line.length : end);
+      i = end === -1 ? line.length : end;
+    } else if (c === '"') {
+      let text = '';
+      for (i++; i < line.length && line[i] !== '"'; i++) text += line[i] === '\\' && i + 1 < line.length ? line[++i] : line[i];
+      word = (word ?? '') + text;
+    } else if (c === '\\' && i + 1 < line.length) {
+      word = (word ?? '') + (line[++i] ?? '');
+    } else {
+      word = (word ?? '') + c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/** The parts of spillway's hook command line: the words before `hook` and `--max-inline-bytes`; `undefined` when it is not `spillway hook`. */
+export function parseHookCommand(command: string): { readonly launcher: readonly string[]; readonly cap: number | undefined } | undefined {
+  const words = shellWords(command);
+  const at = words.indexOf('hook');
+  if (at < 1 || !words.slice(0, at).some(isSpillwayScript)) return undefined;
+  const capText = optionValue(words.slice(at + 1), '--max-inline-bytes');
+  return { launcher: words.slice(0, at), cap: capText !== undefined && /^\d+$/.test(capText) ? Number(capText) : undefined };
 }

@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, fchmodSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigRefusal, readConfigFile, replaceAtomically, writeConfigFile } from './config-file.js';
-import { unwrapCommand, wrapCommand, isSpillwayHook, type CommandLine } from './command.js';
+import { parseWrapper, spillwayLauncher, unwrapCommand, wrapWith, isSpillwayHook, type CommandLine } from './command.js';
 import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
+import { isTrackedByGit } from './git-tracked.js';
 import { HOSTS, hostFiles } from './hosts.js';
 import type { ConfigFileSpec, ConfigPath, FileReport, HostDefinition, HostId, SetupEnvironment, SetupReport } from './types.js';
 import { readUndoRecord, recordOwner, removeUndoRecord, withSetupLock, writeUndoRecord, type UndoRecord } from './undo-records.js';
+import { updateHook, updateWrapper } from './wrapper-update.js';
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -79,15 +81,28 @@ function capOf(host: HostDefinition, env: SetupEnvironment): number {
   return env.maxInlineBytes ?? host.cap;
 }
 
-/** Applies setup's edits to one document; returns the change lines and what to record. */
+/**
+ * Applies setup's edits to one document; returns the change lines, what to record, and how
+ * many wrappers or hooks already there were brought up to date. `portable`: the file is
+ * shared through git, so `spillway` is found through PATH instead of absolute paths.
+ */
 function editFile(
   host: HostDefinition,
   spec: ConfigFileSpec,
   doc: ConfigDocument,
   env: SetupEnvironment,
   cap: number,
-): { changes: string[]; servers: UndoRecord['servers'][number][]; hooks: UndoRecord['hooks'][number][]; settings: NonNullable<UndoRecord['settings']>[number][] } {
+  portable = false,
+): {
+  changes: string[];
+  servers: UndoRecord['servers'][number][];
+  hooks: UndoRecord['hooks'][number][];
+  settings: NonNullable<UndoRecord['settings']>[number][];
+  updated: number;
+} {
   const changes: string[] = [];
+  let updated = 0;
+  const launcher = spillwayLauncher(portable ? undefined : env.command);
   const servers: UndoRecord['servers'][number][] = [];
   const hooks: UndoRecord['hooks'][number][] = [];
   const settings: NonNullable<UndoRecord['settings']>[number][] = [];
@@ -102,9 +117,17 @@ function editFile(
         changes.push(`left ${name}${where} as it is: ${line}`);
         continue;
       }
-      if (unwrapCommand(line) !== undefined) continue;
       const path = [...tablePath, name];
-      setCommand(doc, spec, path, wrapCommand(line, env.command, cap, host.id), true);
+      const wrapper = parseWrapper(line);
+      if (wrapper !== undefined) {
+        const update = updateWrapper(wrapper, { launcher, cap: env.maxInlineBytes, host: host.id, portable });
+        if (update === undefined) continue;
+        setCommand(doc, spec, path, update.line, true);
+        updated++;
+        changes.push(`updated ${name}${where} (${update.reasons.join('; ')}): ${display(update.line)}`);
+        continue;
+      }
+      setCommand(doc, spec, path, wrapWith(launcher, line, cap, host.id), true);
       servers.push({ path, hadArgs: spec.style === 'command-array' || entry.args !== undefined });
       changes.push(`wrapped ${name}${where}: spillway mcp --max-inline-bytes ${cap} -- ${display(line)}`);
     }
@@ -114,7 +137,19 @@ function editFile(
     const installed =
       Array.isArray(groups) &&
       groups.some((group) => isObject(group) && Array.isArray(group.hooks) && group.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host.id)));
-    if (!installed) {
+    if (installed) {
+      (groups as unknown[]).forEach((group, g) => {
+        if (!isObject(group) || !Array.isArray(group.hooks)) return;
+        group.hooks.forEach((h, j) => {
+          if (!isObject(h) || typeof h.command !== 'string' || !isSpillwayHook(h.command, host.id)) return;
+          const update = updateHook(h.command, env.command, env.maxInlineBytes, cap, host.id);
+          if (update === undefined || spec.hook === undefined) return;
+          doc.set([...spec.hook.path, g, 'hooks', j, 'command'], update.command);
+          updated++;
+          changes.push(`updated the ${String(spec.hook.path[spec.hook.path.length - 1])} hook (${update.reasons.join('; ')}): ${update.command}`);
+        });
+      });
+    } else {
       const created = firstMissing(doc, spec.hook.path);
       doc.append(spec.hook.path, { matcher: spec.hook.matcher, hooks: [{ type: 'command', command: spec.hook.command }] });
       hooks.push({ path: spec.hook.path, command: spec.hook.command, created });
@@ -137,7 +172,7 @@ function editFile(
       changes.push(`left ${name} as it is (${JSON.stringify(current)}, not spillway's), so this is not covered: ${purpose}`);
     }
   }
-  return { changes, servers, hooks, settings };
+  return { changes, servers, hooks, settings, updated };
 }
 
 /** The shortest prefix of `path` that the document lacks (what setting `path` creates), or `null`. */
@@ -230,12 +265,16 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
     }
     const { bom, text } = decode(bytes);
     const doc = openDocument(spec, text);
-    const edit = editFile(host, spec, doc, env, cap);
+    const portable = spec.scope === 'project' && env.absolutePaths !== true && bytes !== undefined && isTrackedByGit(state.target);
+    const edit = editFile(host, spec, doc, env, cap, portable);
     if (spec.strictJson === true && !isStrictJson(text)) {
       edit.changes.push(`warning: ${host.label} reads this file as strict JSON and ignores all of it while it has comments or trailing commas; remove them`);
     }
     const next = Buffer.from(bom + doc.text(), 'utf8');
-    const changed = edit.servers.length > 0 || edit.hooks.length > 0 || edit.settings.length > 0;
+    const changed = edit.servers.length > 0 || edit.hooks.length > 0 || edit.settings.length > 0 || edit.updated > 0;
+    if (changed && portable) {
+      edit.changes.push("git tracks this file, so it names spillway through PATH (\"spillway mcp …\"), not this machine's paths; --absolute-paths writes them instead");
+    }
     // The file the setting names comes first: a config never names a missing script.
     if (!dryRun && spec.setting !== undefined && getIn(doc.value(), spec.setting.path) === spec.setting.value) writeSettingFile(spec.setting.file);
     if (!changed) {

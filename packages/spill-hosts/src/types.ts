@@ -31,6 +31,12 @@ export interface SetupEnvironment {
   readonly command: SpillwayCommand;
   /** `--max-inline-bytes` for the host, instead of its {@link HostDefinition.cap}. */
   readonly maxInlineBytes?: number | undefined;
+  /**
+   * `--absolute-paths`: write node's and spillway's absolute paths even into a project file
+   * git tracks (by default such a file gets `spillway` found through PATH, so that it stays
+   * portable).
+   */
+  readonly absolutePaths?: boolean | undefined;
   /** spillway's private state directory, where undo records live. Default `$XDG_STATE_HOME/spillway` (else `~/.local/state/spillway`). */
   readonly stateDir?: string | undefined;
 }
