@@ -1,5 +1,6 @@
 import type { RegisterCommand } from './program.js';
 import { registerCat } from './commands/cat.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerGc } from './commands/gc.js';
 import { registerGcAuto } from './commands/gc-auto.js';
 import { registerGrep } from './commands/grep.js';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerGc,
   registerMcp,
   registerSetup,
+  registerDoctor,
   registerHook,
   registerStats,
   registerGcAuto,

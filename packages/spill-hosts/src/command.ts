@@ -217,7 +217,7 @@ export function shellWords(line: string): string[] {
       i = end === -1 ? line.length : end;
     } else if (c === '"') {
       let text = '';
-      for (i++; i < line.length && line[i] !== '"'; i++) text += line[i] === '\\' && i + 1 < line.length ? line[++i] : line[i];
+      for (i++; i < line.length && line[i] !== '"'; i++) text += (line[i] === '\\' && i + 1 < line.length ? line[++i] : line[i]) ?? '';
       word = (word ?? '') + text;
     } else if (c === '\\' && i + 1 < line.length) {
       word = (word ?? '') + (line[++i] ?? '');

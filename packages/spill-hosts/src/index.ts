@@ -7,10 +7,20 @@
  */
 export { setupHost, undoHost, type SetupOptions } from './setup.js';
 export { undoRecordPath } from './undo-records.js';
+export {
+  diagnoseHost,
+  type DiagnosedFile,
+  type DiagnosedHook,
+  type DiagnosedServer,
+  type DiagnosisCode,
+  type ForeignHook,
+  type HostDiagnosis,
+} from './diagnosis.js';
+export { isTrackedByGit } from './git-tracked.js';
 export { MAX_CONFIG_BYTES } from './limits.js';
 export { HOSTS, hostFiles } from './hosts.js';
 export { ConfigParseError } from './document.js';
-export { wrapCommand, unwrapCommand, hookCommandLine, claudeCodeShellScript, type CommandLine, shellQuote } from './command.js';
+export { wrapCommand, unwrapCommand, parseWrapper, hookCommandLine, claudeCodeShellScript, type CommandLine, type SpillwayWrapper, shellQuote } from './command.js';
 export {
   HOST_IDS,
   isHostId,

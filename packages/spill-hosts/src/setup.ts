@@ -15,7 +15,8 @@ function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-function getIn(value: unknown, path: ConfigPath): unknown {
+/** The value at `path` in a parsed config, or `undefined`. */
+export function getIn(value: unknown, path: ConfigPath): unknown {
   let target = value;
   for (const key of path) {
     if (target === null || typeof target !== 'object') return undefined;
@@ -24,7 +25,8 @@ function getIn(value: unknown, path: ConfigPath): unknown {
   return target;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** Whether `value` is a plain object (not an array). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
@@ -33,7 +35,7 @@ function strings(value: unknown): string[] | undefined {
 }
 
 /** The command line of a stdio server entry, or why it is not one. */
-function commandOf(entry: Record<string, unknown>, spec: ConfigFileSpec): CommandLine | string {
+export function commandOf(entry: Record<string, unknown>, spec: ConfigFileSpec): CommandLine | string {
   if (spec.style === 'command-array') {
     if (entry.type !== undefined && entry.type !== 'local') return 'a remote server';
     const parts = strings(entry.command);
@@ -60,13 +62,15 @@ function display(line: CommandLine): string {
   return [line.command, ...line.args].join(' ');
 }
 
-function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument {
+/** The editable document of a config file's text. */
+export function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument {
   return spec.format === 'toml' ? tomlDocument(spec.path, text) : jsoncDocument(spec.path, text);
 }
 
 const BOM = '\uFEFF';
 
-function decode(bytes: Buffer | undefined): { bom: string; text: string } {
+/** A config file's text, and the byte order mark it began with (kept apart, and written back). */
+export function decode(bytes: Buffer | undefined): { bom: string; text: string } {
   const text = bytes === undefined ? '' : bytes.toString('utf8');
   return text.startsWith(BOM) ? { bom: BOM, text: text.slice(1) } : { bom: '', text };
 }

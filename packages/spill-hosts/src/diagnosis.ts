@@ -1,0 +1,236 @@
+/**
+ * What `spillway doctor` says about a host: which of its config files were read, which MCP
+ * servers and hook-covered built-in tools run behind spillway and which do not, the caps in
+ * force, and the hooks of other tools on the same events. Read only: nothing is written.
+ */
+import { accessSync, constants } from 'node:fs';
+import { delimiter, isAbsolute, join } from 'node:path';
+import { parseHookCommand, parseWrapper, isSpillwayHook, type SpillwayWrapper } from './command.js';
+import { readConfigFile } from './config-file.js';
+import { HOSTS, hostFiles } from './hosts.js';
+import { commandOf, decode, getIn, isObject, openDocument } from './setup.js';
+import type { ConfigFileSpec, ConfigPath, HostId, SetupEnvironment } from './types.js';
+import { missingPath } from './wrapper-update.js';
+
+/** The cap `spillway mcp` uses when a wrapper names none. */
+const MCP_DEFAULT_CAP = 32_768;
+
+/** The hook events whose entries can rewrite or stop a tool's output, in every host. */
+const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'BeforeTool', 'AfterTool'] as const;
+
+/**
+ * The stable code of each finding. `SERVER_NOT_COVERED`: a stdio server not behind spillway
+ * (setup wraps it); `REMOTE_NOT_COVERED`: a remote server not behind spillway (wrap it by
+ * hand with `spillway mcp --url`); `WRAPPER_BROKEN`: a wrapper whose node or spillway is
+ * gone or not on PATH; `HOOK_MISSING`: spillway's hook is not installed; `HOOK_BROKEN`: its
+ * node or spillway is gone; `CONFIG_REFUSED`: a config that could not be read;
+ * `FOREIGN_HOOK`: another tool's hook on the same events (a warning).
+ */
+export type DiagnosisCode = 'SERVER_NOT_COVERED' | 'REMOTE_NOT_COVERED' | 'WRAPPER_BROKEN' | 'HOOK_MISSING' | 'HOOK_BROKEN' | 'CONFIG_REFUSED' | 'FOREIGN_HOOK';
+
+/** One config file doctor looked at. */
+export interface DiagnosedFile {
+  readonly path: string;
+  readonly scope: 'user' | 'project';
+  /** `read`, `missing` (no such file) or `refused` (see `error`). */
+  readonly status: 'read' | 'missing' | 'refused';
+  readonly error?: string | undefined;
+}
+
+/** One MCP server entry. */
+export interface DiagnosedServer {
+  readonly name: string;
+  /** The config file it is in. */
+  readonly file: string;
+  /** The table it is in, e.g. `["projects", "/home/me/app", "mcpServers"]`. */
+  readonly table: ConfigPath;
+  /** `covered`: behind spillway; `not-covered`: not; `broken`: a wrapper that cannot start; `skipped`: not an entry a host can start (no command). */
+  readonly status: 'covered' | 'not-covered' | 'broken' | 'skipped';
+  /** `stdio` or `remote`. */
+  readonly transport: 'stdio' | 'remote';
+  /** The command line (or URL) as configured. */
+  readonly command: string;
+  /** For a covered or broken server: the cap in force, in UTF-8 bytes (spillway mcp's default when the wrapper names none). */
+  readonly cap?: number | undefined;
+  /** For a wrapper: how spillway is started (see {@link SpillwayWrapper.form}). */
+  readonly form?: SpillwayWrapper['form'] | undefined;
+  /** Why it is broken or skipped. */
+  readonly detail?: string | undefined;
+  /** The finding, unless covered. */
+  readonly code?: DiagnosisCode | undefined;
+}
+
+/** spillway's output hook for the host's built-in tools. */
+export interface DiagnosedHook {
+  readonly file: string;
+  /** The event, e.g. `PostToolUse`. */
+  readonly event: string;
+  /** The built-in tools it covers, e.g. `["Bash"]`. */
+  readonly tools: readonly string[];
+  readonly status: 'covered' | 'not-covered' | 'broken';
+  /** The command installed, when there is one. */
+  readonly command?: string | undefined;
+  readonly cap?: number | undefined;
+  readonly detail?: string | undefined;
+  readonly code?: DiagnosisCode | undefined;
+}
+
+/** A hook entry of another tool on one of the events that can rewrite a tool's output. */
+export interface ForeignHook {
+  readonly file: string;
+  readonly event: string;
+  /** Its matcher (`undefined`: every tool). */
+  readonly matcher: string | undefined;
+  readonly command: string;
+  readonly code: 'FOREIGN_HOOK';
+}
+
+/** What doctor found for one host. */
+export interface HostDiagnosis {
+  readonly host: HostId;
+  readonly label: string;
+  /** Whether any of its config files exists. */
+  readonly found: boolean;
+  /** The cap setup writes for it. */
+  readonly defaultCap: number;
+  /** What setup cannot cover in it. */
+  readonly notCovered: string;
+  readonly files: readonly DiagnosedFile[];
+  readonly servers: readonly DiagnosedServer[];
+  /** Empty for a host without an output hook. */
+  readonly hooks: readonly DiagnosedHook[];
+  readonly foreignHooks: readonly ForeignHook[];
+  /** Whether something is not covered, broken or unread. */
+  readonly uncovered: boolean;
+}
+
+/** Where `word` leads: itself when absolute, else the first executable of that name on `PATH`. */
+function onPath(word: string, env: SetupEnvironment): string | undefined {
+  if (isAbsolute(word)) return word;
+  for (const dir of (env.env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || !isAbsolute(dir)) continue;
+    try {
+      accessSync(join(dir, word), constants.X_OK);
+      return join(dir, word);
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/** Why a launcher (the words before `mcp` or `hook`) cannot start, or `undefined`. */
+function launcherProblem(launcher: readonly string[], env: SetupEnvironment): string | undefined {
+  const gone = missingPath(launcher);
+  if (gone !== undefined) return `${gone} no longer exists`;
+  const first = launcher[0];
+  if (first !== undefined && !isAbsolute(first) && onPath(first, env) === undefined) return `${first} is not on PATH`;
+  return undefined;
+}
+
+function quoteWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word);
+}
+
+function diagnoseServer(name: string, entry: Record<string, unknown>, spec: ConfigFileSpec, table: ConfigPath, env: SetupEnvironment): DiagnosedServer {
+  const base = { name, file: spec.path, table, cap: undefined, form: undefined, detail: undefined, code: undefined };
+  const line = commandOf(entry, spec);
+  if (typeof line === 'string') {
+    const url = [entry.url, entry.httpUrl].find((u): u is string => typeof u === 'string');
+    if (line === 'a remote server') {
+      return { ...base, status: 'not-covered', transport: 'remote', command: url ?? '(remote)', code: 'REMOTE_NOT_COVERED' };
+    }
+    return { ...base, status: 'skipped', transport: 'stdio', command: '', detail: line };
+  }
+  const command = [line.command, ...line.args].map(quoteWord).join(' ');
+  const wrapper = parseWrapper(line);
+  if (wrapper === undefined) return { ...base, status: 'not-covered', transport: 'stdio', command, code: 'SERVER_NOT_COVERED' };
+  const transport = wrapper.url === undefined ? 'stdio' : 'remote';
+  const cap = wrapper.cap ?? MCP_DEFAULT_CAP;
+  const problem = launcherProblem(wrapper.launcher, env);
+  if (problem !== undefined) return { ...base, status: 'broken', transport, command, cap, form: wrapper.form, detail: problem, code: 'WRAPPER_BROKEN' };
+  return { ...base, status: 'covered', transport, command, cap, form: wrapper.form };
+}
+
+function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | undefined, host: HostId, env: SetupEnvironment): DiagnosedHook | undefined {
+  const hook = spec.hook;
+  if (hook === undefined) return undefined;
+  const base = { file: spec.path, event: String(hook.path[hook.path.length - 1]), tools: hook.matcher.split('|'), command: undefined, cap: undefined, detail: undefined, code: undefined };
+  const groups = value === undefined ? undefined : getIn(value, hook.path);
+  for (const group of Array.isArray(groups) ? groups : []) {
+    if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+    for (const entry of group.hooks) {
+      if (!isObject(entry) || typeof entry.command !== 'string' || !isSpillwayHook(entry.command, host)) continue;
+      const parsed = parseHookCommand(entry.command);
+      const problem = parsed === undefined ? undefined : launcherProblem(parsed.launcher, env);
+      if (problem !== undefined) return { ...base, status: 'broken', command: entry.command, cap: parsed?.cap, detail: problem, code: 'HOOK_BROKEN' };
+      return { ...base, status: 'covered', command: entry.command, cap: parsed?.cap };
+    }
+  }
+  return { ...base, status: 'not-covered', code: 'HOOK_MISSING' };
+}
+
+function foreignHooks(file: string, value: Record<string, unknown>, host: HostId): ForeignHook[] {
+  const found: ForeignHook[] = [];
+  const hooks = value.hooks;
+  if (!isObject(hooks)) return found;
+  for (const event of HOOK_EVENTS) {
+    const groups = hooks[event];
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+      const matcher = typeof group.matcher === 'string' && group.matcher !== '' ? group.matcher : undefined;
+      for (const entry of group.hooks) {
+        if (!isObject(entry)) continue;
+        const command = typeof entry.command === 'string' ? entry.command : JSON.stringify(entry);
+        if (isSpillwayHook(command, host)) continue;
+        found.push({ file, event, matcher, command, code: 'FOREIGN_HOOK' });
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Looks at `hostId`'s config files (the ones `setupHost` edits, found the same way) and
+ * says what runs behind spillway. Reads only; a file it cannot read is reported `refused`
+ * and counts as not covered.
+ */
+export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnosis {
+  const host = HOSTS[hostId];
+  const cap = env.maxInlineBytes ?? host.cap;
+  const files: DiagnosedFile[] = [];
+  const servers: DiagnosedServer[] = [];
+  const hooks: DiagnosedHook[] = [];
+  const foreign: ForeignHook[] = [];
+  for (const spec of hostFiles(host, env, cap)) {
+    let value: Record<string, unknown> | undefined;
+    try {
+      const state = readConfigFile(spec, env.cwd);
+      if (state.bytes === undefined) {
+        files.push({ path: spec.path, scope: spec.scope, status: 'missing', error: undefined });
+      } else {
+        value = openDocument(spec, decode(state.bytes).text).value();
+        files.push({ path: spec.path, scope: spec.scope, status: 'read', error: undefined });
+      }
+    } catch (error) {
+      files.push({ path: spec.path, scope: spec.scope, status: 'refused', error: error instanceof Error ? error.message : String(error) });
+    }
+    const hook = diagnoseHook(spec, value, hostId, env);
+    if (hook !== undefined) hooks.push(hook);
+    if (value === undefined) continue;
+    for (const table of spec.serverTables(value)) {
+      const entries = getIn(value, table);
+      if (!isObject(entries)) continue;
+      for (const [name, entry] of Object.entries(entries)) {
+        if (isObject(entry)) servers.push(diagnoseServer(name, entry, spec, table, env));
+      }
+    }
+    foreign.push(...foreignHooks(spec.path, value, hostId));
+  }
+  const found = files.some((f) => f.status !== 'missing');
+  const uncovered =
+    found &&
+    (files.some((f) => f.status === 'refused') || servers.some((s) => s.code !== undefined && s.status !== 'skipped') || hooks.some((h) => h.code !== undefined));
+  return { host: hostId, label: host.label, found, defaultCap: host.cap, notCovered: host.notCovered, files, servers, hooks, foreignHooks: foreign, uncovered };
+}
