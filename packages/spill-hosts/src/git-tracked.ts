@@ -7,16 +7,17 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
- * Whether git tracks `file`: `git ls-files --error-unmatch` run in the file's directory.
- * When git cannot answer (not installed, a repository it refuses), the file counts as
- * shared whenever a folder above it holds `.git`, so that a machine's paths never leak
- * into a repository by default. The repository's own config cannot run anything here:
- * fsmonitor and hooks are turned off for the call.
+ * Whether git tracks `file`: `git ls-files --error-unmatch` run in the file's directory
+ * (`git` names the program; tests name a missing one). A file with no `.git` in any folder
+ * above it is not in a checkout, and git is not asked. When git cannot answer (not
+ * installed, a repository it refuses), a file in a checkout counts as tracked, so that a
+ * machine's paths never leak into a repository by default. The repository's own config
+ * cannot run anything here: fsmonitor and hooks are turned off for the call.
  */
-export function isTrackedByGit(file: string): boolean {
+export function isTrackedByGit(file: string, git = 'git'): boolean {
   const dir = dirname(file);
-  if (!existsSync(file)) return false;
-  const result = spawnSync('git', ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', 'ls-files', '--error-unmatch', '--', basename(file)], {
+  if (!existsSync(file) || !insideGitCheckout(dir)) return false;
+  const result = spawnSync(git, ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', 'ls-files', '--error-unmatch', '--', basename(file)], {
     cwd: dir,
     stdio: 'ignore',
     timeout: 10_000,
@@ -24,7 +25,7 @@ export function isTrackedByGit(file: string): boolean {
   });
   if (result.error === undefined && result.status === 0) return true;
   if (result.error === undefined && result.status === 1) return false;
-  return insideGitCheckout(dir);
+  return true;
 }
 
 function insideGitCheckout(dir: string): boolean {

@@ -14,6 +14,7 @@ interface SetupOptions {
   readonly undo?: boolean;
   readonly maxInlineBytes?: number;
   readonly json?: boolean;
+  readonly absolutePaths?: boolean;
 }
 
 const EXAMPLES = `
@@ -27,9 +28,13 @@ Wraps every stdio MCP server the host is configured with (user scope and the pro
 the current directory) with \`spillway mcp --max-inline-bytes <cap> --\`, keeping its env and
 other keys, and installs spillway's output hook where the host has one (Claude Code: Bash;
 Gemini CLI: shell, web fetch, web search). Absolute paths to node and to spillway are
-written, so a host started from a desktop launcher finds them. Comments and formatting
-stay; a second run changes nothing; a file that does not parse is refused and left
-untouched. --undo takes back exactly what setup added: the original bytes when the host
+written, so a host started from a desktop launcher finds them; a project file git tracks
+(.mcp.json, .cursor/mcp.json, .vscode/mcp.json…) gets \`spillway mcp …\` found through PATH
+instead, unless --absolute-paths. Comments and formatting stay. Run again, it wraps servers
+added since, writes a new --max-inline-bytes into every wrapper and hook, and rewrites a
+wrapper whose node or spillway is gone; servers already behind spillway (\`spillway mcp\`,
+\`--url\`, \`npx -y @spillway/cli mcp\`) are not wrapped twice. A file that does not parse
+is refused and left untouched. --undo takes back exactly what setup added: the original bytes when the host
 has not touched the file since, else only spillway's additions. See docs/hosts.md.
 `;
 
@@ -74,6 +79,7 @@ export function registerSetup(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'print the change and write nothing')
     .option('--undo', 'take back what setup added')
     .option('--max-inline-bytes <bytes>', "the cap to write instead of the host's own pick", positiveInt)
+    .option('--absolute-paths', "write node's and spillway's absolute paths even into a project file git tracks")
     .option('--json', 'print one JSON document instead of text')
     .addHelpText('after', EXAMPLES)
     .action((host: string, options: SetupOptions) => {
@@ -85,6 +91,7 @@ export function registerSetup(program: Command, ctx: CliContext): void {
         configDir: options.configDir === undefined ? undefined : resolve(ctx.io.cwd, options.configDir),
         command: { node: process.execPath, spillway: SPILLWAY_SCRIPT },
         maxInlineBytes: options.maxInlineBytes,
+        absolutePaths: options.absolutePaths === true,
       };
       const run = options.undo === true ? undoHost : setupHost;
       const report = run(host, env, { dryRun: options.dryRun === true });

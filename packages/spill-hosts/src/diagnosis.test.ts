@@ -1,0 +1,117 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diagnoseHost, HOST_IDS, setupHost, type SetupEnvironment } from './index.js';
+
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function world(): { env: SetupEnvironment; base: string; bin: string } {
+  const base = mkdtempSync(join(tmpdir(), 'diagnose-'));
+  made.push(base);
+  const home = join(base, 'home');
+  const cwd = join(base, 'project');
+  const bin = join(base, 'bin');
+  for (const d of [home, cwd, bin]) mkdirSync(d);
+  const script = join(base, 'spillway.js');
+  writeFileSync(script, '');
+  return { base, bin, env: { home, cwd, env: { PATH: bin }, command: { node: process.execPath, spillway: script }, stateDir: join(base, 'state') } };
+}
+
+function put(path: string, text: string): string {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('diagnoseHost', () => {
+  it('a host with no config is not found and not uncovered', () => {
+    const { env } = world();
+    for (const host of HOST_IDS) {
+      const d = diagnoseHost(host, env);
+      expect(d.found, host).toBe(false);
+      expect(d.uncovered, host).toBe(false);
+      expect(d.files.every((f) => f.status === 'missing'), host).toBe(true);
+    }
+  });
+
+  it('before and after setup: servers, the hook, caps, and a server added since', () => {
+    const { env } = world();
+    const main = put(join(env.home, '.claude.json'), JSON.stringify({ mcpServers: { git: { command: 'uvx', args: ['mcp-server-git'] }, remote: { type: 'http', url: 'https://mcp.example.com/mcp' } } }));
+    put(join(env.home, '.claude', 'settings.json'), JSON.stringify({ hooks: { PostToolUse: [{ matcher: 'Edit', hooks: [{ type: 'command', command: 'prettier --write' }] }] } }));
+    const before = diagnoseHost('claude-code', env);
+    expect(before.found).toBe(true);
+    expect(before.uncovered).toBe(true);
+    expect(before.servers.map((s) => [s.name, s.status, s.transport, s.code])).toEqual([
+      ['git', 'not-covered', 'stdio', 'SERVER_NOT_COVERED'],
+      ['remote', 'not-covered', 'remote', 'REMOTE_NOT_COVERED'],
+    ]);
+    expect(before.hooks).toMatchObject([{ event: 'PostToolUse', tools: ['Bash'], status: 'not-covered', code: 'HOOK_MISSING' }]);
+    expect(before.foreignHooks).toEqual([{ file: join(env.home, '.claude', 'settings.json'), event: 'PostToolUse', matcher: 'Edit', command: 'prettier --write', code: 'FOREIGN_HOOK' }]);
+
+    setupHost('claude-code', env);
+    const after = diagnoseHost('claude-code', env);
+    expect(after.servers.find((s) => s.name === 'git')).toMatchObject({ status: 'covered', cap: 24576, form: 'script' });
+    expect(after.hooks).toMatchObject([{ status: 'covered', cap: 24576 }]);
+    // spillway's own hook is not another tool's.
+    expect(after.foreignHooks.map((h) => h.command)).toEqual(['prettier --write']);
+    // Only the remote server is left.
+    expect(after.uncovered).toBe(true);
+    const value = JSON.parse(readFileSync(main, 'utf8')) as { mcpServers: Record<string, unknown> };
+    delete value.mcpServers.remote;
+    value.mcpServers.later = { command: 'npx', args: ['-y', 'srv'] };
+    writeFileSync(main, JSON.stringify(value));
+    const later = diagnoseHost('claude-code', env);
+    expect(later.servers.find((s) => s.name === 'later')?.code).toBe('SERVER_NOT_COVERED');
+    setupHost('claude-code', env);
+    expect(diagnoseHost('claude-code', env).uncovered).toBe(false);
+  });
+
+  it('a wrapper or hook whose node or spillway is gone, or not on PATH, is broken', () => {
+    const { env, base, bin } = world();
+    const gone = { ...env, command: { node: join(base, 'gone', 'node'), spillway: join(base, 'gone', 'spillway.js') } };
+    put(join(env.home, '.gemini', 'settings.json'), JSON.stringify({ mcpServers: { a: { command: 'uvx', args: ['a'] }, b: { command: 'spillway', args: ['mcp', '--', 'uvx', 'b'] } } }));
+    setupHost('gemini', gone);
+    const d = diagnoseHost('gemini', env);
+    expect(d.servers.map((s) => [s.name, s.status, s.detail])).toEqual([
+      ['a', 'broken', `${join(base, 'gone', 'node')} no longer exists`],
+      ['b', 'broken', 'spillway is not on PATH'],
+    ]);
+    expect(d.hooks[0]).toMatchObject({ status: 'broken', code: 'HOOK_BROKEN' });
+    const onPath = join(bin, 'spillway');
+    writeFileSync(onPath, '#!/bin/sh\n');
+    chmodSync(onPath, 0o755);
+    expect(diagnoseHost('gemini', env).servers[1]?.status).toBe('covered');
+    setupHost('gemini', env);
+    expect(diagnoseHost('gemini', env).uncovered).toBe(false);
+  });
+
+  it('a config it cannot read is refused and counts as not covered', () => {
+    const { env } = world();
+    const file = put(join(env.home, '.codex', 'config.toml'), '[mcp_servers.x\ncommand = ');
+    const d = diagnoseHost('codex', { ...env, configDir: join(env.home, '.codex') });
+    expect(d.files[0]).toMatchObject({ path: file, status: 'refused' });
+    expect(d.files[0]?.error).toContain(file);
+    expect(d.uncovered).toBe(true);
+  });
+
+  it('reads OpenCode command arrays, Codex tables and VS Code servers', () => {
+    const { env } = world();
+    put(join(env.home, '.config', 'opencode', 'opencode.json'), JSON.stringify({ mcp: { x: { type: 'local', command: ['uvx', 'x'] }, r: { type: 'remote', url: 'https://r' } } }));
+    put(join(env.home, '.codex', 'config.toml'), '[mcp_servers.y]\ncommand = "uvx"\n');
+    put(join(env.cwd, '.vscode', 'mcp.json'), JSON.stringify({ servers: { z: { type: 'stdio', command: 'uvx' } } }));
+    expect(diagnoseHost('opencode', env).servers.map((s) => [s.name, s.transport, s.status])).toEqual([
+      ['x', 'stdio', 'not-covered'],
+      ['r', 'remote', 'not-covered'],
+    ]);
+    expect(diagnoseHost('codex', env).servers.map((s) => s.name)).toEqual(['y']);
+    expect(diagnoseHost('vscode', env).servers.map((s) => s.name)).toEqual(['z']);
+    for (const host of ['opencode', 'codex', 'vscode'] as const) setupHost(host, env);
+    expect(diagnoseHost('codex', env).uncovered).toBe(false);
+    expect(diagnoseHost('vscode', env).uncovered).toBe(false);
+    expect(diagnoseHost('opencode', env).servers.map((s) => s.status)).toEqual(['covered', 'not-covered']);
+  });
+});
