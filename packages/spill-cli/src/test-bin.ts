@@ -37,6 +37,8 @@ export interface BinOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly input?: string | Buffer;
   readonly timeoutMs?: number;
+  /** The working directory (the test process's own by default). */
+  readonly cwd?: string;
   /** Called once the process has started. */
   readonly onStart?: (child: ChildProcess) => void;
 }
@@ -50,7 +52,7 @@ const DEFAULT_TIMEOUT_MS = 50_000;
 /** Runs `node dist/bin.js …args` and collects everything it prints. */
 export function spillway(args: readonly string[], options: BinOptions): Promise<BinResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

@@ -154,7 +154,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     for (const d of diagnoses) {
       if (!d.found) continue;
       // The hint names every option that chose the files, so that it works as printed.
-      const hint = `spillway setup ${d.host}${configDir === undefined ? '' : ` --config-dir ${shellWord(configDir ?? '')}`}`;
+      const hint = `spillway setup ${d.host}${configDir === undefined ? '' : ` --config-dir ${shellWord(configDir)}`}`;
       findings.push(...findingsOf(d, hint));
     }
     const store = await storeHealth(ctx, options);

@@ -1,0 +1,192 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
+
+// The real CLI against temporary config directories: doctor says what is not covered,
+// prints commands that fix it as printed, and setup run again brings everything up to date.
+
+beforeAll(ensureBuilt);
+const tempDir = tempDirsPerTest('spillway-doctor-');
+
+interface World {
+  readonly home: string;
+  readonly project: string;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+function world(): World {
+  const base = tempDir();
+  const home = join(base, 'home');
+  const project = join(base, 'project');
+  const state = join(base, 'state');
+  for (const d of [home, project, state]) mkdirSync(d);
+  chmodSync(state, 0o700);
+  return {
+    home,
+    project,
+    env: { PATH: process.env.PATH, HOME: home, XDG_STATE_HOME: state, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(base, 'cache'), SPILLWAY_USAGE: 'off', SPILLWAY_AUTO_GC: 'off' },
+  };
+}
+
+const run = (w: World, args: readonly string[]): Promise<BinResult> => spillway(args, { env: w.env, cwd: w.project });
+
+/** The `run:` hints doctor printed, each as the words a shell would pass (no hint here needs quotes). */
+function hints(out: string): string[][] {
+  return [...out.matchAll(/^ {2}run: (.*)$/gm)].map((m) => (m[1] ?? '').split(' '));
+}
+
+/** Runs a printed hint: `spillway …` through the built CLI, anything else as it is. */
+async function runHint(w: World, words: readonly string[]): Promise<number | null> {
+  const [command, ...args] = words;
+  if (command === 'spillway') return (await run(w, args)).code;
+  execFileSync(command ?? '', args, { cwd: w.project, env: w.env });
+  return 0;
+}
+
+const CODEX = '[mcp_servers.files] # mine\ncommand = "npx"\nargs = ["-y", "@modelcontextprotocol/server-filesystem", "/srv"]\n';
+
+describe('spillway doctor', () => {
+  it('exits 1 on a server not covered, and the printed hint (with --config-dir) fixes it', async () => {
+    const w = world();
+    const dir = join(w.home, 'work-codex');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'config.toml'), CODEX);
+    const first = await run(w, ['doctor', '--host', 'codex', '--config-dir', dir]);
+    expect(first.code).toBe(1);
+    expect(first.out).toContain('SERVER_NOT_COVERED');
+    expect(first.out).toContain(`read     ${join(dir, 'config.toml')}`);
+    const fixes = hints(first.out);
+    expect(fixes).toEqual([['spillway', 'setup', 'codex', '--config-dir', dir]]);
+    for (const fix of fixes) expect(await runHint(w, fix)).toBe(0);
+    const second = await run(w, ['doctor', '--host', 'codex', '--config-dir', dir]);
+    expect(second.code).toBe(0);
+    expect(second.out).toMatch(/covered\s+files \[mcp_servers, stdio, cap 8192\]/);
+    expect(second.out).toContain('Everything found runs behind spillway.');
+  });
+
+  it('finds every host in its default place, a server added since setup, and other tools’ hooks', async () => {
+    const w = world();
+    mkdirSync(join(w.home, '.claude'));
+    writeFileSync(join(w.home, '.claude.json'), JSON.stringify({ mcpServers: { git: { command: 'uvx', args: ['mcp-server-git'] } } }));
+    writeFileSync(join(w.home, '.claude', 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '~/bin/audit' }] }] } }));
+    mkdirSync(join(w.home, '.gemini'));
+    writeFileSync(join(w.home, '.gemini', 'settings.json'), '{}\n');
+    expect((await run(w, ['setup', 'claude-code'])).code).toBe(0);
+    expect((await run(w, ['setup', 'gemini'])).code).toBe(0);
+    const clean = await run(w, ['doctor']);
+    expect(clean.out).toContain('FOREIGN_HOOK');
+    expect(clean.out).toContain('~/bin/audit');
+    expect(clean.code).toBe(0);
+    const value = JSON.parse(readFileSync(join(w.home, '.claude.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
+    value.mcpServers.later = { command: 'npx', args: ['-y', 'srv'] };
+    writeFileSync(join(w.home, '.claude.json'), JSON.stringify(value));
+    const stale = await run(w, ['doctor']);
+    expect(stale.code).toBe(1);
+    expect(stale.out).toMatch(/NOT COVERED\s+later/);
+    expect(hints(stale.out)).toEqual([['spillway', 'setup', 'claude-code']]);
+    for (const fix of hints(stale.out)) expect(await runHint(w, fix)).toBe(0);
+    expect((await run(w, ['doctor'])).code).toBe(0);
+  });
+
+  it('--json has every field, the store health included', async () => {
+    const w = world();
+    mkdirSync(join(w.home, '.codex'));
+    writeFileSync(join(w.home, '.codex', 'config.toml'), CODEX);
+    const root = join(w.env.XDG_STATE_HOME ?? '', 'spillway');
+    mkdirSync(root, { mode: 0o700 });
+    chmodSync(root, 0o700);
+    const swept = new Date('2026-01-02T03:04:05.000Z');
+    writeFileSync(join(root, '.auto-gc-stamp'), '');
+    utimesSync(join(root, '.auto-gc-stamp'), swept, swept);
+    mkdirSync(`${root}.search`, { mode: 0o700 });
+    writeFileSync(join(`${root}.search`, 'index.sqlite'), Buffer.alloc(1234));
+    writeFileSync(join(`${root}.search`, 'index.sqlite-wal'), Buffer.alloc(66));
+    const result = await run(w, ['doctor', '--json']);
+    expect(result.code).toBe(1);
+    const doc = JSON.parse(result.out) as {
+      ok: boolean;
+      hosts: { host: string; found: boolean; servers: Record<string, unknown>[]; files: Record<string, unknown>[]; hooks: unknown[] }[];
+      store: Record<string, unknown> & { searchIndex: { path: string; bytes: number } };
+      findings: Record<string, unknown>[];
+    };
+    expect(doc.ok).toBe(false);
+    expect(doc.hosts.map((h) => h.host)).toEqual(['claude-code', 'gemini', 'codex', 'opencode', 'cursor', 'vscode']);
+    const codex = doc.hosts.find((h) => h.host === 'codex');
+    expect(Object.keys(codex?.servers[0] ?? {}).sort()).toEqual(['cap', 'code', 'command', 'detail', 'file', 'form', 'name', 'status', 'table', 'transport']);
+    expect(codex?.servers[0]).toMatchObject({ name: 'files', status: 'not-covered', cap: null, code: 'SERVER_NOT_COVERED' });
+    expect(Object.keys(codex?.files[0] ?? {}).sort()).toEqual(['error', 'path', 'scope', 'status']);
+    expect(doc.findings).toEqual([{ code: 'SERVER_NOT_COVERED', host: 'codex', message: expect.stringContaining('files') as unknown, hint: 'spillway setup codex' }]);
+    expect(doc.store).toMatchObject({ kind: 'local', root, rootSource: 'default', exists: true, mode: '0700', private: true, lastAutoCleanup: swept.toISOString(), url: null });
+    expect(doc.store.freeBytes).toBeGreaterThan(0);
+    expect(doc.store.totalBytes).toBeGreaterThanOrEqual(doc.store.freeBytes as number);
+    expect(doc.store.searchIndex).toEqual({ path: join(`${root}.search`, 'index.sqlite'), bytes: 1300 });
+    expect(doc.store.autoCleanup).toMatchObject({ enabled: false });
+  });
+
+  it('an unsafe root is not covered, and the printed chmod fixes it', async () => {
+    const w = world();
+    const root = join(w.home, 'spills');
+    mkdirSync(root);
+    chmodSync(root, 0o755);
+    const env = { ...w.env, SPILLWAY_ROOT: root };
+    const first = await spillway(['doctor'], { env, cwd: w.project });
+    expect(first.code).toBe(1);
+    expect(first.out).toContain('STORE_UNSAFE');
+    const fixes = hints(first.out);
+    expect(fixes).toEqual([['chmod', '700', root]]);
+    for (const fix of fixes) await runHint({ ...w, env }, fix);
+    const second = await spillway(['doctor'], { env, cwd: w.project });
+    expect(second.code).toBe(0);
+    expect(second.out).toContain('No host config found.');
+  });
+
+  it('usage errors: --config-dir without --host, an unknown host', async () => {
+    const w = world();
+    const noHost = await run(w, ['doctor', '--config-dir', w.home]);
+    expect(noHost.code).toBe(2);
+    expect(noHost.stderr).toContain('add --host');
+    const unknown = await run(w, ['doctor', '--host', 'emacs', '--json']);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: 'USAGE', exitCode: 2 } });
+  });
+});
+
+describe('spillway setup run again', () => {
+  it('rewrites the cap of existing wrappers, and undo gives back the first bytes', async () => {
+    const w = world();
+    mkdirSync(join(w.home, '.codex'));
+    const file = join(w.home, '.codex', 'config.toml');
+    writeFileSync(file, CODEX);
+    expect((await run(w, ['setup', 'codex'])).code).toBe(0);
+    const again = await run(w, ['setup', 'codex', '--max-inline-bytes', '4096']);
+    expect(again.out).toContain('cap 8192 -> 4096');
+    expect(readFileSync(file, 'utf8')).toContain('"4096"');
+    const doctor = await run(w, ['doctor', '--host', 'codex', '--json']);
+    expect((JSON.parse(doctor.out) as { hosts: { servers: { cap: number }[] }[] }).hosts[0]?.servers[0]?.cap).toBe(4096);
+    expect((await run(w, ['setup', 'codex', '--undo'])).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(CODEX);
+  });
+
+  it('a project file git tracks gets spillway through PATH unless --absolute-paths', async () => {
+    const w = world();
+    const file = join(w.project, '.mcp.json');
+    const text = '{ "mcpServers": { "git": { "command": "uvx", "args": ["mcp-server-git"] } } }\n';
+    writeFileSync(file, text);
+    const git = (...args: string[]): void => {
+      execFileSync('git', args, { cwd: w.project, stdio: 'ignore' });
+    };
+    git('init', '-q');
+    git('add', '.mcp.json');
+    const portable = await run(w, ['setup', 'claude-code']);
+    expect(portable.out).toContain('git tracks this file');
+    expect(readFileSync(file, 'utf8')).toContain('"command": "spillway"');
+    expect(readFileSync(file, 'utf8')).not.toContain(process.execPath);
+    expect((await run(w, ['setup', 'claude-code', '--undo'])).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    await run(w, ['setup', 'claude-code', '--absolute-paths']);
+    expect(readFileSync(file, 'utf8')).toContain(JSON.stringify(process.execPath));
+  });
+});
