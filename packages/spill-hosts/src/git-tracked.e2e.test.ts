@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isTrackedByGit, parseWrapper, setupHost, undoHost, type SetupEnvironment } from './index.js';
 
-// Runs git: a project file shared through git never gets this machine's paths by default.
+// Runs git: a project file shared through git never gets absolute paths by default.
 
 const made: string[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 /**
- * Whether a project's config file is shared through git. Such a file reaches other machines,
- * so setup writes a portable command into it rather than this machine's paths.
+ * Whether a project's config file is shared through git. Such a file reaches other
+ * computers, so setup writes a portable command into it rather than absolute paths.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -277,7 +277,7 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
     const next = Buffer.from(bom + doc.text(), 'utf8');
     const changed = edit.servers.length > 0 || edit.hooks.length > 0 || edit.settings.length > 0 || edit.updated > 0;
     if (changed && portable) {
-      edit.changes.push("git tracks this file, so it names spillway through PATH (\"spillway mcp …\"), not this machine's paths; --absolute-paths writes them instead");
+      edit.changes.push("git tracks this file, so it names spillway through PATH (\"spillway mcp …\"), not absolute paths of node and spillway; --absolute-paths writes those instead");
     }
     // The file the setting names comes first: a config never names a missing script.
     if (!dryRun && spec.setting !== undefined && getIn(doc.value(), spec.setting.path) === spec.setting.value) writeSettingFile(spec.setting.file);

@@ -35,7 +35,7 @@ export function updateWrapper(wrapper: SpillwayWrapper, target: WrapperTarget): 
     reasons.push(`${gone} no longer exists`);
   } else if (target.portable && absolute) {
     launcher = target.launcher;
-    reasons.push("this machine's paths replaced by spillway through PATH (the file is shared through git)");
+    reasons.push('absolute paths replaced by spillway through PATH (the file is shared through git)');
   }
   if (target.cap !== undefined && wrapper.cap !== target.cap) {
     options = withCap(options, target.cap);
