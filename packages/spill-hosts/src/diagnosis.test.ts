@@ -89,6 +89,17 @@ describe('diagnoseHost', () => {
     expect(diagnoseHost('gemini', env).uncovered).toBe(false);
   });
 
+  it('hides --header values in the command lines it reports', () => {
+    const { env, bin } = world();
+    writeFileSync(join(bin, 'spillway'), '');
+    chmodSync(join(bin, 'spillway'), 0o755);
+    const args = ['mcp', '--url', 'https://mcp.example.com/mcp', '--header', 'Authorization: Bearer s3cret', '--header=X-Key:k3y'];
+    put(join(env.home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { r: { command: 'spillway', args } } }));
+    const server = diagnoseHost('cursor', env).servers[0];
+    expect(server).toMatchObject({ status: 'covered', transport: 'remote' });
+    expect(server?.command).toBe('spillway mcp --url https://mcp.example.com/mcp --header "Authorization: …" "--header=X-Key: …"');
+  });
+
   it('a config it cannot read is refused and counts as not covered', () => {
     const { env } = world();
     const file = put(join(env.home, '.codex', 'config.toml'), '[mcp_servers.x\ncommand = ');

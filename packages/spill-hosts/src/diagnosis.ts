@@ -132,6 +132,20 @@ function quoteWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word);
 }
 
+/** A header's value hidden (`Authorization: …`): doctor's output is the kind people paste into a bug report. */
+function redactHeader(value: string): string {
+  const colon = value.indexOf(':');
+  return colon === -1 ? '…' : `${value.slice(0, colon)}: …`;
+}
+
+/** A command line for people, quoted where needed, `--header` values hidden. */
+function displayLine(words: readonly string[]): string {
+  return words
+    .map((word, i) => (words[i - 1] === '--header' ? redactHeader(word) : word.startsWith('--header=') ? `--header=${redactHeader(word.slice(9))}` : word))
+    .map(quoteWord)
+    .join(' ');
+}
+
 function diagnoseServer(name: string, entry: Record<string, unknown>, spec: ConfigFileSpec, table: ConfigPath, env: SetupEnvironment): DiagnosedServer {
   const base = { name, file: spec.path, table, cap: undefined, form: undefined, detail: undefined, code: undefined };
   const line = commandOf(entry, spec);
@@ -142,7 +156,7 @@ function diagnoseServer(name: string, entry: Record<string, unknown>, spec: Conf
     }
     return { ...base, status: 'skipped', transport: 'stdio', command: '', detail: line };
   }
-  const command = [line.command, ...line.args].map(quoteWord).join(' ');
+  const command = displayLine([line.command, ...line.args]);
   const wrapper = parseWrapper(line);
   if (wrapper === undefined) return { ...base, status: 'not-covered', transport: 'stdio', command, code: 'SERVER_NOT_COVERED' };
   const transport = wrapper.url === undefined ? 'stdio' : 'remote';

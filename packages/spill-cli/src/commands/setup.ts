@@ -65,6 +65,7 @@ function print(report: SetupReport, undo: boolean, configDir: string | undefined
     // The hint names every option that chose the files, so that it works as printed.
     const where = configDir === undefined ? '' : ` --config-dir ${shellQuote(configDir)}`;
     if (!report.dryRun && report.files.some((f) => f.status === 'changed')) lines.push(`  Undo with: spillway setup ${report.host}${where} --undo`);
+    if (!report.dryRun) lines.push(`  Check with: spillway doctor --host ${report.host}${where}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,0 +1,35 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from './main.js';
+import { testIO } from './test-io.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
+
+const tmp = tempDirsPerTest('doctor-cli-');
+
+describe('spillway doctor, in process', () => {
+  it("setup's own check hint works as printed and finds everything covered", async () => {
+    const dir = tmp();
+    const codex = join(dir, 'codex');
+    mkdirSync(codex);
+    writeFileSync(join(codex, 'config.toml'), '[mcp_servers.files]\ncommand = "npx"\nargs = ["-y", "srv"]\n');
+    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    const t = testIO({ homedir: dir, cwd: dir, env });
+    expect(await main(['setup', 'codex', '--config-dir', codex], t.io)).toBe(0);
+    const hint = /Check with: spillway (.+)$/m.exec(t.stdout.text())?.[1] ?? '';
+    expect(hint).toBe(`doctor --host codex --config-dir ${codex}`);
+    const check = testIO({ homedir: dir, cwd: dir, env });
+    expect(await main(hint.split(' '), check.io)).toBe(0);
+    expect(check.stdout.text()).toMatch(/covered\s+files \[mcp_servers, stdio, cap 8192\]/);
+  });
+
+  it('prints control characters of a project config as escapes, never raw', async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'evil\u001b[2J\u001b]0;owned\u0007': { command: 'x\u001b[31m' } } }));
+    const t = testIO({ homedir: join(dir, 'home'), cwd: dir, env: { XDG_STATE_HOME: join(dir, 'state') } });
+    expect(await main(['doctor', '--host', 'claude-code'], t.io)).toBe(1);
+    expect(t.stdout.text()).toContain('evil\\u001b[2J');
+    // eslint-disable-next-line no-control-regex
+    expect(t.stdout.text()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+});
