@@ -23,6 +23,26 @@ describe('spillway doctor, in process', () => {
     expect(check.stdout.text()).toMatch(/covered\s+files \[mcp_servers, stdio, cap 8192\]/);
   });
 
+  it('warns of a cap above the host\'s own, with a setup command that brings it down', async () => {
+    const dir = tmp();
+    const codex = join(dir, 'codex');
+    mkdirSync(codex);
+    writeFileSync(join(codex, 'config.toml'), '[mcp_servers.files]\ncommand = "npx"\nargs = ["-y", "srv"]\n');
+    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    expect(await main(['setup', 'codex', '--config-dir', codex, '--max-inline-bytes', '20000'], testIO({ homedir: dir, cwd: dir, env }).io)).toBe(0);
+    const t = testIO({ homedir: dir, cwd: dir, env });
+    // A warning: everything is still covered.
+    expect(await main(['doctor', '--host', 'codex', '--config-dir', codex], t.io)).toBe(0);
+    expect(t.stdout.text()).toContain('CAP_ABOVE_HOST: files (mcp_servers in');
+    const hint = /^ {2}run: spillway (.+)$/m.exec(t.stdout.text())?.[1] ?? '';
+    expect(hint).toBe(`setup codex --config-dir ${codex} --max-inline-bytes 8192`);
+    expect(await main(hint.split(' '), testIO({ homedir: dir, cwd: dir, env }).io)).toBe(0);
+    const after = testIO({ homedir: dir, cwd: dir, env });
+    expect(await main(['doctor', '--host', 'codex', '--config-dir', codex], after.io)).toBe(0);
+    expect(after.stdout.text()).not.toContain('CAP_ABOVE_HOST');
+    expect(after.stdout.text()).toMatch(/cap 8192\]/);
+  });
+
   it('prints control characters of a project config as escapes, never raw', async () => {
     const dir = tmp();
     writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'evil\u001b[2J\u001b]0;owned\u0007': { command: 'x\u001b[31m' } } }));

@@ -93,6 +93,8 @@ export interface HostDiagnosis {
   readonly found: boolean;
   /** The cap setup writes for it. */
   readonly defaultCap: number;
+  /** Why that cap. */
+  readonly capReason: string;
   /** What setup cannot cover in it. */
   readonly notCovered: string;
   readonly files: readonly DiagnosedFile[];
@@ -246,5 +248,5 @@ export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnos
   const uncovered =
     found &&
     (files.some((f) => f.status === 'refused') || servers.some((s) => s.code !== undefined && s.status !== 'skipped') || hooks.some((h) => h.code !== undefined));
-  return { host: hostId, label: host.label, found, defaultCap: host.cap, notCovered: host.notCovered, files, servers, hooks, foreignHooks: foreign, uncovered };
+  return { host: hostId, label: host.label, found, defaultCap: host.cap, capReason: host.capReason, notCovered: host.notCovered, files, servers, hooks, foreignHooks: foreign, uncovered };
 }

@@ -77,6 +77,17 @@ function findingsOf(diagnosis: HostDiagnosis, setupHint: string): Finding[] {
       });
     }
   }
+  // A cap above the host's own is in force, but the host may cut what lies between the two.
+  const capHint = `${setupHint} --max-inline-bytes ${String(diagnosis.defaultCap)}`;
+  const above = (cap: number | undefined): boolean => cap !== undefined && cap > diagnosis.defaultCap;
+  const capMessage = (what: string, cap: number | undefined): string =>
+    `${what} has cap ${String(cap)} bytes, above the ${String(diagnosis.defaultCap)} setup picks for ${diagnosis.label} (${diagnosis.capReason}); a result between the two may be cut by the host.`;
+  for (const server of diagnosis.servers) {
+    if (server.status === 'covered' && above(server.cap)) out.push({ code: 'CAP_ABOVE_HOST', host, message: capMessage(`${server.name} (${tableName(server.table)} in ${server.file})`, server.cap), hint: capHint });
+  }
+  for (const hook of diagnosis.hooks) {
+    if (hook.status === 'covered' && above(hook.cap)) out.push({ code: 'CAP_ABOVE_HOST', host, message: capMessage(`spillway's ${hook.event} hook`, hook.cap), hint: capHint });
+  }
   for (const hook of diagnosis.hooks) {
     if (hook.code === 'HOOK_MISSING') out.push({ code: hook.code, host, message: `${hook.tools.join(', ')} output is not covered: no spillway ${hook.event} hook in ${hook.file}.`, hint: setupHint });
     if (hook.code === 'HOOK_BROKEN') out.push({ code: hook.code, host, message: `spillway's ${hook.event} hook in ${hook.file} cannot start: ${hook.detail ?? 'its command is gone'}.`, hint: setupHint });
