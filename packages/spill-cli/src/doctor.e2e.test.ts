@@ -140,7 +140,7 @@ describe('spillway doctor', () => {
     for (const fix of fixes) await runHint({ ...w, env }, fix);
     const second = await spillway(['doctor'], { env, cwd: w.project });
     expect(second.code).toBe(0);
-    expect(second.out).toContain('No host config found.');
+    expect(second.out).toContain('No host config found in the default places');
   });
 
   it('usage errors: --config-dir without --host, an unknown host', async () => {

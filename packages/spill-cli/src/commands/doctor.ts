@@ -72,7 +72,7 @@ function findingsOf(diagnosis: HostDiagnosis, setupHint: string): Finding[] {
       out.push({
         code: server.code,
         host,
-        message: `${where} cannot start: ${server.detail ?? 'its command is gone'}.${pathOnly ? ' Put spillway on PATH for the host (a clone: pnpm link-cli).' : ''}`,
+        message: `${where} cannot start: ${server.detail ?? 'its command is gone'}.${pathOnly ? ' Put spillway on the PATH the host starts it with.' : ''}`,
         hint: pathOnly ? null : setupHint,
       });
     }
@@ -179,7 +179,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     const lines: string[] = [];
     for (const d of diagnoses) lines.push(...hostText(d));
     lines.push(...storeText(store));
-    if (!diagnoses.some((d) => d.found)) lines.push('No host config found. spillway setup <host> sets one up; --host with --config-dir looks elsewhere.');
+    if (!diagnoses.some((d) => d.found)) lines.push('No host config found in the default places (--host with --config-dir looks elsewhere).');
     for (const f of findings) {
       lines.push(`${f.code}: ${f.message}`);
       if (f.hint !== null) lines.push(`  run: ${f.hint}`);
