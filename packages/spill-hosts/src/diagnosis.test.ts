@@ -70,6 +70,21 @@ describe('diagnoseHost', () => {
     expect(diagnoseHost('claude-code', env).uncovered).toBe(false);
   });
 
+  it("reads a project's own Claude Code settings for other tools' hooks", () => {
+    const { env } = world();
+    put(join(env.home, '.claude.json'), '{}');
+    const local = put(join(env.cwd, '.claude', 'settings.local.json'), JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 'rtk rewrite' }] }] } }));
+    const d = diagnoseHost('claude-code', env);
+    expect(d.files.map((f) => [f.path.slice(env.cwd.length), f.status]).filter(([p]) => p?.startsWith('/.claude/') === true)).toEqual([
+      ['/.claude/settings.json', 'missing'],
+      ['/.claude/settings.local.json', 'read'],
+    ]);
+    expect(d.foreignHooks).toEqual([{ file: local, event: 'PreToolUse', matcher: undefined, command: 'rtk rewrite', code: 'FOREIGN_HOOK' }]);
+    // setup never writes there.
+    setupHost('claude-code', env);
+    expect(readFileSync(local, 'utf8')).not.toContain('spillway');
+  });
+
   it('a wrapper or hook whose node or spillway is gone, or not on PATH, is broken', () => {
     const { env, base, bin } = world();
     const gone = { ...env, command: { node: join(base, 'gone', 'node'), spillway: join(base, 'gone', 'spillway.js') } };

@@ -219,7 +219,8 @@ export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnos
   const servers: DiagnosedServer[] = [];
   const hooks: DiagnosedHook[] = [];
   const foreign: ForeignHook[] = [];
-  for (const spec of hostFiles(host, env, cap)) {
+  const hookOnly = (host.hookOnlyFiles?.(env) ?? []).filter((spec) => !hostFiles(host, env, cap).some((f) => f.path === spec.path));
+  for (const spec of [...hostFiles(host, env, cap), ...hookOnly]) {
     let value: Record<string, unknown> | undefined;
     try {
       const state = readConfigFile(spec, env.cwd);

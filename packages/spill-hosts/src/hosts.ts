@@ -82,6 +82,15 @@ const claudeCode: HostDefinition = {
       { path: join(env.cwd, '.mcp.json'), scope: 'project', format: 'jsonc', strictJson: true, style: 'command-args', serverTables: table('mcpServers') },
     ];
   },
+  hookOnlyFiles: (env) =>
+    ['settings.json', 'settings.local.json'].map((name) => ({
+      path: join(env.cwd, '.claude', name),
+      scope: 'project' as const,
+      format: 'jsonc' as const,
+      strictJson: true,
+      style: 'command-args' as const,
+      serverTables: () => [],
+    })),
 };
 
 const gemini: HostDefinition = {

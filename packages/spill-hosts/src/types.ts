@@ -111,6 +111,8 @@ export interface HostDefinition {
   readonly notCovered: string;
   /** The files to look at, given the environment and the cap chosen. */
   files(env: SetupEnvironment, cap: number): readonly ConfigFileSpec[];
+  /** Files setup never edits but `diagnoseHost` reads for other tools' hooks (a project's own settings). */
+  readonly hookOnlyFiles?: ((env: SetupEnvironment) => readonly ConfigFileSpec[]) | undefined;
 }
 
 /** What setup did (or would do) to one file. */
