@@ -38,8 +38,13 @@ function hints(out: string): string[][] {
   return [...out.matchAll(/^ {2}run: (.*)$/gm)].map((m) => (m[1] ?? '').split(' '));
 }
 
-/** Runs a printed hint: `spillway …` through the built CLI, anything else as it is. */
+/** Runs a printed hint (commands joined by `&&`): `spillway …` through the built CLI, anything else as it is. */
 async function runHint(w: World, words: readonly string[]): Promise<number | null> {
+  const at = words.indexOf('&&');
+  if (at !== -1) {
+    const first = await runHint(w, words.slice(0, at));
+    return first === 0 ? runHint(w, words.slice(at + 1)) : first;
+  }
   const [command, ...args] = words;
   if (command === 'spillway') return (await run(w, args)).code;
   execFileSync(command ?? '', args, { cwd: w.project, env: w.env });
@@ -91,6 +96,19 @@ describe('spillway doctor', () => {
     expect((await run(w, ['doctor'])).code).toBe(0);
   });
 
+  it('a read-only config: the hint makes it writable, then sets it up', async () => {
+    const w = world();
+    mkdirSync(join(w.home, '.codex'));
+    const file = join(w.home, '.codex', 'config.toml');
+    writeFileSync(file, CODEX);
+    chmodSync(file, 0o444);
+    const first = await run(w, ['doctor', '--host', 'codex']);
+    expect(first.code).toBe(1);
+    expect(hints(first.out)).toEqual([['chmod', 'u+w', file, '&&', 'spillway', 'setup', 'codex']]);
+    for (const fix of hints(first.out)) expect(await runHint(w, fix)).toBe(0);
+    expect((await run(w, ['doctor', '--host', 'codex'])).code).toBe(0);
+  });
+
   it('--json has every field, the store health included', async () => {
     const w = world();
     mkdirSync(join(w.home, '.codex'));
@@ -117,7 +135,7 @@ describe('spillway doctor', () => {
     const codex = doc.hosts.find((h) => h.host === 'codex');
     expect(Object.keys(codex?.servers[0] ?? {}).sort()).toEqual(['cap', 'code', 'command', 'detail', 'file', 'form', 'name', 'status', 'table', 'transport']);
     expect(codex?.servers[0]).toMatchObject({ name: 'files', status: 'not-covered', cap: null, code: 'SERVER_NOT_COVERED' });
-    expect(Object.keys(codex?.files[0] ?? {}).sort()).toEqual(['error', 'path', 'scope', 'status']);
+    expect(Object.keys(codex?.files[0] ?? {}).sort()).toEqual(['error', 'path', 'readOnly', 'scope', 'status']);
     expect(doc.findings).toEqual([{ code: 'SERVER_NOT_COVERED', host: 'codex', message: expect.stringContaining('files') as unknown, hint: 'spillway setup codex' }]);
     expect(doc.store).toMatchObject({ kind: 'local', root, rootSource: 'default', exists: true, mode: '0700', private: true, lastAutoCleanup: swept.toISOString(), url: null });
     expect(doc.store.freeBytes).toBeGreaterThan(0);

@@ -80,6 +80,10 @@ describe('diagnoseHost', () => {
       ['/.claude/settings.local.json', 'read'],
     ]);
     expect(d.foreignHooks).toEqual([{ file: local, event: 'PreToolUse', matcher: undefined, command: 'rtk rewrite', code: 'FOREIGN_HOOK' }]);
+    // No ~/.claude yet: setup would not make the hook file, so no hook is missing.
+    expect(d.hooks[0]).toMatchObject({ status: 'not-covered', code: undefined });
+    expect(d.hooks[0]?.detail).toContain('does not exist');
+    expect(d.uncovered).toBe(false);
     // setup never writes there.
     setupHost('claude-code', env);
     expect(readFileSync(local, 'utf8')).not.toContain('spillway');
@@ -119,9 +123,18 @@ describe('diagnoseHost', () => {
     const { env } = world();
     const file = put(join(env.home, '.codex', 'config.toml'), '[mcp_servers.x\ncommand = ');
     const d = diagnoseHost('codex', { ...env, configDir: join(env.home, '.codex') });
-    expect(d.files[0]).toMatchObject({ path: file, status: 'refused' });
+    expect(d.files[0]).toMatchObject({ path: file, status: 'refused', readOnly: false });
     expect(d.files[0]?.error).toContain(file);
     expect(d.uncovered).toBe(true);
+  });
+
+  it('marks a read-only config, which setup would refuse', () => {
+    const { env } = world();
+    const file = put(join(env.home, '.codex', 'config.toml'), '[mcp_servers.y]\ncommand = "uvx"\n');
+    chmodSync(file, 0o444);
+    expect(diagnoseHost('codex', env).files[0]).toMatchObject({ status: 'read', readOnly: true });
+    chmodSync(file, 0o644);
+    expect(diagnoseHost('codex', env).files[0]).toMatchObject({ status: 'read', readOnly: false });
   });
 
   it('reads OpenCode command arrays, Codex tables and VS Code servers', () => {

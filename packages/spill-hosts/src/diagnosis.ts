@@ -3,14 +3,15 @@
  * servers and hook-covered built-in tools run behind spillway and which do not, the caps in
  * force, and the hooks of other tools on the same events. Read only: nothing is written.
  */
-import { accessSync, constants } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
 import { parseHookCommand, parseWrapper, isSpillwayHook, type SpillwayWrapper } from './command.js';
 import { readConfigFile } from './config-file.js';
 import { HOSTS, hostFiles } from './hosts.js';
 import { commandOf, decode, getIn, isObject, openDocument } from './setup.js';
 import type { ConfigFileSpec, ConfigPath, HostId, SetupEnvironment } from './types.js';
 import { missingPath } from './wrapper-update.js';
+import { onPath } from './path-lookup.js';
 
 /** The cap `spillway mcp` uses when a wrapper names none. */
 const MCP_DEFAULT_CAP = 32_768;
@@ -35,6 +36,8 @@ export interface DiagnosedFile {
   /** `read`, `missing` (no such file) or `refused` (see `error`). */
   readonly status: 'read' | 'missing' | 'refused';
   readonly error?: string | undefined;
+  /** A file read that has no owner write bit: setup refuses to change it until it does (`chmod u+w`). */
+  readonly readOnly: boolean;
 }
 
 /** One MCP server entry. */
@@ -106,21 +109,6 @@ export interface HostDiagnosis {
   readonly uncovered: boolean;
 }
 
-/** Where `word` leads: itself when absolute, else the first executable of that name on `PATH`. */
-function onPath(word: string, env: SetupEnvironment): string | undefined {
-  if (isAbsolute(word)) return word;
-  for (const dir of (env.env.PATH ?? '').split(delimiter)) {
-    if (dir === '' || !isAbsolute(dir)) continue;
-    try {
-      accessSync(join(dir, word), constants.X_OK);
-      return join(dir, word);
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
-}
-
 /** Why a launcher (the words before `mcp` or `hook`) cannot start, or `undefined`. */
 function launcherProblem(launcher: readonly string[], env: SetupEnvironment): string | undefined {
   const gone = missingPath(launcher);
@@ -168,7 +156,7 @@ function diagnoseServer(name: string, entry: Record<string, unknown>, spec: Conf
   return { ...base, status: 'covered', transport, command, cap, form: wrapper.form };
 }
 
-function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | undefined, host: HostId, env: SetupEnvironment): DiagnosedHook | undefined {
+function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | undefined, refused: boolean, host: HostId, env: SetupEnvironment): DiagnosedHook | undefined {
   const hook = spec.hook;
   if (hook === undefined) return undefined;
   const base = { file: spec.path, event: String(hook.path[hook.path.length - 1]), tools: hook.matcher.split('|'), command: undefined, cap: undefined, detail: undefined, code: undefined };
@@ -182,6 +170,12 @@ function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | und
       if (problem !== undefined) return { ...base, status: 'broken', command: entry.command, cap: parsed?.cap, detail: problem, code: 'HOOK_BROKEN' };
       return { ...base, status: 'covered', command: entry.command, cap: parsed?.cap };
     }
+  }
+  if (refused) return { ...base, status: 'not-covered', detail: 'its file could not be read' };
+  // Setup makes a hook file only where the host keeps its config: without that folder the host
+  // has not run here yet, and nothing is missing.
+  if (value === undefined && !existsSync(dirname(spec.path))) {
+    return { ...base, status: 'not-covered', detail: `${dirname(spec.path)} does not exist (the host has not run here yet); setup adds the hook once it does` };
   }
   return { ...base, status: 'not-covered', code: 'HOOK_MISSING' };
 }
@@ -225,15 +219,15 @@ export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnos
     try {
       const state = readConfigFile(spec, env.cwd);
       if (state.bytes === undefined) {
-        files.push({ path: spec.path, scope: spec.scope, status: 'missing', error: undefined });
+        files.push({ path: spec.path, scope: spec.scope, status: 'missing', error: undefined, readOnly: false });
       } else {
         value = openDocument(spec, decode(state.bytes).text).value();
-        files.push({ path: spec.path, scope: spec.scope, status: 'read', error: undefined });
+        files.push({ path: spec.path, scope: spec.scope, status: 'read', error: undefined, readOnly: ((state.info?.mode ?? 0o600) & 0o200) === 0 });
       }
     } catch (error) {
-      files.push({ path: spec.path, scope: spec.scope, status: 'refused', error: error instanceof Error ? error.message : String(error) });
+      files.push({ path: spec.path, scope: spec.scope, status: 'refused', error: error instanceof Error ? error.message : String(error), readOnly: false });
     }
-    const hook = diagnoseHook(spec, value, hostId, env);
+    const hook = diagnoseHook(spec, value, files.at(-1)?.status === 'refused', hostId, env);
     if (hook !== undefined) hooks.push(hook);
     if (value === undefined) continue;
     for (const table of spec.serverTables(value)) {

@@ -62,6 +62,8 @@ describe('setup and a project file git tracks', () => {
     const entry = report.files.find((f) => f.path === file);
     expect(entry?.status).toBe('changed');
     expect(entry?.changes.join('\n')).toContain('git tracks this file');
+    // The environment given has no PATH: the person is told the host cannot start spillway yet.
+    expect(entry?.changes.join('\n')).toContain('spillway is not on PATH here');
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(process.execPath);
     expect(text).not.toContain(script);

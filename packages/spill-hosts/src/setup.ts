@@ -6,6 +6,7 @@ import { parseWrapper, spillwayLauncher, unwrapCommand, wrapWith, isSpillwayHook
 import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
 import { isTrackedByGit } from './git-tracked.js';
+import { onPath } from './path-lookup.js';
 import { HOSTS, hostFiles } from './hosts.js';
 import type { ConfigFileSpec, ConfigPath, FileReport, HostDefinition, HostId, SetupEnvironment, SetupReport } from './types.js';
 import { readUndoRecord, recordOwner, removeUndoRecord, withSetupLock, writeUndoRecord, type UndoRecord } from './undo-records.js';
@@ -278,6 +279,7 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
     const changed = edit.servers.length > 0 || edit.hooks.length > 0 || edit.settings.length > 0 || edit.updated > 0;
     if (changed && portable) {
       edit.changes.push("git tracks this file, so it names spillway through PATH (\"spillway mcp …\"), not absolute paths of node and spillway; --absolute-paths writes those instead");
+      if (onPath('spillway', env) === undefined) edit.changes.push('warning: spillway is not on PATH here, so the host cannot start these servers until it is');
     }
     // The file the setting names comes first: a config never names a missing script.
     if (!dryRun && spec.setting !== undefined && getIn(doc.value(), spec.setting.path) === spec.setting.value) writeSettingFile(spec.setting.file);

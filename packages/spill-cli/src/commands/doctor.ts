@@ -50,16 +50,19 @@ function tableName(table: readonly (string | number)[]): string {
   return table.map(String).join(' ');
 }
 
-function findingsOf(diagnosis: HostDiagnosis, setupHint: string): Finding[] {
+function findingsOf(diagnosis: HostDiagnosis, setup: string): Finding[] {
   const host = diagnosis.host;
   const out: Finding[] = [];
+  // Setup refuses a read-only file, so the command that fixes one makes it writable first.
+  const readOnly = diagnosis.files.filter((f) => f.readOnly).map((f) => f.path);
+  const hintFor = (file: string): string => (readOnly.includes(file) ? `chmod u+w ${shellWord(file)} && ${setup}` : setup);
   for (const file of diagnosis.files) {
     if (file.status === 'refused') out.push({ code: 'CONFIG_REFUSED', host, message: file.error ?? `${file.path} could not be read.`, hint: null });
   }
   for (const server of diagnosis.servers) {
     if (server.code === undefined || server.status === 'skipped') continue;
     const where = `${server.name} (${tableName(server.table)} in ${server.file})`;
-    if (server.code === 'SERVER_NOT_COVERED') out.push({ code: server.code, host, message: `${where} is not behind spillway.`, hint: setupHint });
+    if (server.code === 'SERVER_NOT_COVERED') out.push({ code: server.code, host, message: `${where} is not behind spillway.`, hint: hintFor(server.file) });
     else if (server.code === 'REMOTE_NOT_COVERED') {
       out.push({
         code: server.code,
@@ -73,24 +76,24 @@ function findingsOf(diagnosis: HostDiagnosis, setupHint: string): Finding[] {
         code: server.code,
         host,
         message: `${where} cannot start: ${server.detail ?? 'its command is gone'}.${pathOnly ? ' Put spillway on the PATH the host starts it with.' : ''}`,
-        hint: pathOnly ? null : setupHint,
+        hint: pathOnly ? null : hintFor(server.file),
       });
     }
   }
   // A cap above the host's own is in force, but the host may cut what lies between the two.
-  const capHint = `${setupHint} --max-inline-bytes ${String(diagnosis.defaultCap)}`;
+  const capHint = (file: string): string => `${hintFor(file)} --max-inline-bytes ${String(diagnosis.defaultCap)}`;
   const above = (cap: number | undefined): boolean => cap !== undefined && cap > diagnosis.defaultCap;
   const capMessage = (what: string, cap: number | undefined): string =>
     `${what} has cap ${String(cap)} bytes, above the ${String(diagnosis.defaultCap)} setup picks for ${diagnosis.label} (${diagnosis.capReason}); a result between the two may be cut by the host.`;
   for (const server of diagnosis.servers) {
-    if (server.status === 'covered' && above(server.cap)) out.push({ code: 'CAP_ABOVE_HOST', host, message: capMessage(`${server.name} (${tableName(server.table)} in ${server.file})`, server.cap), hint: capHint });
+    if (server.status === 'covered' && above(server.cap)) out.push({ code: 'CAP_ABOVE_HOST', host, message: capMessage(`${server.name} (${tableName(server.table)} in ${server.file})`, server.cap), hint: capHint(server.file) });
   }
   for (const hook of diagnosis.hooks) {
-    if (hook.status === 'covered' && above(hook.cap)) out.push({ code: 'CAP_ABOVE_HOST', host, message: capMessage(`spillway's ${hook.event} hook`, hook.cap), hint: capHint });
+    if (hook.status === 'covered' && above(hook.cap)) out.push({ code: 'CAP_ABOVE_HOST', host, message: capMessage(`spillway's ${hook.event} hook`, hook.cap), hint: capHint(hook.file) });
   }
   for (const hook of diagnosis.hooks) {
-    if (hook.code === 'HOOK_MISSING') out.push({ code: hook.code, host, message: `${hook.tools.join(', ')} output is not covered: no spillway ${hook.event} hook in ${hook.file}.`, hint: setupHint });
-    if (hook.code === 'HOOK_BROKEN') out.push({ code: hook.code, host, message: `spillway's ${hook.event} hook in ${hook.file} cannot start: ${hook.detail ?? 'its command is gone'}.`, hint: setupHint });
+    if (hook.code === 'HOOK_MISSING') out.push({ code: hook.code, host, message: `${hook.tools.join(', ')} output is not covered: no spillway ${hook.event} hook in ${hook.file}.`, hint: hintFor(hook.file) });
+    if (hook.code === 'HOOK_BROKEN') out.push({ code: hook.code, host, message: `spillway's ${hook.event} hook in ${hook.file} cannot start: ${hook.detail ?? 'its command is gone'}.`, hint: hintFor(hook.file) });
   }
   for (const hook of diagnosis.foreignHooks) {
     out.push({
