@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnoseHost, HOST_IDS, setupHost, type SetupEnvironment } from './index.js';
 
@@ -152,5 +153,28 @@ describe('diagnoseHost', () => {
     expect(diagnoseHost('codex', env).uncovered).toBe(false);
     expect(diagnoseHost('vscode', env).uncovered).toBe(false);
     expect(diagnoseHost('opencode', env).servers.map((s) => s.status)).toEqual(['covered', 'not-covered']);
+  });
+
+  it('property: after setup, every stdio server is covered with the cap written, and only remote ones are not', () => {
+    const name = fc.string({ minLength: 1, maxLength: 8 }).filter((n) => n !== '__proto__');
+    const entry = fc.oneof(
+      fc.record({ command: fc.constantFrom('npx', 'uvx', '/usr/bin/python3'), args: fc.array(fc.string({ maxLength: 6 }), { maxLength: 3 }) }),
+      fc.record({ url: fc.constant('https://mcp.example.com/mcp') }),
+    );
+    fc.assert(
+      fc.property(fc.dictionary(name, entry, { minKeys: 1, maxKeys: 5 }), fc.integer({ min: 1, max: 1e6 }), (servers, cap) => {
+        const { env } = world();
+        put(join(env.home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: servers }));
+        const remote = Object.entries(servers).filter(([, e]) => 'url' in e).map(([n]) => n).sort();
+        const before = diagnoseHost('cursor', env);
+        expect(before.servers.filter((s) => s.status === 'covered')).toEqual([]);
+        setupHost('cursor', { ...env, maxInlineBytes: cap });
+        const after = diagnoseHost('cursor', env);
+        expect(after.servers.filter((s) => s.status !== 'covered').map((s) => s.name).sort()).toEqual(remote);
+        for (const s of after.servers.filter((x) => x.status === 'covered')) expect(s.cap).toBe(cap);
+        expect(after.uncovered).toBe(remote.length > 0);
+      }),
+      { numRuns: 30 },
+    );
   });
 });
