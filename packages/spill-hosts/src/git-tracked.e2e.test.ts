@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isTrackedByGit, parseWrapper, setupHost, undoHost, type SetupEnvironment } from './index.js';
+import { isTrackedByGit } from './git-tracked.js';
+import { parseWrapper, setupHost, undoHost, type SetupEnvironment } from './index.js';
 
 // Runs git: a project file shared through git never gets absolute paths by default.
 

@@ -16,7 +16,6 @@ export {
   type ForeignHook,
   type HostDiagnosis,
 } from './diagnosis.js';
-export { isTrackedByGit } from './git-tracked.js';
 export { MAX_CONFIG_BYTES } from './limits.js';
 export { HOSTS, hostFiles } from './hosts.js';
 export { ConfigParseError } from './document.js';
