@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
@@ -83,6 +83,24 @@ describe('setup run again', () => {
     undoHost('codex', w.env);
     expect(codexServers(file).later).toEqual({ command: 'uvx', args: ['mcp-server-fetch'] });
     expect(readFileSync(file, 'utf8')).not.toContain('spillway');
+  });
+
+  it('wraps a server added by an editor that saves by renaming (a new file), and undo still works', () => {
+    const w = world();
+    const file = codexFile(w);
+    setupHost('codex', w.env);
+    const inode = statSync(file).ino;
+    const temp = `${file}.swp`;
+    writeFileSync(temp, `${readFileSync(file, 'utf8')}\n[mcp_servers.later]\ncommand = "uvx"\n`);
+    renameSync(temp, file);
+    expect(statSync(file).ino).not.toBe(inode);
+    const report = setupHost('codex', w.env);
+    expect(report.files[0]?.status).toBe('changed');
+    expect(wrapperOf(codexServers(file).later)?.server).toEqual({ command: 'uvx', args: [] });
+    const undone = undoHost('codex', w.env);
+    expect(undone.files[0]?.status).toBe('removed');
+    expect(readFileSync(file, 'utf8')).not.toContain('spillway');
+    expect(codexServers(file)).toEqual({ files: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv'] }, later: { command: 'uvx' } });
   });
 
   it('a new --max-inline-bytes rewrites the cap of every wrapper and of the hook; undo restores the bytes from before the first setup', () => {
