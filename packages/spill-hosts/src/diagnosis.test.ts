@@ -71,6 +71,24 @@ describe('diagnoseHost', () => {
     expect(diagnoseHost('claude-code', env).uncovered).toBe(false);
   });
 
+  it("Claude Code's CLAUDE_CODE_SHELL_PREFIX: missing, covered, its script gone, another tool's", () => {
+    const { env } = world();
+    const settings = put(join(env.home, '.claude', 'settings.json'), '{}');
+    const setting = (): ReturnType<typeof diagnoseHost>['settings'][number] | undefined => diagnoseHost('claude-code', env).settings[0];
+    expect(setting()).toMatchObject({ name: 'env.CLAUDE_CODE_SHELL_PREFIX', status: 'not-covered', code: 'SETTING_MISSING' });
+    setupHost('claude-code', env);
+    const covered = setting();
+    expect(covered).toMatchObject({ status: 'covered', code: undefined });
+    expect(diagnoseHost('claude-code', env).uncovered).toBe(false);
+    rmSync(covered?.value ?? '');
+    expect(setting()).toMatchObject({ status: 'broken', code: 'SETTING_BROKEN' });
+    expect(diagnoseHost('claude-code', env).uncovered).toBe(true);
+    setupHost('claude-code', env);
+    expect(setting()?.status).toBe('covered');
+    writeFileSync(settings, JSON.stringify({ env: { CLAUDE_CODE_SHELL_PREFIX: '/usr/local/bin/audit-shell' } }));
+    expect(setting()).toMatchObject({ status: 'not-covered', value: '/usr/local/bin/audit-shell', code: 'SETTING_NOT_OURS' });
+  });
+
   it("reads a project's own Claude Code settings for other tools' hooks", () => {
     const { env } = world();
     put(join(env.home, '.claude.json'), '{}');

@@ -25,9 +25,22 @@ const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'BeforeTool', 'AfterTool'] as 
  * hand with `spillway mcp --url`); `WRAPPER_BROKEN`: a wrapper whose node or spillway is
  * gone or not on PATH; `HOOK_MISSING`: spillway's hook is not installed; `HOOK_BROKEN`: its
  * node or spillway is gone; `CONFIG_REFUSED`: a config that could not be read;
- * `FOREIGN_HOOK`: another tool's hook on the same events (a warning).
+ * `FOREIGN_HOOK`: another tool's hook on the same events (a warning);
+ * `SETTING_MISSING`: a setting setup writes (Claude Code's `CLAUDE_CODE_SHELL_PREFIX`) is not
+ * there; `SETTING_BROKEN`: it names a script that is gone; `SETTING_NOT_OURS`: it holds
+ * another tool's value, which setup leaves (a warning).
  */
-export type DiagnosisCode = 'SERVER_NOT_COVERED' | 'REMOTE_NOT_COVERED' | 'WRAPPER_BROKEN' | 'HOOK_MISSING' | 'HOOK_BROKEN' | 'CONFIG_REFUSED' | 'FOREIGN_HOOK';
+export type DiagnosisCode =
+  | 'SERVER_NOT_COVERED'
+  | 'REMOTE_NOT_COVERED'
+  | 'WRAPPER_BROKEN'
+  | 'HOOK_MISSING'
+  | 'HOOK_BROKEN'
+  | 'SETTING_MISSING'
+  | 'SETTING_BROKEN'
+  | 'SETTING_NOT_OURS'
+  | 'CONFIG_REFUSED'
+  | 'FOREIGN_HOOK';
 
 /** One config file doctor looked at. */
 export interface DiagnosedFile {
@@ -78,6 +91,20 @@ export interface DiagnosedHook {
   readonly code?: DiagnosisCode | undefined;
 }
 
+/** A setting setup writes (Claude Code's `env.CLAUDE_CODE_SHELL_PREFIX`) and what it covers. */
+export interface DiagnosedSetting {
+  readonly file: string;
+  /** Its path, dotted: `env.CLAUDE_CODE_SHELL_PREFIX`. */
+  readonly name: string;
+  /** What it covers. */
+  readonly purpose: string;
+  readonly status: 'covered' | 'not-covered' | 'broken';
+  /** The value found, when there is one. */
+  readonly value: string | undefined;
+  readonly detail: string | undefined;
+  readonly code: 'SETTING_MISSING' | 'SETTING_BROKEN' | 'SETTING_NOT_OURS' | undefined;
+}
+
 /** A hook entry of another tool on one of the events that can rewrite a tool's output. */
 export interface ForeignHook {
   readonly file: string;
@@ -104,6 +131,8 @@ export interface HostDiagnosis {
   readonly servers: readonly DiagnosedServer[];
   /** Empty for a host without an output hook. */
   readonly hooks: readonly DiagnosedHook[];
+  /** Empty for a host without such a setting. */
+  readonly settings: readonly DiagnosedSetting[];
   readonly foreignHooks: readonly ForeignHook[];
   /** Whether something is not covered, broken or unread. */
   readonly uncovered: boolean;
@@ -180,6 +209,24 @@ function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | und
   return { ...base, status: 'not-covered', code: 'HOOK_MISSING' };
 }
 
+function diagnoseSetting(spec: ConfigFileSpec, value: Record<string, unknown> | undefined, refused: boolean): DiagnosedSetting | undefined {
+  const setting = spec.setting;
+  if (setting === undefined) return undefined;
+  const base = { file: spec.path, name: setting.path.join('.'), purpose: setting.purpose, value: undefined, detail: undefined, code: undefined };
+  if (refused) return { ...base, status: 'not-covered', detail: 'its file could not be read' };
+  const found = value === undefined ? undefined : getIn(value, setting.path);
+  if (found === undefined) {
+    if (value === undefined && !existsSync(dirname(spec.path))) {
+      return { ...base, status: 'not-covered', detail: `${dirname(spec.path)} does not exist (the host has not run here yet)` };
+    }
+    return { ...base, status: 'not-covered', code: 'SETTING_MISSING' };
+  }
+  const text = typeof found === 'string' ? found : JSON.stringify(found);
+  if (!setting.isOurs(found)) return { ...base, status: 'not-covered', value: text, detail: "another tool's value, which setup leaves as it is", code: 'SETTING_NOT_OURS' };
+  if (!existsSync(text)) return { ...base, status: 'broken', value: text, detail: `${text} no longer exists`, code: 'SETTING_BROKEN' };
+  return { ...base, status: 'covered', value: text };
+}
+
 function foreignHooks(file: string, value: Record<string, unknown>, host: HostId): ForeignHook[] {
   const found: ForeignHook[] = [];
   const hooks = value.hooks;
@@ -212,6 +259,7 @@ export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnos
   const files: DiagnosedFile[] = [];
   const servers: DiagnosedServer[] = [];
   const hooks: DiagnosedHook[] = [];
+  const settings: DiagnosedSetting[] = [];
   const foreign: ForeignHook[] = [];
   const hookOnly = (host.hookOnlyFiles?.(env) ?? []).filter((spec) => !hostFiles(host, env, cap).some((f) => f.path === spec.path));
   for (const spec of [...hostFiles(host, env, cap), ...hookOnly]) {
@@ -227,8 +275,11 @@ export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnos
     } catch (error) {
       files.push({ path: spec.path, scope: spec.scope, status: 'refused', error: error instanceof Error ? error.message : String(error), readOnly: false });
     }
-    const hook = diagnoseHook(spec, value, files.at(-1)?.status === 'refused', hostId, env);
+    const refused = files.at(-1)?.status === 'refused';
+    const hook = diagnoseHook(spec, value, refused, hostId, env);
     if (hook !== undefined) hooks.push(hook);
+    const setting = diagnoseSetting(spec, value, refused);
+    if (setting !== undefined) settings.push(setting);
     if (value === undefined) continue;
     for (const table of spec.serverTables(value)) {
       const entries = getIn(value, table);
@@ -242,6 +293,7 @@ export function diagnoseHost(hostId: HostId, env: SetupEnvironment): HostDiagnos
   const found = files.some((f) => f.status !== 'missing');
   const uncovered =
     found &&
-    (files.some((f) => f.status === 'refused') || servers.some((s) => s.code !== undefined && s.status !== 'skipped') || hooks.some((h) => h.code !== undefined));
-  return { host: hostId, label: host.label, found, defaultCap: host.cap, capReason: host.capReason, notCovered: host.notCovered, files, servers, hooks, foreignHooks: foreign, uncovered };
+    (files.some((f) => f.status === 'refused') || servers.some((s) => s.code !== undefined && s.status !== 'skipped') || hooks.some((h) => h.code !== undefined) ||
+      settings.some((s) => s.code !== undefined && s.code !== 'SETTING_NOT_OURS'));
+  return { host: hostId, label: host.label, found, defaultCap: host.cap, capReason: host.capReason, notCovered: host.notCovered, files, servers, hooks, settings, foreignHooks: foreign, uncovered };
 }

@@ -12,6 +12,7 @@ export {
   type DiagnosedFile,
   type DiagnosedHook,
   type DiagnosedServer,
+  type DiagnosedSetting,
   type DiagnosisCode,
   type ForeignHook,
   type HostDiagnosis,

@@ -95,6 +95,14 @@ function findingsOf(diagnosis: HostDiagnosis, setup: string): Finding[] {
     if (hook.code === 'HOOK_MISSING') out.push({ code: hook.code, host, message: `${hook.tools.join(', ')} output is not covered: no spillway ${hook.event} hook in ${hook.file}.`, hint: hintFor(hook.file) });
     if (hook.code === 'HOOK_BROKEN') out.push({ code: hook.code, host, message: `spillway's ${hook.event} hook in ${hook.file} cannot start: ${hook.detail ?? 'its command is gone'}.`, hint: hintFor(hook.file) });
   }
+  for (const setting of diagnosis.settings) {
+    const where = `${setting.name} in ${setting.file}`;
+    if (setting.code === 'SETTING_MISSING') out.push({ code: setting.code, host, message: `${where} is not set, so this is not covered: ${setting.purpose}.`, hint: hintFor(setting.file) });
+    if (setting.code === 'SETTING_BROKEN') out.push({ code: setting.code, host, message: `${where} names ${setting.value ?? ''}, which no longer exists.`, hint: hintFor(setting.file) });
+    if (setting.code === 'SETTING_NOT_OURS') {
+      out.push({ code: setting.code, host, message: `${where} is ${JSON.stringify(setting.value)}, another tool's, which setup leaves as it is; so this is not covered: ${setting.purpose}.`, hint: null });
+    }
+  }
   for (const hook of diagnosis.foreignHooks) {
     out.push({
       code: hook.code,
@@ -117,10 +125,14 @@ function hostText(d: HostDiagnosis): string[] {
     const detail = s.detail === undefined ? '' : ` (${s.detail})`;
     lines.push(`    ${status.padEnd(12)} ${s.name} [${tableName(s.table)}, ${s.transport}${cap}]${detail}: ${s.command}`);
   }
-  if (d.hooks.length > 0) lines.push('  Built-in tools:');
+  if (d.hooks.length > 0 || d.settings.length > 0) lines.push('  Built-in tools:');
   for (const h of d.hooks) {
     const status = h.status === 'not-covered' ? 'NOT COVERED' : h.status === 'broken' ? 'BROKEN' : h.status;
     lines.push(`    ${status.padEnd(12)} ${h.tools.join(', ')} (${h.event} hook${h.cap === undefined ? '' : `, cap ${h.cap}`})${h.detail === undefined ? '' : ` (${h.detail})`}`);
+  }
+  for (const s of d.settings) {
+    const status = s.status === 'not-covered' ? 'NOT COVERED' : s.status === 'broken' ? 'BROKEN' : s.status;
+    lines.push(`    ${status.padEnd(12)} ${s.name}${s.value === undefined ? '' : ` = ${s.value}`}${s.detail === undefined ? '' : ` (${s.detail})`}`);
   }
   if (d.foreignHooks.length > 0) lines.push('  Other hooks on the same events:');
   for (const h of d.foreignHooks) lines.push(`    ${h.event} ${h.matcher ?? '*'}: ${h.command}`);
