@@ -114,8 +114,11 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
         continue;
       }
       if (written !== undefined) removeOwn(written);
-      // Deleted while it was being indexed, or taken over by another searcher: not answered now.
+      // Deleted while it was being indexed, or another searcher's now: not answered now, and
+      // the other searcher's row is left alone.
       if (!isGone(error) && !(error instanceof IndexLost)) throw error;
+      const theirs = st.artifactByLocator.get(entry.locator) as Row | undefined;
+      if (theirs !== undefined && theirs.id !== written) elsewhere.add(theirs.id);
     }
   }
   let removed = 0;

@@ -22,7 +22,7 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '5';
+export const SCHEMA_VERSION = '6';
 
 /** How long a statement waits for another process's write lock, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 1000;
@@ -96,12 +96,14 @@ export async function openDatabase(location: string): Promise<Database> {
     throw new SpillError('SPILL_STORAGE_FAILED', `Cannot open the search index ${location}: ${String(error)}`, { cause: error });
   }
   try {
-    if (location !== ':memory:') {
-      db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
-    }
     // A wait for another process's write blocks the event loop: keep it short. A search
-    // that finds the index busy answers from what is indexed already.
+    // that finds the index busy answers from what is indexed already. Set first: a new
+    // file's switch to WAL and its schema can meet another process doing the same.
     db.exec(`PRAGMA busy_timeout = ${String(BUSY_TIMEOUT_MS)};`);
+    // What is deleted (an artifact removed from the store) is overwritten with zeros, not
+    // left in free pages for `strings` to find.
+    db.exec('PRAGMA secure_delete = ON;');
+    if (location !== ':memory:') await retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;'));
     const version = (): string | undefined => {
       try {
         return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value;
@@ -112,7 +114,7 @@ export async function openDatabase(location: string): Promise<Database> {
     if (version() !== SCHEMA_VERSION) {
       // In one write transaction, checked again inside it, so that two processes opening an
       // older index never drop tables the other has just made.
-      db.exec('BEGIN IMMEDIATE');
+      await retryWhileBusy(() => db.exec('BEGIN IMMEDIATE'));
       if (version() !== SCHEMA_VERSION) {
         // The index is a cache: an index of another version is dropped and rebuilt.
         db.exec(DROP);
@@ -121,6 +123,8 @@ export async function openDatabase(location: string): Promise<Database> {
         // FTS5 writes its pending terms out as a new segment when they pass this size (1 MiB
         // by default): larger segments mean fewer merges while indexing, for a few MiB more.
         db.exec(`INSERT INTO fts (fts, rank) VALUES ('hashsize', ${String(FTS_PENDING_BYTES)});`);
+        // A deleted chunk's terms are removed from FTS5's segments too, not only marked.
+        db.exec("INSERT INTO fts (fts, rank) VALUES ('secure-delete', 1);");
       }
       db.exec('COMMIT');
     }
@@ -149,6 +153,27 @@ export function closeDatabase(db: Database): void {
     // Busy or read-only: the late close folds the log in instead.
   }
   db.close();
+}
+
+/** How long opening an index keeps trying while other processes create or migrate it. */
+const OPEN_RETRY_MS = 15_000;
+
+/**
+ * Runs `step` until it does not find the database locked, for up to {@link OPEN_RETRY_MS}
+ * (each try itself waits {@link BUSY_TIMEOUT_MS}): only for the short, one-time steps of
+ * opening a file, where several first searches may meet.
+ */
+async function retryWhileBusy(step: () => void): Promise<void> {
+  const deadline = Date.now() + OPEN_RETRY_MS;
+  for (;;) {
+    try {
+      step();
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    }
+  }
 }
 
 /** True when SQLite said the database is locked by another connection (`SQLITE_BUSY`, `SQLITE_LOCKED`). */

@@ -45,7 +45,8 @@ export interface IndexStatements {
 /** Prepares the statements {@link indexArtifact} and {@link removeArtifact} use. */
 export function prepareIndexStatements(db: Database): IndexStatements {
   return {
-    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete, owner, touched) VALUES (?, ?, ?, ?, 0, ?, ?)'),
+    // Another searcher may have written the row since this one looked: then it is theirs.
+    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete, owner, touched) VALUES (?, ?, ?, ?, 0, ?, ?) ON CONFLICT (locator) DO NOTHING'),
     ownsArtifact: db.prepare('SELECT 1 AS x FROM artifacts WHERE id = ? AND owner = ? AND complete = 0'),
     touchArtifact: db.prepare('UPDATE artifacts SET touched = ? WHERE id = ?'),
     insertSection: db.prepare('INSERT INTO sections (artifact, line, text) VALUES (?, ?, ?)'),
@@ -93,8 +94,8 @@ export interface IndexedArtifact {
 }
 
 /**
- * Thrown by {@link indexArtifact} when the artifact's row stopped being its own while it
- * indexed: another process took it over or dropped it. What it wrote is its own to remove.
+ * Thrown by {@link indexArtifact} when the artifact's row is not its own: another process
+ * wrote it first, took it over, or dropped it. What it wrote is its own to remove.
  */
 export class IndexLost extends Error {
   constructor() {
@@ -169,7 +170,9 @@ export async function indexArtifact(
     if (id === 0) {
       // The row is written with the first chunks, owned by this searcher: another process
       // that sees it unfinished and recently touched leaves it alone.
-      id = Number(st.insertArtifact.run(entry.locator, entry.session, entry.bytes, entry.createdAt.getTime(), owner, Date.now()).lastInsertRowid);
+      const inserted = st.insertArtifact.run(entry.locator, entry.session, entry.bytes, entry.createdAt.getTime(), owner, Date.now());
+      if (Number(inserted.changes) === 0) throw new IndexLost();
+      id = Number(inserted.lastInsertRowid);
       onRow(id);
     } else if (st.ownsArtifact.get(id, owner) === undefined) {
       // Another process took the row over (this one looked stalled) or dropped it.
