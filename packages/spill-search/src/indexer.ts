@@ -171,7 +171,7 @@ export async function indexArtifact(
       // The row is written with the first chunks, owned by this searcher: another process
       // that sees it unfinished and recently touched leaves it alone.
       const inserted = st.insertArtifact.run(entry.locator, entry.session, entry.bytes, entry.createdAt.getTime(), owner, Date.now());
-      if (Number(inserted.changes) === 0) throw new IndexLost();
+      if (inserted.changes === 0) throw new IndexLost();
       id = Number(inserted.lastInsertRowid);
       onRow(id);
     } else if (st.ownsArtifact.get(id, owner) === undefined) {
