@@ -43,10 +43,41 @@ function indentation(text: string): { insertSpaces: boolean; tabSize: number } {
   return { insertSpaces: true, tabSize: match[1].length };
 }
 
+function lineOf(text: string, offset: number): number {
+  return text.slice(0, offset).split('\n').length;
+}
+
+/**
+ * The value of a parse tree node. Every key becomes an own property, `__proto__` too (a
+ * plain assignment would set the prototype and hide the entry). A key that appears twice in
+ * one object is refused: hosts read the last copy, so an edit could not say which one counts.
+ */
+function nodeValue(path: string, text: string, node: jsonc.Node): unknown {
+  switch (node.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const property of node.children ?? []) {
+        const [keyNode, valueNode] = property.children ?? [];
+        if (keyNode === undefined) continue;
+        const key = String(keyNode.value);
+        if (Object.hasOwn(out, key)) {
+          throw new ConfigParseError(path, `the key ${JSON.stringify(key)} appears twice in one object (again at line ${lineOf(text, keyNode.offset)}); the host reads only the last copy, so remove the other one`);
+        }
+        Object.defineProperty(out, key, { value: valueNode === undefined ? undefined : nodeValue(path, text, valueNode), enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    }
+    case 'array':
+      return (node.children ?? []).map((child) => nodeValue(path, text, child));
+    default:
+      return node.value as unknown;
+  }
+}
+
 function parseJsonc(path: string, text: string): Record<string, unknown> {
   if (text.trim() === '') return {};
   const errors: jsonc.ParseError[] = [];
-  const value: unknown = jsonc.parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const tree = jsonc.parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
   if (first !== undefined) {
     const before = text.slice(0, first.offset);
@@ -54,6 +85,7 @@ function parseJsonc(path: string, text: string): Record<string, unknown> {
     const column = first.offset - before.lastIndexOf('\n');
     throw new ConfigParseError(path, `${jsonc.printParseErrorCode(first.error)} at line ${line}, column ${column}`);
   }
+  const value = tree === undefined ? undefined : nodeValue(path, text, tree);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigParseError(path, 'the top level is not an object');
   return value as Record<string, unknown>;
 }
@@ -69,15 +101,18 @@ export function isStrictJson(text: string): boolean {
 /** A JSON-with-comments document (also plain JSON). */
 export function jsoncDocument(path: string, original: string): ConfigDocument {
   let text = original;
-  let value = parseJsonc(path, text);
+  // Parsed again only when asked for after an edit: a run of edits costs one parse each
+  // (jsonc-parser's own), not two.
+  let value: Record<string, unknown> | undefined = parseJsonc(path, text);
   const eol = lineEnding(text);
   const formattingOptions = { ...indentation(text), eol };
   const apply = (edits: jsonc.EditResult): void => {
     text = jsonc.applyEdits(text, edits);
-    value = parseJsonc(path, text);
+    value = undefined;
   };
+  const current = (): Record<string, unknown> => (value ??= parseJsonc(path, text));
   return {
-    value: () => value,
+    value: current,
     set(at, next) {
       if (text.trim() === '') {
         // jsonc-parser needs a document to edit.
@@ -86,7 +121,7 @@ export function jsoncDocument(path: string, original: string): ConfigDocument {
       apply(jsonc.modify(text, [...at], next, { formattingOptions }));
     },
     append(at, next) {
-      let target: unknown = value;
+      let target: unknown = current();
       for (const key of at) target = (target as Record<string | number, unknown> | undefined)?.[key];
       const length = Array.isArray(target) ? target.length : 0;
       if (!Array.isArray(target)) {

@@ -237,3 +237,30 @@ describe('setups at once', () => {
     expect(readFileSync(config, 'utf8')).toBe(SERVERS);
   });
 });
+
+describe('server names the host reads otherwise than a plain parse would', () => {
+  it('refuses a config that names a server twice, naming the key, and leaves it untouched', () => {
+    const { env, project } = world();
+    const config = join(project, '.mcp.json');
+    const text = '{ "mcpServers": {\n  "fs": { "command": "old-server" },\n  "fs": { "command": "npx", "args": ["-y", "fs-server"] }\n} }\n';
+    writeFileSync(config, text);
+    const file = setupHost('claude-code', env).files.find((f) => f.path === config);
+    expect(file?.status).toBe('refused');
+    expect(file?.error).toContain('"fs" appears twice');
+    expect(readFileSync(config, 'utf8')).toBe(text);
+  });
+
+  it('wraps a server named __proto__ like any other, says so once, and undo gives the bytes back', () => {
+    const { env, project } = world();
+    const config = join(project, '.mcp.json');
+    const text = '{ "mcpServers": { "__proto__": { "command": "npx", "args": ["-y", "proto-server"] } } }\n';
+    writeFileSync(config, text);
+    const first = setupHost('claude-code', env).files.find((f) => f.path === config);
+    expect(first?.status).toBe('changed');
+    expect(first?.changes.some((c) => c.startsWith('wrapped __proto__'))).toBe(true);
+    expect(readFileSync(config, 'utf8')).toContain('"mcp"');
+    expect(setupHost('claude-code', env).files.find((f) => f.path === config)?.status).toBe('unchanged');
+    undoHost('claude-code', env);
+    expect(readFileSync(config, 'utf8')).toBe(text);
+  });
+});
