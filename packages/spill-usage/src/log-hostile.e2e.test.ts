@@ -1,10 +1,11 @@
 // The usage log under hostile and damaged files: a FIFO at the log's path never blocks a
 // writer or a reader, and lines that are not events are counted and skipped, so that one
 // bad line cannot crash `spillway stats` or turn its totals into text.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUsageLog, summarizeUsage, USAGE_FILE, USAGE_OLD_FILE } from './index.js';
 
@@ -51,5 +52,44 @@ describe('a hostile usage log', () => {
     expect(stats.total.bytesSeen).toBe(5000);
     expect(typeof stats.total.bytesKeptOut).toBe('number');
     expect(stats.to).toBe(good.t);
+  });
+});
+
+describe('several processes writing across a rotation', () => {
+  it('loses no event: one rotation, whoever gets there first', { timeout: 120_000 }, async () => {
+    const dir = logDir();
+    const entry = join(fileURLToPath(new URL('.', import.meta.url)), '..', 'dist', 'index.js');
+    // The current file is filled to just under the limit, then writers started together
+    // each add a few events: every one of them finds the file due for rotation at once.
+    const maxFileBytes = 100_000;
+    const filler = createUsageLog({ dir, env: {}, maxFileBytes: 10 * maxFileBytes });
+    let prefilled = 0;
+    while ((statSync(join(dir, USAGE_FILE), { throwIfNoEntry: false })?.size ?? 0) < maxFileBytes - 200) {
+      filler.record({ kind: 'passed', surface: 'hook', tool: 'filler', bytes: prefilled });
+      prefilled++;
+    }
+    const writers = 16;
+    const each = 3;
+    const startAt = Date.now() + 1500;
+    const script = `const { createUsageLog } = await import(${JSON.stringify(entry)});
+const log = createUsageLog({ dir: ${JSON.stringify(dir)}, env: {}, maxFileBytes: ${String(maxFileBytes)} });
+while (Date.now() < ${String(startAt)}) {}
+for (let i = 0; i < ${String(each)}; i++) log.record({ kind: 'passed', surface: 'hook', tool: 'w' + process.argv[1], bytes: i });`;
+    await Promise.all(
+      Array.from({ length: writers }, (_, w) =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--input-type=module', '-e', script, String(w)], { stdio: 'ignore' });
+          child.on('error', reject);
+          child.on('close', (code) => {
+            if (code === 0) resolve();
+            else reject(new Error(`writer ${String(w)} exited ${String(code)}`));
+          });
+        }),
+      ),
+    );
+    const { events, skipped } = createUsageLog({ dir, env: {} }).scan();
+    expect(skipped).toBe(0);
+    expect(events.filter((e) => e.tool === 'filler')).toHaveLength(prefilled);
+    expect(events).toHaveLength(prefilled + writers * each);
   });
 });

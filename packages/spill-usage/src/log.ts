@@ -9,6 +9,7 @@ import {
   openSync,
   readSync,
   renameSync,
+  rmSync,
   writeSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
@@ -143,6 +144,9 @@ export function toStored(event: UsageEvent, t: number): StoredUsageEvent {
 
 const KINDS = new Set<string>(['passed', 'spilled', 'kept', 'read']);
 
+/** A rotation lock older than this was left by a process that died, and is removed. */
+const STALE_ROTATION_LOCK_MS = 10_000;
+
 /** The largest log file read: far above the two rotated generations a log holds. */
 const MAX_READ_BYTES = 64 * 1024 * 1024;
 
@@ -231,6 +235,26 @@ export function createUsageLog(options: UsageLogOptions = {}): UsageLog {
     return enabled;
   }
 
+  const lock = join(dir, 'events.lock');
+  /** One rotation at a time; a process that finds the lock held just appends (the file may run a little over). */
+  function takeRotationLock(): boolean {
+    try {
+      closeSync(openSync(lock, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+      return true;
+    } catch {
+      try {
+        // Left by a process that died while rotating: taken over after a while.
+        if (Date.now() - lstatSync(lock).mtimeMs > STALE_ROTATION_LOCK_MS) rmSync(lock, { force: true });
+      } catch {
+        // Gone meanwhile.
+      }
+      return false;
+    }
+  }
+  function releaseRotationLock(): void {
+    rmSync(lock, { force: true });
+  }
+
   function append(line: string): void {
     // Never waits: a FIFO planted at the path fails at once (ENXIO) or is refused below.
     const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
@@ -238,12 +262,24 @@ export function createUsageLog(options: UsageLogOptions = {}): UsageLog {
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile() || stat.nlink !== 1 || (stat.mode & 0o077) !== 0) return;
-      if (stat.size > 0 && stat.size + line.length > maxFileBytes) {
-        // Rotate: the current file becomes the one older generation (replacing the last).
-        closeSync(fd);
-        fd = -1;
-        renameSync(file, old);
-        fd = openSync(file, flags | constants.O_EXCL, 0o600);
+      if (stat.size > 0 && stat.size + line.length > maxFileBytes && takeRotationLock()) {
+        try {
+          // Checked again under the lock: another process may have rotated since this one
+          // opened the file, and rotating again would replace the older generation with a
+          // file of one event.
+          const now = lstatSync(file);
+          if (now.ino === stat.ino && now.dev === stat.dev) {
+            // Rotate: the current file becomes the one older generation (replacing the last).
+            renameSync(file, old);
+          }
+          closeSync(fd);
+          fd = -1;
+          fd = openSync(file, flags, 0o600);
+          const fresh = fstatSync(fd);
+          if (!fresh.isFile() || fresh.nlink !== 1 || (fresh.mode & 0o077) !== 0) return;
+        } finally {
+          releaseRotationLock();
+        }
       }
       writeSync(fd, line);
     } finally {
