@@ -29,6 +29,36 @@ export interface ConfigDocument {
   append(path: ConfigPath, value: unknown): void;
   /** The text now. */
   text(): string;
+  /**
+   * Runs `edit` on the object at each of `paths` as a document of its own, and puts the
+   * results back: for JSON, in one pass over the file, so that wrapping many servers of a
+   * large file costs one parse, not one per server. The objects must not nest.
+   */
+  editEach(paths: readonly ConfigPath[], edit: (sub: ConfigDocument, index: number) => void): void;
+}
+
+/** `doc` seen from the object at `at`: every path is taken from there. */
+function within(doc: ConfigDocument, at: ConfigPath): ConfigDocument {
+  const getAt = (value: unknown): Record<string, unknown> => {
+    let target: unknown = value;
+    for (const key of at) target = (target as Record<string | number, unknown> | undefined)?.[key];
+    return (target ?? {}) as Record<string, unknown>;
+  };
+  return {
+    value: () => getAt(doc.value()),
+    set: (path, next) => {
+      doc.set([...at, ...path], next);
+    },
+    append: (path, next) => {
+      doc.append([...at, ...path], next);
+    },
+    text: () => doc.text(),
+    editEach(paths, edit) {
+      paths.forEach((path, index) => {
+        edit(within(doc, [...at, ...path]), index);
+      });
+    },
+  };
 }
 
 function lineEnding(text: string): string {
@@ -100,12 +130,16 @@ export function isStrictJson(text: string): boolean {
 
 /** A JSON-with-comments document (also plain JSON). */
 export function jsoncDocument(path: string, original: string): ConfigDocument {
+  return jsoncDocumentWith(path, original, undefined);
+}
+
+function jsoncDocumentWith(path: string, original: string, formatting: jsonc.FormattingOptions | undefined): ConfigDocument {
   let text = original;
   // Parsed again only when asked for after an edit: a run of edits costs one parse each
   // (jsonc-parser's own), not two.
   let value: Record<string, unknown> | undefined = parseJsonc(path, text);
   const eol = lineEnding(text);
-  const formattingOptions = { ...indentation(text), eol };
+  const formattingOptions = formatting ?? { ...indentation(text), eol };
   const apply = (edits: jsonc.EditResult): void => {
     text = jsonc.applyEdits(text, edits);
     value = undefined;
@@ -131,6 +165,30 @@ export function jsoncDocument(path: string, original: string): ConfigDocument {
       apply(jsonc.modify(text, [...at, length], next, { formattingOptions, isArrayInsertion: true }));
     },
     text: () => text,
+    editEach(paths, edit) {
+      const tree = jsonc.parseTree(text, [], { allowTrailingComma: true, disallowComments: false });
+      const nodes = paths.map((at) => (tree === undefined ? undefined : jsonc.findNodeAtLocation(tree, [...at])));
+      if (nodes.some((node) => node?.type !== 'object')) {
+        // Not all of them objects (cannot happen for server entries): one at a time.
+        paths.forEach((at, index) => {
+          edit(within(this, at), index);
+        });
+        return;
+      }
+      const edits: jsonc.Edit[] = [];
+      nodes.forEach((node, index) => {
+        if (node === undefined) return;
+        // The object's own text, after the indentation of the line it starts on, so that
+        // what the edit adds is indented as it would be in the whole file.
+        const lineStart = text.lastIndexOf('\n', node.offset - 1) + 1;
+        const indent = /^[ \t]*/.exec(text.slice(lineStart, node.offset))?.[0] ?? '';
+        const sub = jsoncDocumentWith(path, indent + text.slice(node.offset, node.offset + node.length), formattingOptions);
+        edit(sub, index);
+        edits.push({ offset: node.offset, length: node.length, content: sub.text().slice(indent.length) });
+      });
+      text = jsonc.applyEdits(text, edits);
+      value = undefined;
+    },
   };
 }
 
@@ -189,5 +247,10 @@ export function tomlDocument(path: string, original: string): ConfigDocument {
       commit(copy);
     },
     text: () => text,
+    editEach(paths, edit) {
+      paths.forEach((at, index) => {
+        edit(within(this, at), index);
+      });
+    },
   };
 }

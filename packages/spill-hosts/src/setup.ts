@@ -111,6 +111,8 @@ function editFile(
   const servers: UndoRecord['servers'][number][] = [];
   const hooks: UndoRecord['hooks'][number][] = [];
   const settings: NonNullable<UndoRecord['settings']>[number][] = [];
+  // Every entry's new command, written in one pass at the end (one parse of a large file).
+  const commands: { readonly path: ConfigPath; readonly line: CommandLine }[] = [];
   for (const tablePath of spec.serverTables(doc.value())) {
     const servers_ = getIn(doc.value(), tablePath);
     if (!isObject(servers_)) continue;
@@ -127,16 +129,23 @@ function editFile(
       if (wrapper !== undefined) {
         const update = updateWrapper(wrapper, { launcher, cap: env.maxInlineBytes, host: host.id, portable });
         if (update === undefined) continue;
-        setCommand(doc, spec, path, update.line, true);
+        commands.push({ path, line: update.line });
         updated++;
         changes.push(`updated ${name}${where} (${update.reasons.join('; ')}): ${display(update.line)}`);
         continue;
       }
-      setCommand(doc, spec, path, wrapWith(launcher, line, cap, host.id), true);
+      commands.push({ path, line: wrapWith(launcher, line, cap, host.id) });
       servers.push({ path, hadArgs: spec.style === 'command-array' || entry.args !== undefined });
       changes.push(`wrapped ${name}${where}: spillway mcp --max-inline-bytes ${cap} -- ${display(line)}`);
     }
   }
+  doc.editEach(
+    commands.map((c) => c.path),
+    (sub, i) => {
+      const line = commands[i]?.line;
+      if (line !== undefined) setCommand(sub, spec, [], line, true);
+    },
+  );
   if (spec.hook !== undefined) {
     const groups = getIn(doc.value(), spec.hook.path);
     const installed =
