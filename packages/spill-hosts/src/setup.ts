@@ -71,8 +71,9 @@ export function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument
 const BOM = '\uFEFF';
 
 /** A config file's text, and the byte order mark it began with (kept apart, and written back). */
-export function decode(bytes: Buffer | undefined): { bom: string; text: string } {
-  const text = bytes === undefined ? '' : bytes.toString('utf8');
+export function decode(bytes: Uint8Array | undefined): { bom: string; text: string } {
+  // The byte order mark is kept here (and set apart below), not dropped by the decoder.
+  const text = bytes === undefined ? '' : new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes);
   return text.startsWith(BOM) ? { bom: BOM, text: text.slice(1) } : { bom: '', text };
 }
 

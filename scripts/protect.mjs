@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `pnpm protect <host> [setup options]`: from a clone (after `pnpm install`) to a protected
+// agent host in one command. It builds the CLI and the packages it needs (not the rest),
+// puts `spillway` on PATH (`pnpm link-cli`), and runs `spillway setup <host>` with the
+// options given (`--dry-run`, `--config-dir DIR`, `--max-inline-bytes N`…). Undo with
+// `spillway setup <host> --undo`.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const HOSTS = ['claude-code', 'gemini', 'codex', 'opencode', 'cursor', 'vscode'];
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const args = process.argv.slice(2).filter((a) => a !== '--');
+const host = args[0];
+if (host === undefined || !HOSTS.includes(host)) {
+  process.stderr.write(`usage: pnpm protect <host> [setup options]\n  host: ${HOSTS.join(', ')}\n`);
+  process.exit(2);
+}
+const started = Date.now();
+const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+
+function step(title, command, commandArgs, env = {}) {
+  process.stdout.write(`\n[${seconds()}] ${title}\n`);
+  const r = spawnSync(command, commandArgs, { cwd: repo, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.status !== 0) {
+    process.stderr.write(`\npnpm protect: "${[command, ...commandArgs].join(' ')}" failed (exit ${String(r.status ?? r.signal)}); nothing of ${host} was changed yet. Fix that, then run pnpm protect ${host} again.\n`);
+    process.exit(1);
+  }
+}
+
+step('1/3 building spillway (the CLI and the packages it uses)', 'pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@spillway/cli...', '--output-logs=errors-only'], { TURBO_TELEMETRY_DISABLED: '1' });
+step('2/3 putting spillway on PATH', process.execPath, ['scripts/link-cli.mjs']);
+step(`3/3 setting ${host} up`, process.execPath, ['packages/spill-cli/bin/spillway.js', 'setup', ...args]);
+process.stdout.write(`\n[${seconds()}] done: ${host} is protected. Check it with: spillway doctor --host ${host}\n`);
