@@ -30,4 +30,6 @@ function step(title, command, commandArgs, env = {}) {
 step('1/3 building spillway (the CLI and the packages it uses)', 'pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@spillway/cli...', '--output-logs=errors-only'], { TURBO_TELEMETRY_DISABLED: '1' });
 step('2/3 putting spillway on PATH', process.execPath, ['scripts/link-cli.mjs']);
 step(`3/3 setting ${host} up`, process.execPath, ['packages/spill-cli/bin/spillway.js', 'setup', ...args]);
-process.stdout.write(`\n[${seconds()}] done: ${host} is protected. Check it with: spillway doctor --host ${host}\n`);
+const configDir = args.indexOf('--config-dir');
+const where = configDir === -1 || args[configDir + 1] === undefined ? '' : ` --config-dir ${JSON.stringify(args[configDir + 1])}`;
+process.stdout.write(`\n[${seconds()}] done: ${host} is protected. Check it with: spillway doctor --host ${host}${where}\n`);
