@@ -35,10 +35,20 @@ const ITEM_SOURCES: readonly string[] = [
     String.raw`\s*['"]?[@\w/.~^-]+['"]?:(?: .*)?`, // key: value
     String.raw`\s*\S+(?: {2,}\S+){2,}\s*`, // columns
     String.raw`https?:\/\/\S+.*`, // a URL
+  String.raw`\s*\S.*\|\s+(?:\d+ ?[-+]*|Bin .*)`, // a diffstat row (git diff --stat, git log --stat)
+  String.raw`\s*\d+ files? changed(?:, .*)?`, // its summary
 ];
 const ITEM_RE = new RegExp(`^(?:${ITEM_SOURCES.map((x) => `(?:${x})`).join('|')})$`);
 /** Each kind of item alone, to tell an item from an intruder of another shape. */
 const ITEM_KINDS: readonly RegExp[] = ITEM_SOURCES.map((x) => new RegExp(`^(?:${x})$`));
+
+/**
+ * A log record: a line that starts with a timestamp, an access log's `[10/Oct/2026:13:55:36`,
+ * or a JSON record with a level or time field. A log is not a list: its records matter by
+ * severity, which the salient preview shows, not by position.
+ */
+const LOG_RE =
+  /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\S+ \S+ \S+ \[\d{2}\/\w{3}\/\d{4}:\d{2}:\d{2}|^\s*\{.*"(?:level|severity|lvl|time|ts|timestamp|@timestamp)":/;
 
 /** Whether one line (without its line break) looks like a list item. */
 export function isListItem(line: string): boolean {
@@ -66,6 +76,8 @@ export interface ListScan {
   readonly sample: readonly SampledLine[];
   /** The distance between sampled lines. */
   readonly stride: number;
+  /** The kinds of item (see {@link itemKind}) among the first {@link LIST_SAMPLE_LINES} lines. */
+  readonly kinds: readonly number[];
 }
 
 /** How many lines the sample keeps for a cap: an outline line costs at least about 16 bytes. */
@@ -75,8 +87,8 @@ export function sampleLimit(cap: number): number {
 
 /**
  * Scans a text in chunks. Decides on line shapes alone: the first
- * {@link LIST_SAMPLE_LINES} lines must mostly look like items, and few lines of the whole
- * may be long. Keeps every `stride`-th line, doubling the stride (and dropping every
+ * {@link LIST_SAMPLE_LINES} lines must mostly look like items and at most half like log
+ * records, and few lines of the whole may be long. Keeps every `stride`-th line, doubling the stride (and dropping every
  * other kept line) whenever the sample outgrows its limit, so it spans the whole text
  * whatever its length. The answer is the same for any chunking.
  */
@@ -91,6 +103,8 @@ export class ListScanner {
   #firstLines = 0;
   #firstItems = 0;
   #long = 0;
+  #firstLogs = 0;
+  readonly #kinds = new Set<number>();
 
   constructor(cap: number) {
     this.#limit = sampleLimit(cap);
@@ -127,8 +141,12 @@ export class ListScanner {
       this.#carry = '';
     }
     const lines = this.#line - 1;
-    const isList = this.#firstLines >= LIST_MIN_LINES && this.#firstItems >= this.#firstLines * LIST_SHARE && this.#long * 20 <= lines;
-    return isList ? { sample: this.#sample, stride: this.#stride } : undefined;
+    const isList =
+      this.#firstLines >= LIST_MIN_LINES &&
+      this.#firstItems >= this.#firstLines * LIST_SHARE &&
+      this.#firstLogs * 2 < this.#firstLines &&
+      this.#long * 20 <= lines;
+    return isList ? { sample: this.#sample, stride: this.#stride, kinds: [...this.#kinds].sort((a, b) => a - b) } : undefined;
   }
 
   #extend(chunk: string, from: number, to: number): void {
@@ -149,7 +167,12 @@ export class ListScanner {
     if (full > LONG_LINE_UNITS) this.#long++;
     if (n <= LIST_SAMPLE_LINES) {
       this.#firstLines++;
-      if (full <= LONG_LINE_UNITS && ITEM_RE.test(s.slice(from, end))) this.#firstItems++;
+      const line = s.slice(from, end);
+      if (full <= LONG_LINE_UNITS && ITEM_RE.test(line)) {
+        this.#firstItems++;
+        this.#kinds.add(itemKind(line));
+      }
+      if (LOG_RE.test(line)) this.#firstLogs++;
     }
     if ((n - 1) % this.#stride !== 0) return;
     let text = s.slice(from, Math.min(end, from + SAMPLE_UNITS));

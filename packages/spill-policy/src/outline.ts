@@ -16,6 +16,8 @@ export const GAP_MARKER = '\n… […] …\n';
 const EXCERPT_SHARE = 0.5;
 /** At most this share goes to a JSON shape. */
 const SHAPE_SHARE = 0.4;
+/** At most this share goes to the shape of a JSON test report with failing entries. */
+const REPORT_SHAPE_SHARE = 0.15;
 
 /** The label in front of an excerpt line: `[1204] `. */
 export function excerptLabel(line: number): string {
@@ -95,18 +97,21 @@ function window(source: PreviewSource, lines: number, budget: number): Window {
 /** The preview for `budget` bytes, or `undefined` when the plain head and tail serve as well. */
 function layout(source: PreviewSource, scan: PreviewScan, budget: number, cap: number): Built | undefined {
   const { totalBytes } = source;
-  if (scan.list !== undefined && !failing(scan)) {
+  if (scan.list !== undefined && !failing(scan, scan.list.kinds)) {
     const header = (first: number): string => `${listHeaderLine(scan, totalBytes, first)}\n`;
     const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * SHAPE_SHARE));
     const list =
       listOutline(source, scan.lines, scan.list.sample, scan.list.stride, budget, header, { salient: scan.candidates, shape }) ??
       // Too little saved for an outline (short lines): the plain head, which holds the most
-      // items; JSON keeps the salient preview, whose shape names its keys.
+      // items. JSON keeps the salient preview, whose shape names its keys and whose tail
+      // closes it; an array of records whose lines are long enough gets its outline above.
       (scan.json === undefined ? listHead(source, budget) : undefined);
     if (list !== undefined) return list;
   }
   const header = `${headerLine(scan, totalBytes)}\n`;
-  const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * SHAPE_SHARE));
+  // A test report's failing entries matter more than its summary counts.
+  const shapeShare = scan.failures.length > 0 ? REPORT_SHAPE_SHARE : SHAPE_SHARE;
+  const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * shapeShare));
   const fixed = utf8ByteLength(header) + utf8ByteLength(shape);
   const markers = utf8ByteLength(EXCERPTS_MARKER) + utf8ByteLength(TAIL_MARKER);
   const room = budget - fixed - markers;
@@ -190,19 +195,15 @@ const SEVERITY_WORDS: readonly (readonly [number, string, string])[] = [
 
 /**
  * Whether the failures in a list matter more than its items: some error or fatal line is
- * not shaped like an item or not like the line before it (a compiler's diagnostic among
- * emitted files, a message printed into a stream of values), or one is among
+ * not shaped like any item the list starts with (a compiler's diagnostic among emitted
+ * files, a message printed into a stream of values), or one is among
  * the last lines (a command that failed after listing what it did). Items that merely
  * mention errors (`git log`, `git ls-files`, `grep -n error`) leave it a list; its outline
  * shows them first anyway.
  */
-function failing(scan: PreviewScan): boolean {
+function failing(scan: PreviewScan, kinds: readonly number[]): boolean {
   const end = scan.lines - ENDING_LINES;
-  return scan.candidates.some((c) => {
-    if (c.severity < ERROR) return false;
-    const kind = itemKind(c.text);
-    return kind < 0 || (c.before !== undefined && itemKind(c.before.text) !== kind) || c.lastLine > end;
-  });
+  return scan.candidates.some((c) => c.severity >= ERROR && (!kinds.includes(itemKind(c.text)) || c.lastLine > end));
 }
 
 /** An error among the last this many lines is how a run that failed ends, not an item. */
