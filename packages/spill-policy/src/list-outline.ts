@@ -148,12 +148,20 @@ function countNewlines(s: string): number {
   return n;
 }
 
-/** The marker after the head of a list too short-lined for an outline. */
-export const LIST_REST_MARKER = '\n… [the rest of the list] …\n';
+/** The marker after the head of a list too short-lined for an outline: what is left out and how to get at it. */
+export function listRestMarker(from: number, lines: number): string {
+  return `\n… [lines ${String(from)}-${String(lines)} of the list left out: spill_grep finds an item, spill_read with offset: ${String(from)} reads on] …\n`;
+}
 
-/** A list shown as its plain head: the most items a head of `budget` bytes holds. */
-export function listHead(source: PreviewSource, budget: number): ListOutline | undefined {
-  const head = cutHead(source.head, budget - utf8ByteLength(LIST_REST_MARKER));
+/**
+ * A list shown as its plain head: the most items a head of `budget` bytes holds. The
+ * marker's width is reserved for the widest line number first, so a shorter one only
+ * leaves the head a few bytes short.
+ */
+export function listHead(source: PreviewSource, lines: number, budget: number): ListOutline | undefined {
+  const head = cutHead(source.head, budget - utf8ByteLength(listRestMarker(lines, lines)));
   if (head.bytes === 0) return undefined;
-  return { text: source.head.slice(0, head.index) + LIST_REST_MARKER, shown: head.bytes };
+  const text = source.head.slice(0, head.index);
+  const from = countNewlines(text) + 1;
+  return { text: text + listRestMarker(from, lines), shown: head.bytes };
 }

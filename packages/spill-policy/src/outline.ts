@@ -105,7 +105,7 @@ function layout(source: PreviewSource, scan: PreviewScan, budget: number, cap: n
       // Too little saved for an outline (short lines): the plain head, which holds the most
       // items. JSON keeps the salient preview, whose shape names its keys and whose tail
       // closes it; an array of records whose lines are long enough gets its outline above.
-      (scan.json === undefined ? listHead(source, budget) : undefined);
+      (scan.json === undefined ? listHead(source, scan.lines, budget) : undefined);
     if (list !== undefined) return list;
   }
   const header = `${headerLine(scan, totalBytes)}\n`;
