@@ -10,8 +10,8 @@ const TAIL_SHARE = 0.1;
 /** The marker between the head and the outline. */
 export function outlineMarker(every: number): string {
   return every === 1
-    ? '\n… [every line of the omitted middle, labelled [line]] …\n'
-    : `\n… [one line in every ${String(every)} of the omitted middle, labelled [line]; read the lines between with spill_read] …\n`;
+    ? '\n… [every line of the omitted middle, cut at 120 bytes, labelled [line]] …\n'
+    : `\n… [one line in every ${String(every)} of the omitted middle, and lines that name an error, labelled [line]; spill_read reads the lines between] …\n`;
 }
 /** The marker between the outline and the tail. */
 export const OUTLINE_END_MARKER = '… [the end] …\n';
@@ -68,7 +68,7 @@ function lead(source: PreviewSource, budget: number): Lead {
 /** An outline of the middle needs room for at least this many lines to be worth its header. */
 const MIN_OUTLINE_LINES = 4;
 /** At most this share of what cutting saved goes to salient lines. */
-const SALIENT_SHARE = 0.5;
+const SALIENT_SHARE = 0.25;
 
 /** What a list's preview shows besides its items. */
 export interface ListExtras {
