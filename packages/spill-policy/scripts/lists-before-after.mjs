@@ -1,5 +1,5 @@
 // Prints, for the README, the preview of two real outputs from the bench's list corpus
-// (packages/spill-bench/corpus/lists): `git log --oneline` and a vitest JSON report.
+// (packages/spill-bench/corpus/lists): `grep -rn` over node_modules and a vitest JSON report.
 // Run after building: node scripts/lists-before-after.mjs [cap] [path to another build's dist/index.js]
 // The second argument prints that build's default preview instead (the README's "before").
 import { readFile } from 'node:fs/promises';
@@ -8,7 +8,7 @@ import { createMemoryBackend } from '@spillway/memory';
 const cap = Number(process.argv[2] ?? 4096);
 const { createSpillPolicy } = await import(process.argv[3] ?? '../dist/index.js');
 const corpus = new URL('../../spill-bench/corpus/lists/outputs/', import.meta.url);
-for (const name of ['git-log-oneline', 'vitest-json-report']) {
+for (const name of ['grep-rn-node-modules', 'vitest-json-report']) {
   const text = await readFile(new URL(`${name}.txt`, corpus), 'utf8');
   const policy = createSpillPolicy({ backend: createMemoryBackend(), maxInlineBytes: cap });
   const out = await policy.applyToResult({ toolName: 'bash', callId: 'call_1', sessionId: 'conv-1' }, { content: [{ type: 'text', text }] });
