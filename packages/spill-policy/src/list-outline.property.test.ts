@@ -116,3 +116,40 @@ describe('the outline of a list (properties)', () => {
     );
   });
 });
+
+describe('the outline of a list (examples)', () => {
+  const paths = (n: number, at?: number, line?: string): string =>
+    Array.from({ length: n }, (_, i) => (i + 1 === at ? (line as string) : `packages/pkg-${String(i % 40)}/src/a-rather-long-directory-name/and-a-long-file-name-${String(i + 1)}.ts ${'x'.repeat(80)}`)).join('\n');
+
+  it('keeps the outline when items only mention a failure, and shows them labelled', async () => {
+    const text = paths(3000, 1500, 'packages/pkg-1/test/fixtures/a-failure-case-1500.ts');
+    const shown = await preview(text, 8192);
+    expect(shown.startsWith('[Preview of a list of 3000 lines, ')).toBe(true);
+    expect(shown).toContain('\n[1500] packages/pkg-1/test/fixtures/a-failure-case-1500.ts\n');
+  });
+
+  it('gives a list with a real error among its items the preview of excerpts, and one that failed at its end too', async () => {
+    const diagnostic = "src/wrong.ts(1,14): error TS2322: Type 'number' is not assignable to type 'string'.";
+    const among = await preview(paths(3000, 1500, diagnostic), 8192);
+    expect(among.startsWith('[Preview of 3000 lines, ')).toBe(true);
+    expect(among).toContain(`[1500] ${diagnostic}`);
+    // At its end: the tail shows it, so the preview is the plain head and tail.
+    const atEnd = await preview(paths(3000, 2995, 'packages/pkg-1/src/failed-to-write.ts'), 8192);
+    expect(atEnd.startsWith('packages/pkg-0/')).toBe(true);
+    expect(atEnd).toContain('\npackages/pkg-1/src/failed-to-write.ts\n');
+  });
+
+  it('shows a JSON test report\'s failing entry from the middle of one long line', async () => {
+    const entries = Array.from({ length: 1000 }, (_, i) =>
+      i === 500
+        ? '{"fullName":"suite 500 breaks","status":"failed","failureMessages":["AssertionError: expected 2 to be 3"]}'
+        : `{"fullName":"suite ${String(i)} works","status":"passed","failureMessages":[]}`,
+    );
+    const report = `{"numFailedTests":1,"testResults":[{"assertionResults":[${entries.join(',')}]}]}\n`;
+    for (const cap of [2048, 8192]) {
+      const shown = await preview(report, cap);
+      expect(shown, String(cap)).toContain('"fullName":"suite 500 breaks","status":"failed","failureMessages":["AssertionError: expected 2 to be 3"]');
+      expect(shown).toMatch(/\n\[1\] …/);
+    }
+  });
+});
