@@ -11,7 +11,7 @@ const TAIL_SHARE = 0.1;
 export function outlineMarker(every: number): string {
   return every === 1
     ? '\n… [every line of the omitted middle, cut at 120 bytes, labelled [line]] …\n'
-    : `\n… [one line in every ${String(every)} of the omitted middle, and lines that name an error, labelled [line]; spill_read reads the lines between] …\n`;
+    : `\n… [one line in every ${String(every)} of the omitted middle, and lines that name an error, labelled [line]; read the stored result from a line for the lines after it] …\n`;
 }
 /** The marker between the outline and the tail. */
 export const OUTLINE_END_MARKER = '… [the end] …\n';
@@ -150,7 +150,7 @@ function countNewlines(s: string): number {
 
 /** The marker after the head of a list too short-lined for an outline: what is left out and how to get at it. */
 export function listRestMarker(from: number, lines: number): string {
-  return `\n… [lines ${String(from)}-${String(lines)} of the list left out: spill_grep finds an item, spill_read with offset: ${String(from)} reads on] …\n`;
+  return `\n… [lines ${String(from)}-${String(lines)} of the list left out: grep the stored result for an item, or read it from line ${String(from)} on] …\n`;
 }
 
 /**

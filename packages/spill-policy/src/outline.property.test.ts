@@ -201,7 +201,7 @@ describe('the preview with excerpts (examples)', () => {
     const listing = Array.from({ length: 3000 }, (_, i) => `./packages/pkg-${String(i % 40)}/src/file-${String(i)}.ts`).join('\n');
     const shown = await preview(listing, 2000);
     expect(shown.startsWith('./packages/pkg-0/src/file-0.ts\n')).toBe(true);
-    expect(shown).toMatch(/\n… \[lines (\d+)-3000 of the list left out: spill_grep finds an item, spill_read with offset: \1 reads on\] …\n/);
+    expect(shown).toMatch(/\n… \[lines (\d+)-3000 of the list left out: grep the stored result for an item, or read it from line \1 on\] …\n/);
   });
 
   it('rejects an unknown preview style at construction', () => {

@@ -236,7 +236,7 @@ function withFailures(scan: PreviewScan): PreviewScan {
 function listHeaderLine(scan: PreviewScan, totalBytes: number, first: number): string {
   const json = scan.json === undefined ? '' : `; JSON: ${describeRoot(scan.json)}`;
   const lead = first > 0 ? `lines 1-${String(first)} in order (cut at ${String(OUTLINE_LINE_BYTES)} bytes), then ` : '';
-  return `[Preview of a list of ${String(scan.lines)} lines, ${String(totalBytes)} bytes${json}; ${lead}lines from all through the rest, labelled [line]: spill_read with offset: line reads one in place.]`;
+  return `[Preview of a list of ${String(scan.lines)} lines, ${String(totalBytes)} bytes${json}; ${lead}lines from all through the rest, labelled [line]: read the stored result from that line to see one in place.]`;
 }
 
 /** The one-line header: size, and what the content looks like. */
