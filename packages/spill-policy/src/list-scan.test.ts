@@ -29,8 +29,9 @@ describe('list detection', () => {
     const prose = lines(100, (i) => `This is sentence number ${String(i)}, which goes on for a while; and then, it stops.`);
     const log = lines(100, (i) => `2026-12-01T10:00:00.000Z INFO worker-1 GET /api/items/${String(i)} 200`);
     const pino = lines(100, (i) => `{"level":30,"time":${String(i)},"msg":"ok"}`);
+    const levels = lines(100, (i) => `info: built module ${String(i)}`);
     const few = lines(10, (i) => `/usr/share/doc/pkg-${String(i)}/README.txt`);
-    for (const text of [prose, log, pino, few]) expect(scan(text)).toBeUndefined();
+    for (const text of [prose, log, pino, levels, few]) expect(scan(text)).toBeUndefined();
   });
 
   it('keeps every stride-th line, the stride doubling so the sample spans the whole list within its limit', () => {

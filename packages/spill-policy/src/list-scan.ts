@@ -43,12 +43,12 @@ const ITEM_RE = new RegExp(`^(?:${ITEM_SOURCES.map((x) => `(?:${x})`).join('|')}
 const ITEM_KINDS: readonly RegExp[] = ITEM_SOURCES.map((x) => new RegExp(`^(?:${x})$`));
 
 /**
- * A log record: a line that starts with a timestamp, an access log's `[10/Oct/2026:13:55:36`,
- * or a JSON record with a level or time field. A log is not a list: its records matter by
+ * A log record: a line that starts with a timestamp, an access log's `[10/Oct/2026:13:55:36`
+ * or a level word (`info:`, `[WARN]`), or a JSON record with a level or time field. A log is not a list: its records matter by
  * severity, which the salient preview shows, not by position.
  */
 const LOG_RE =
-  /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\S+ \S+ \S+ \[\d{2}\/\w{3}\/\d{4}:\d{2}:\d{2}|^\s*\{.*"(?:level|severity|lvl|time|ts|timestamp|@timestamp)":/;
+  /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\S+ \S+ \S+ \[\d{2}\/\w{3}\/\d{4}:\d{2}:\d{2}|^\s*\{.*"(?:level|severity|lvl|time|ts|timestamp|@timestamp)":|^\s*\[?(?:info|INFO|Info|warn|WARN|Warn|warning|WARNING|Warning|debug|DEBUG|Debug|trace|TRACE|verbose|VERBOSE|notice|NOTICE)\b[\]:]?/;
 
 /** Whether one line (without its line break) looks like a list item. */
 export function isListItem(line: string): boolean {
