@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
-/** What a corpus output is: a failure (its needles are what a person debugging needs), a JSON result, or a lookup. */
-export type CorpusKind = 'failure' | 'json' | 'lookup';
+/**
+ * What a corpus output is: a failure (its needles are what a person debugging needs), a JSON
+ * result, a lookup, or a list (its needles are items a later step picks from its middle).
+ */
+export type CorpusKind = 'failure' | 'json' | 'lookup' | 'list';
 
 /** One real output of a real tool, with the lines a person needs from it (written before any tuning). */
 export interface CorpusCase {
@@ -16,6 +19,8 @@ export interface CorpusCase {
 
 /** Where the corpus lives: `corpus/preview` of this package (next to `dist`). */
 export const CORPUS_DIR = new URL('../corpus/preview/', import.meta.url);
+/** The list corpus: `corpus/lists`, real list outputs (`find`, `ls -l`, `git log`, JSON and NDJSON listings, JSON test reports). */
+export const LIST_CORPUS_DIR = new URL('../corpus/lists/', import.meta.url);
 
 /**
  * The held-out third, decided by name alone: the names sorted by their SHA-256, every third

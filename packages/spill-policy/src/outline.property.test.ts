@@ -61,7 +61,7 @@ async function preview(text: string, cap: number): Promise<string> {
 
 /** The parts of a preview with excerpts, or `undefined` for a plain head and tail. */
 function parts(shown: string): { header: string; head: string; excerpts: string[]; tail: string } | undefined {
-  if (!shown.startsWith('[Preview of ')) return undefined;
+  if (!shown.startsWith('[Preview of ') || shown.startsWith('[Preview of a list ')) return undefined; // lists: list-outline.property.test.ts
   const headerEnd = shown.indexOf('\n');
   const body = shown.slice(headerEnd + 1, shown.lastIndexOf('\n\n('));
   let rest = body;
@@ -197,11 +197,11 @@ describe('the preview with excerpts (examples)', () => {
     expect(await preview(failing, 1000)).toContain('] Error: boom\n');
   });
 
-  it('tells a model how to find things in a listing', async () => {
+  it('tells a model how to find things in a listing too short-lined for an outline', async () => {
     const listing = Array.from({ length: 3000 }, (_, i) => `./packages/pkg-${String(i % 40)}/src/file-${String(i)}.ts`).join('\n');
     const shown = await preview(listing, 2000);
-    expect(shown.startsWith('[Preview of 3000 lines, ')).toBe(true);
-    expect(shown).toContain('a listing: grep the stored result for what you need');
+    expect(shown.startsWith('./packages/pkg-0/src/file-0.ts\n')).toBe(true);
+    expect(shown).toMatch(/\n… \[lines (\d+)-3000 of the list left out: grep the stored result for an item, or read it from line \1 on\] …\n/);
   });
 
   it('rejects an unknown preview style at construction', () => {

@@ -1,6 +1,8 @@
 import { utf8ByteLength } from '@spillway/core';
 import type { JsonEntry, JsonShape } from './json-shape.js';
 import { composeReplacement, cutHead, cutTail, PREVIEW_SEPARATOR, type PreviewSource, type Replacement } from './preview.js';
+import { listHead, listOutline, OUTLINE_LINE_BYTES } from './list-outline.js';
+import { itemKind } from './list-scan.js';
 import { ASSERTION, ERROR, FATAL } from './salient.js';
 import type { Candidate, ExcerptLine, PreviewScan } from './scan.js';
 
@@ -14,6 +16,8 @@ export const GAP_MARKER = '\n… […] …\n';
 const EXCERPT_SHARE = 0.5;
 /** At most this share goes to a JSON shape. */
 const SHAPE_SHARE = 0.4;
+/** At most this share goes to the shape of a JSON test report with failing entries. */
+const REPORT_SHAPE_SHARE = 0.15;
 
 /** The label in front of an excerpt line: `[1204] `. */
 export function excerptLabel(line: number): string {
@@ -42,7 +46,7 @@ export function composeOutline(
   previewLimit: number,
   notice: (omittedBytes: number) => string,
 ): Replacement | undefined {
-  const { scan } = source;
+  const scan = source.scan === undefined ? undefined : withFailures(source.scan);
   if (scan === undefined) return composeReplacement(source, cap, previewLimit, notice);
   const total = source.totalBytes;
   let digits = String(total).length;
@@ -93,14 +97,27 @@ function window(source: PreviewSource, lines: number, budget: number): Window {
 /** The preview for `budget` bytes, or `undefined` when the plain head and tail serve as well. */
 function layout(source: PreviewSource, scan: PreviewScan, budget: number, cap: number): Built | undefined {
   const { totalBytes } = source;
+  if (scan.list !== undefined && !failing(scan, scan.list.kinds)) {
+    const header = (first: number): string => `${listHeaderLine(scan, totalBytes, first)}\n`;
+    const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * SHAPE_SHARE));
+    const list =
+      listOutline(source, scan.lines, scan.list.sample, scan.list.stride, budget, header, { salient: scan.candidates, shape }) ??
+      // Too little saved for an outline (short lines): the plain head, which holds the most
+      // items. JSON keeps the salient preview, whose shape names its keys and whose tail
+      // closes it; an array of records whose lines are long enough gets its outline above.
+      (scan.json === undefined ? listHead(source, scan.lines, budget) : undefined);
+    if (list !== undefined) return list;
+  }
   const header = `${headerLine(scan, totalBytes)}\n`;
-  const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * SHAPE_SHARE));
+  // A test report's failing entries matter more than its summary counts.
+  const shapeShare = scan.failures.length > 0 ? REPORT_SHAPE_SHARE : SHAPE_SHARE;
+  const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * shapeShare));
   const fixed = utf8ByteLength(header) + utf8ByteLength(shape);
   const markers = utf8ByteLength(EXCERPTS_MARKER) + utf8ByteLength(TAIL_MARKER);
   const room = budget - fixed - markers;
   if (room <= 0) return undefined;
   const first = window(source, scan.lines, room);
-  const outside = (w: Window) => scan.candidates.filter((c) => c.line > w.lastHead && c.line < w.firstTail);
+  const outside = (w: Window) => scan.candidates.filter((c) => isOutside(c, w));
   const wanted = outside(first);
   if (wanted.length === 0) {
     if (scan.json === undefined && (scan.candidates.length > 0 || !looksLikeListing(source.head, cap))) return undefined;
@@ -117,6 +134,11 @@ function layout(source: PreviewSource, scan: PreviewScan, budget: number, cap: n
     return { text: header + shape + plain.head + GAP_MARKER + plain.tail, shown: plain.bytes };
   }
   return { text: header + shape + w.head + EXCERPTS_MARKER + lines.join('') + TAIL_MARKER + w.tail, shown: w.bytes };
+}
+
+/** Whether a line is not shown whole by head or tail; a fragment may be on a line they show in part. */
+function isOutside(line: ExcerptLine & { readonly fragment?: boolean }, w: Window): boolean {
+  return line.line > w.lastHead && (line.line < w.firstTail || (line.fragment === true && line.line === w.firstTail));
 }
 
 function primaryCost(c: Candidate): number {
@@ -145,16 +167,18 @@ function floodLine(c: Candidate): string {
 function pickLines(candidates: readonly Candidate[], room: number, w: Window): string[] {
   const chosen = new Map<number, string>();
   let left = room;
+  // Fragments of one long line are told apart by where they start in it.
+  const key = (line: ExcerptLine & { readonly column?: number }): number => line.line + (line.column ?? 0) / 2 ** 32;
   const take = (line: ExcerptLine, extra = ''): void => {
-    if (chosen.has(line.line) || line.line <= w.lastHead || line.line >= w.firstTail) return;
+    if (chosen.has(key(line)) || !isOutside(line, w)) return;
     const text = renderLine(line) + extra;
     const cost = utf8ByteLength(text);
     if (cost > left) return;
-    chosen.set(line.line, text);
+    chosen.set(key(line), text);
     left -= cost;
   };
   for (const c of candidates) take(c, c.count > 2 ? floodLine(c) : '');
-  const primaries = candidates.filter((c) => chosen.has(c.line));
+  const primaries = candidates.filter((c) => chosen.has(key(c)));
   for (const c of primaries) if (c.last !== undefined) take(c.last);
   for (const c of primaries) {
     if (c.after !== undefined) take(c.after);
@@ -168,6 +192,52 @@ const SEVERITY_WORDS: readonly (readonly [number, string, string])[] = [
   [ERROR, 'error line', 'error lines'],
   [ASSERTION, 'assertion line', 'assertion lines'],
 ];
+
+/**
+ * Whether the failures in a list matter more than its items: some error or fatal line is
+ * not shaped like any item the list starts with (a compiler's diagnostic among emitted
+ * files, a message printed into a stream of values), or one is among
+ * the last lines (a command that failed after listing what it did). Items that merely
+ * mention errors (`git log`, `git ls-files`, `grep -n error`) leave it a list; its outline
+ * shows them first anyway.
+ */
+function failing(scan: PreviewScan, kinds: readonly number[]): boolean {
+  const end = scan.lines - ENDING_LINES;
+  return scan.candidates.some((c) => c.severity >= ERROR && (!kinds.includes(itemKind(c.text)) || c.lastLine > end));
+}
+
+/** An error among the last this many lines is how a run that failed ends, not an item. */
+const ENDING_LINES = 10;
+
+/** The failing entries of a JSON test report as excerpts, ranked with the salient lines. */
+function withFailures(scan: PreviewScan): PreviewScan {
+  if (scan.failures.length === 0) return scan;
+  const fragments: Candidate[] = scan.failures.map((f) => ({
+    line: f.line,
+    text: f.column > 0 ? `…${f.text}` : f.text,
+    cut: true,
+    severity: ERROR,
+    before: undefined,
+    after: undefined,
+    count: 1,
+    lastLine: f.line,
+    last: undefined,
+    shape: '',
+    fragment: true,
+    column: f.column,
+  }));
+  const bySeverity = [...scan.salientBySeverity];
+  bySeverity[ERROR] = (bySeverity[ERROR] ?? 0) + fragments.length;
+  const candidates = [...scan.candidates.filter((c) => c.severity > ERROR), ...fragments, ...scan.candidates.filter((c) => c.severity <= ERROR)];
+  return { ...scan, candidates, salientBySeverity: bySeverity };
+}
+
+/** The header of a list's outline: size, and how to read it. */
+function listHeaderLine(scan: PreviewScan, totalBytes: number, first: number): string {
+  const json = scan.json === undefined ? '' : `; JSON: ${describeRoot(scan.json)}`;
+  const lead = first > 0 ? `lines 1-${String(first)} in order (cut at ${String(OUTLINE_LINE_BYTES)} bytes), then ` : '';
+  return `[Preview of a list of ${String(scan.lines)} lines, ${String(totalBytes)} bytes${json}; ${lead}lines from all through the rest, labelled [line]: read the stored result from that line to see one in place.]`;
+}
 
 /** The one-line header: size, and what the content looks like. */
 export function headerLine(scan: PreviewScan, totalBytes: number): string {

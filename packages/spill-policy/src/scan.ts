@@ -1,4 +1,6 @@
+import { JsonFailureScanner, type JsonFailure } from './json-failures.js';
 import { JsonShapeScanner, type JsonShape } from './json-shape.js';
+import { ListScanner, type ListScan } from './list-scan.js';
 import { blockPrefilters, LINE_SCAN_UNITS, severityOf, shapeOf } from './salient.js';
 
 /** Lines of one shape kept apart before the next ones are counted as a flood into the last of them. */
@@ -33,6 +35,10 @@ export interface Candidate extends ExcerptLine {
   last: ExcerptLine | undefined;
   /** Its shape, for collapsing floods. */
   readonly shape: string;
+  /** A piece of a long line (a JSON report's failing entry), which head and tail may show only in part. */
+  readonly fragment?: boolean;
+  /** For a fragment: where it starts in its line, in code units. */
+  readonly column?: number;
 }
 
 /** What one pass over the text found. */
@@ -45,6 +51,10 @@ export interface PreviewScan {
   readonly candidates: readonly Candidate[];
   /** The JSON shape, when the whole text is one JSON object or array. */
   readonly json: JsonShape | undefined;
+  /** An evenly spaced sample of the lines, when the text is a list (see `list-scan.ts`). */
+  readonly list: ListScan | undefined;
+  /** Failing entries of a JSON test report, when the whole text is JSON and has any. */
+  readonly failures: readonly JsonFailure[];
 }
 
 /** How many candidates a scan keeps for a cap: each shown line costs at least tens of bytes. */
@@ -71,18 +81,22 @@ export class PreviewScanner {
   readonly #shapes = new Map<string, { kept: number; latest: Candidate }>();
   readonly #bySeverity = [0, 0, 0, 0, 0, 0];
   #json: JsonShapeScanner | undefined = new JsonShapeScanner();
+  readonly #list: ListScanner;
+  /** Fed only while the text may still be JSON; its answer is used only when it is. */
+  readonly #failures = new JsonFailureScanner();
   #endsOpen = false;
   #work = 0;
 
   constructor(cap: number) {
     this.#limit = candidateLimit(cap);
+    this.#list = new ListScanner(cap);
   }
 
   /** Code units held (the partial line and the candidates' texts). For tests. */
   get retainedUnits(): number {
     let units = this.#carry.length;
     for (const c of this.#set) units += c.text.length + (c.before?.text.length ?? 0) + (c.after?.text.length ?? 0) + c.shape.length;
-    return units;
+    return units + this.#list.retainedUnits + this.#failures.retainedUnits;
   }
 
   /**
@@ -97,6 +111,8 @@ export class PreviewScanner {
   push(chunk: string): void {
     if (chunk.length === 0) return;
     if (this.#json !== undefined && !this.#json.push(chunk)) this.#json = undefined;
+    if (this.#json !== undefined) this.#failures.push(chunk);
+    this.#list.push(chunk);
     const first = chunk.indexOf('\n');
     if (first < 0) {
       this.#extendCarry(chunk, 0, chunk.length);
@@ -124,7 +140,8 @@ export class PreviewScanner {
     }
     const lines = this.#lineNo - 1;
     const json = this.#json?.finish();
-    return { lines, salientBySeverity: [...this.#bySeverity], candidates: this.#set, json };
+    const failures = json === undefined ? [] : this.#failures.finish();
+    return { lines, salientBySeverity: [...this.#bySeverity], candidates: this.#set, json, list: this.#list.finish(), failures };
   }
 
   #extendCarry(chunk: string, from: number, to: number): void {

@@ -1,6 +1,6 @@
 import { ratioAtLeast, ratioAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
-import { lostCases, loadCorpus, scoreCase, sumScores, type CorpusCase, type PartScore } from '../preview-corpus.js';
+import { LIST_CORPUS_DIR, lostCases, loadCorpus, scoreCase, sumScores, type CorpusCase, type PartScore } from '../preview-corpus.js';
 import type { Profile } from '../profile.js';
 import { formatBytes } from '../sizes.js';
 import { privateDir, saveRequest } from './common.js';
@@ -21,6 +21,17 @@ function specs(profile: Profile): FigureSpec[] {
         id: `preview.needles.${formatBytes(cap).replace(' ', '')}.${part.id}`,
         title: `preview at ${formatBytes(cap)}, corpus ${part.words}: failure outputs with every needle kept`,
         baseline: 'the plain head and tail (preview: head-tail)',
+        unit: 'count',
+        target: ratioAtLeast(1),
+      });
+    }
+  }
+  for (const part of PARTS) {
+    for (const cap of PREVIEW_CAPS) {
+      out.push({
+        id: `preview.lists.${formatBytes(cap).replace(' ', '')}.${part.id}`,
+        title: `preview at ${formatBytes(cap)}, list corpus ${part.words}: items to pick kept`,
+        baseline: 'a plain head of the same size',
         unit: 'count',
         target: ratioAtLeast(1),
       });
@@ -105,6 +116,35 @@ export const previewGroup: FigureGroup = {
             `cases head and tail kept that the new preview lost: ${lost.length === 0 ? 'none' : lost.join(', ')}`,
             `stream (4 KiB chunks) differing from apply, over the whole corpus at this cap: ${String(streamMismatches)}`,
           ],
+        });
+      }
+    }
+
+    // Figures 11b: the list corpus, needles (items a later step picks) kept by the preview
+    // against a plain head of the same size, head and tail, and the preview before lists.
+    const lists = await loadCorpus(LIST_CORPUS_DIR);
+    for (const cap of PREVIEW_CAPS) {
+      for (const part of PARTS) {
+        const cases = lists.filter((c) => c.heldOut === part.heldOut);
+        let newer = 0;
+        let head = 0;
+        let headTail = 0;
+        let needles = 0;
+        for (const c of cases) {
+          const shown = await previewOf(c, cap, 'salient');
+          const size = Buffer.byteLength(shown.slice(0, shown.lastIndexOf('\n\n(Omitted ')));
+          const plain = Buffer.from(c.text).subarray(0, size).toString('utf8');
+          newer += scoreCase(c, shown).kept;
+          head += scoreCase(c, plain).kept;
+          headTail += scoreCase(c, await previewOf(c, cap, 'head-tail')).kept;
+          needles += c.needles.length;
+        }
+        const id = `preview.lists.${formatBytes(cap).replace(' ', '')}.${part.id}`;
+        ctx.log(`${id}: ${String(newer)}/${String(needles)} against a plain head's ${String(head)}`);
+        ctx.record(id, {
+          spillway: [newer],
+          baseline: [head],
+          notes: [`items kept: ${String(newer)} of ${String(needles)} over ${String(cases.length)} outputs; plain head ${String(head)}, head and tail ${String(headTail)}`],
         });
       }
     }

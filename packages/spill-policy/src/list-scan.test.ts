@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { itemKind, ListScanner, sampleLimit } from './list-scan.js';
+
+function scan(text: string, cap = 8192, chunk = text.length): ReturnType<ListScanner['finish']> {
+  const scanner = new ListScanner(cap);
+  for (let i = 0; i < text.length; i += Math.max(1, chunk)) scanner.push(text.slice(i, i + Math.max(1, chunk)));
+  return scanner.finish();
+}
+
+const lines = (n: number, f: (i: number) => string): string => Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+
+describe('list detection', () => {
+  it('finds the lists agents read: paths, ls -l, grep -n, git log --oneline, NDJSON, numbered, bulleted, pretty JSON', () => {
+    const lists = {
+      find: lines(100, (i) => `/usr/share/doc/pkg-${String(i)}/README.txt`),
+      lsl: lines(100, (i) => `-rwxr-xr-x 1 root root ${String(1000 + i)} May 29  2025 tool-${String(i)}`),
+      grep: lines(100, (i) => `src/file-${String(i)}.ts:${String(i)}:export function f${String(i)}() {}`),
+      gitLog: lines(100, (i) => `${(0xabc0000 + i).toString(16)} fix: item ${String(i)} of the changelog`),
+      ndjson: lines(100, (i) => `{"id":${String(i)},"name":"pkg-${String(i)}"}`),
+      numbered: lines(100, (i) => `${String(i)}. Result title ${String(i)} https://example.org/${String(i)}`),
+      bulleted: lines(100, (i) => `- package-${String(i)} 1.${String(i)}.0`),
+      prettyJson: `[\n${Array.from({ length: 40 }, (_, i) => `  {\n    "id": ${String(i)},\n    "name": "n${String(i)}"\n  }`).join(',\n')}\n]\n`,
+    };
+    for (const [name, text] of Object.entries(lists)) expect(scan(text), name).toBeDefined();
+  });
+
+  it('does not take prose, logs or a few lines for a list', () => {
+    const prose = lines(100, (i) => `This is sentence number ${String(i)}, which goes on for a while; and then, it stops.`);
+    const log = lines(100, (i) => `2026-12-01T10:00:00.000Z INFO worker-1 GET /api/items/${String(i)} 200`);
+    const pino = lines(100, (i) => `{"level":30,"time":${String(i)},"msg":"ok"}`);
+    const levels = lines(100, (i) => `info: built module ${String(i)}`);
+    const few = lines(10, (i) => `/usr/share/doc/pkg-${String(i)}/README.txt`);
+    for (const text of [prose, log, pino, levels, few]) expect(scan(text)).toBeUndefined();
+  });
+
+  it('keeps every stride-th line, the stride doubling so the sample spans the whole list within its limit', () => {
+    const result = scan(lines(100_000, (i) => `/data/item-${String(i)}`), 2048);
+    expect(result).toBeDefined();
+    const { sample, stride } = result as NonNullable<typeof result>;
+    expect(sample.length).toBeLessThanOrEqual(sampleLimit(2048));
+    expect(sample.length).toBeGreaterThan(sampleLimit(2048) / 2);
+    sample.forEach((s, k) => {
+      expect(s.line).toBe(1 + k * stride);
+      expect(s.text).toBe(`/data/item-${String(s.line)}`);
+    });
+    expect((sample.at(-1) as { line: number }).line).toBeGreaterThan(100_000 - stride);
+  });
+
+  it('tells kinds of item apart', () => {
+    expect(itemKind('/usr/bin/env')).toBe(itemKind('/etc/hosts'));
+    expect(itemKind('/usr/bin/env')).not.toBe(itemKind('abc1234 fix: a thing'));
+    expect(itemKind("src/a.ts(1,2): error TS2322: Type 'x' is not assignable to type 'y'.")).toBe(-1);
+  });
+
+  it('answers the same for any chunking, and holds no more than its sample and one cut line', () => {
+    const item = fc.oneof(
+      fc.integer({ min: 0, max: 9999 }).map((n) => `/srv/files/${String(n)}/😀é.txt`),
+      fc.integer({ min: 0, max: 9999 }).map((n) => `src/x.ts:${String(n)}:  call(${String(n)})`),
+      fc.constantFrom('', 'some words that are not an item', 'x'.repeat(500), '\r'),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { minLength: 0, maxLength: 300 }), fc.boolean(), fc.integer({ min: 1, max: 97 }), fc.integer({ min: 0, max: 20_000 }), (items, trailing, chunk, cap) => {
+        const text = items.join('\n') + (trailing ? '\n' : '');
+        const whole = scan(text, cap);
+        expect(scan(text, cap, chunk)).toEqual(whole);
+        const scanner = new ListScanner(cap);
+        scanner.push(text);
+        expect(scanner.retainedUnits).toBeLessThanOrEqual((sampleLimit(cap) + 2) * 161);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

@@ -1,0 +1,187 @@
+/**
+ * Finds whether a text is a list (one item per line: paths, `ls -l` rows, `grep -n` hits,
+ * `git log --oneline`, NDJSON records, numbered or bulleted results, the members of a
+ * pretty-printed JSON array) and keeps an evenly spaced sample of its lines over the whole
+ * text, in one pass and bounded memory, for an outline the model can pick an item from.
+ */
+
+/** Code units of a sampled line kept; the outline cuts it shorter still. */
+export const SAMPLE_UNITS = 160;
+/** Lines of the start looked at to decide whether the text is a list. */
+export const LIST_SAMPLE_LINES = 64;
+/** Fewer lines than this: too few to call a list. */
+const LIST_MIN_LINES = 16;
+/** Share of the first lines that must look like list items. */
+const LIST_SHARE = 0.75;
+/** Lines longer than this (code units) are not list items; a list has few of them. */
+const LONG_LINE_UNITS = 400;
+
+/**
+ * One line as a list item: a path, an `ls -l`/`dpkg -l` row, a `grep -n` hit, a commit of
+ * `git log --oneline`, an NDJSON record, a numbered or bulleted entry, a `key: value` or
+ * columns row, or a line of pretty-printed JSON (a member, a string element, a bracket).
+ */
+const ITEM_SOURCES: readonly string[] = [
+    String.raw`\.{0,2}\/?[\w.@+~-]+(?:\/[\w.@+~ -]*)+`, // a path
+    String.raw`[-dlcbps][-rwxsStT]{9}[.+@]? .*`, // ls -l
+    String.raw`total \d+`, // ls -l's first line
+    String.raw`[^\s:][^:]*:\d+[:-].*`, // grep -n
+    String.raw`[0-9a-f]{7,40} .+`, // git log --oneline
+    String.raw`\s*\{.*\},?`, // an NDJSON record (or a compact object in an array)
+    String.raw`\s*(?:\d+[.)]|[-*•+]|#\d+)\s+\S.*`, // numbered or bulleted
+    String.raw`\s*\d+\t.*`, // nl, cat -n
+    String.raw`\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*.*|"(?:[^"\\]|\\.)*",?|[{}[\]],?|[{[]|\}\],?|\]\},?)`, // pretty JSON
+    String.raw`[a-z][a-zA-Z][a-zA-Z ]? +\S+ +\S+ +.*`, // dpkg -l
+    String.raw`\s*['"]?[@\w/.~^-]+['"]?:(?: .*)?`, // key: value
+    String.raw`\s*\S+(?: {2,}\S+){2,}\s*`, // columns
+    String.raw`https?:\/\/\S+.*`, // a URL
+  String.raw`\s*\S.*\|\s+(?:\d+ ?[-+]*|Bin .*)`, // a diffstat row (git diff --stat, git log --stat)
+  String.raw`\s*\d+ files? changed(?:, .*)?`, // its summary
+];
+const ITEM_RE = new RegExp(`^(?:${ITEM_SOURCES.map((x) => `(?:${x})`).join('|')})$`);
+/** Each kind of item alone, to tell an item from an intruder of another shape. */
+const ITEM_KINDS: readonly RegExp[] = ITEM_SOURCES.map((x) => new RegExp(`^(?:${x})$`));
+
+/**
+ * A log record: a line that starts with a timestamp, an access log's `[10/Oct/2026:13:55:36`
+ * or a level word (`info:`, `[WARN]`), or a JSON record with a level or time field. A log is not a list: its records matter by
+ * severity, which the salient preview shows, not by position.
+ */
+const LOG_RE =
+  /^\s*\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|^\S+ \S+ \S+ \[\d{2}\/\w{3}\/\d{4}:\d{2}:\d{2}|^\s*\{.*"(?:level|severity|lvl|time|ts|timestamp|@timestamp)":|^\s*\[?(?:info|INFO|Info|warn|WARN|Warn|warning|WARNING|Warning|debug|DEBUG|Debug|trace|TRACE|verbose|VERBOSE|notice|NOTICE)\b[\]:]?/;
+
+/** Whether one line (without its line break) looks like a list item. */
+export function isListItem(line: string): boolean {
+  return line.length <= LONG_LINE_UNITS && ITEM_RE.test(line);
+}
+
+/** Which kind of item a line is (an index into the kinds), or -1 when it is none. */
+export function itemKind(line: string): number {
+  if (!isListItem(line)) return -1;
+  return ITEM_KINDS.findIndex((re) => re.test(line));
+}
+
+/** A line of the sample: its 1-based number and its first code units, verbatim. */
+export interface SampledLine {
+  readonly line: number;
+  /** At most {@link SAMPLE_UNITS} code units, without the line break (nor a `\r` before it). */
+  readonly text: string;
+  /** Whether the line is longer than `text`. */
+  readonly cut: boolean;
+}
+
+/** What the list scan found. */
+export interface ListScan {
+  /** Lines sampled, in order: every `stride`-th line from line 1. */
+  readonly sample: readonly SampledLine[];
+  /** The distance between sampled lines. */
+  readonly stride: number;
+  /** The kinds of item (see {@link itemKind}) among the first {@link LIST_SAMPLE_LINES} lines. */
+  readonly kinds: readonly number[];
+}
+
+/** How many lines the sample keeps for a cap: an outline line costs at least about 16 bytes. */
+export function sampleLimit(cap: number): number {
+  return Math.max(32, Math.min(2048, Math.floor(cap / 16)));
+}
+
+/**
+ * Scans a text in chunks. Decides on line shapes alone: the first
+ * {@link LIST_SAMPLE_LINES} lines must mostly look like items and at most half like log
+ * records, and few lines of the whole may be long. Keeps every `stride`-th line, doubling the stride (and dropping every
+ * other kept line) whenever the sample outgrows its limit, so it spans the whole text
+ * whatever its length. The answer is the same for any chunking.
+ */
+export class ListScanner {
+  readonly #limit: number;
+  #line = 1;
+  #carry = '';
+  #carryLength = 0;
+  #open = false;
+  #stride = 1;
+  #sample: SampledLine[] = [];
+  #firstLines = 0;
+  #firstItems = 0;
+  #long = 0;
+  #firstLogs = 0;
+  readonly #kinds = new Set<number>();
+
+  constructor(cap: number) {
+    this.#limit = sampleLimit(cap);
+  }
+
+  /** Code units held. For tests. */
+  get retainedUnits(): number {
+    let units = this.#carry.length;
+    for (const s of this.#sample) units += s.text.length;
+    return units;
+  }
+
+  /** Scans the next piece. */
+  push(chunk: string): void {
+    let from = 0;
+    for (let at = chunk.indexOf('\n'); at >= 0; at = chunk.indexOf('\n', from)) {
+      if (this.#carryLength === 0) this.#lineEnded(chunk, from, at);
+      else {
+        this.#extend(chunk, from, at);
+        this.#lineEnded(this.#carry, 0, this.#carry.length, this.#carryLength);
+        this.#carry = '';
+        this.#carryLength = 0;
+      }
+      from = at + 1;
+    }
+    this.#extend(chunk, from, chunk.length);
+    this.#open = this.#carryLength > 0;
+  }
+
+  /** Ends the text: the sample when the text is a list, else `undefined`. */
+  finish(): ListScan | undefined {
+    if (this.#open) {
+      this.#lineEnded(this.#carry, 0, this.#carry.length, this.#carryLength);
+      this.#carry = '';
+    }
+    const lines = this.#line - 1;
+    const isList =
+      this.#firstLines >= LIST_MIN_LINES &&
+      this.#firstItems >= this.#firstLines * LIST_SHARE &&
+      this.#firstLogs * 2 < this.#firstLines &&
+      this.#long * 20 <= lines;
+    return isList ? { sample: this.#sample, stride: this.#stride, kinds: [...this.#kinds].sort((a, b) => a - b) } : undefined;
+  }
+
+  #extend(chunk: string, from: number, to: number): void {
+    this.#carryLength += to - from;
+    const room = SAMPLE_UNITS + 1 - this.#carry.length;
+    if (room > 0 && to > from) this.#carry += chunk.slice(from, Math.min(to, from + room));
+  }
+
+  /** The line `s[from, to)` (of `length` code units in all) ended. */
+  #lineEnded(s: string, from: number, to: number, length = to - from): void {
+    const n = this.#line++;
+    let full = length;
+    let end = Math.min(to, from + SAMPLE_UNITS + 1);
+    if (full <= SAMPLE_UNITS + 1 && full > 0 && s.charCodeAt(end - 1) === 0x0d) {
+      full--;
+      end--;
+    }
+    if (full > LONG_LINE_UNITS) this.#long++;
+    if (n <= LIST_SAMPLE_LINES) {
+      this.#firstLines++;
+      const line = s.slice(from, end);
+      if (full <= LONG_LINE_UNITS && ITEM_RE.test(line)) {
+        this.#firstItems++;
+        this.#kinds.add(itemKind(line));
+      }
+      if (LOG_RE.test(line)) this.#firstLogs++;
+    }
+    if ((n - 1) % this.#stride !== 0) return;
+    let text = s.slice(from, Math.min(end, from + SAMPLE_UNITS));
+    const last = text.charCodeAt(text.length - 1);
+    if (full > text.length && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+    this.#sample.push({ line: n, text: text.length < 13 ? text : (text + ' ').slice(0, -1), cut: full > text.length });
+    if (this.#sample.length > this.#limit) {
+      this.#stride *= 2;
+      this.#sample = this.#sample.filter((x) => (x.line - 1) % this.#stride === 0);
+    }
+  }
+}
