@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { claudeCodeShellScript } from '@spillway/hosts';
 import path from 'node:path';
 import { ratioAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
@@ -28,6 +29,20 @@ function specs(): FigureSpec[] {
       baseline: 'node -e 0 (same stdin, through sh)',
       unit: 'ms',
       target: ratioAtMost(1.5),
+    },
+    {
+      id: 'hosts.run.startup',
+      title: 'spillway run -- true: wall time per call',
+      baseline: 'node -e 0 (same stdin, through sh)',
+      unit: 'ms',
+      target: ratioAtMost(1.3),
+    },
+    {
+      id: 'hosts.shell-prefix.small',
+      title: "a small Bash command through Claude Code's shell prefix (spillway run --live): wall time per call",
+      baseline: 'the same shell script run by bash directly',
+      unit: 'ms',
+      target: ratioAtMost(1.3),
     },
   ];
 }
@@ -66,5 +81,52 @@ export const hostsGroup: FigureGroup = {
       { warmup: true },
     );
     ctx.record('hosts.hook.passthrough', { spillway: samples.spillway, baseline: samples.baseline, notes: [`${String(rounds)} interleaved calls per side; the hook writes its usage event`] });
+
+    // Every Bash command of a Claude Code set up with spillway starts `spillway run`.
+    const runEnv = { ...env, SPILLWAY_ROOT: path.join(dir, 'root'), SPILLWAY_AUTO_GC: 'off' };
+    await mkdir(runEnv.SPILLWAY_ROOT, { mode: 0o700 });
+    const run = await runInterleaved(
+      rounds,
+      {
+        spillway: async () => {
+          const r = await runProcess('sh', ['-c', '"$NODE" "$SCRIPT" run -- true < "$INPUT"'], { env: runEnv });
+          assertSucceeded(r, 'spillway run -- true');
+          return r.wallMs;
+        },
+        baseline: async () => {
+          const r = await runProcess('sh', ['-c', '"$NODE" -e 0 < "$INPUT"'], { env: runEnv });
+          assertSucceeded(r, 'node -e 0');
+          return r.wallMs;
+        },
+      },
+      { warmup: true },
+    );
+    ctx.record('hosts.run.startup', { spillway: run.spillway, baseline: run.baseline, notes: [`${String(rounds)} interleaved calls per side; the run writes its usage event`] });
+
+    // The prefix as Claude Code calls it: one argument, the whole script, ending with the
+    // write of the working directory; stdout an empty file, as Claude Code gives it.
+    const prefix = path.join(dir, 'claude-code-shell');
+    await writeFile(prefix, claudeCodeShellScript({ node: process.execPath, spillway: script }, 24 * 1024, 9000));
+    await chmod(prefix, 0o755);
+    const cwdFile = path.join(dir, 'cwd');
+    const shellScript = `eval 'git --version' < /dev/null && pwd -P >| '${cwdFile}'`;
+    const prefixEnv = { ...runEnv, PREFIX: prefix, SHELL_SCRIPT: shellScript, SHELL: '/bin/bash', OUT: path.join(dir, 'out.txt') };
+    const shell = await runInterleaved(
+      rounds,
+      {
+        spillway: async () => {
+          const r = await runProcess('sh', ['-c', ': > "$OUT"; "$PREFIX" "$SHELL_SCRIPT" >> "$OUT" 2>&1'], { env: prefixEnv });
+          assertSucceeded(r, 'the shell prefix');
+          return r.wallMs;
+        },
+        baseline: async () => {
+          const r = await runProcess('sh', ['-c', ': > "$OUT"; /bin/bash -c "$SHELL_SCRIPT" >> "$OUT" 2>&1'], { env: prefixEnv });
+          assertSucceeded(r, 'bash -c');
+          return r.wallMs;
+        },
+      },
+      { warmup: true },
+    );
+    ctx.record('hosts.shell-prefix.small', { spillway: shell.spillway, baseline: shell.baseline, notes: [`${String(rounds)} interleaved calls per side of \`git --version\` with Claude Code's cwd write`] });
   },
 };
