@@ -32,16 +32,20 @@ const MARK = /[\d/._]/;
  * long and holding a digit, a slash, a dot or an underscore. Paths (`src/app.ts`), ids
  * (`req_7f3a9c`), versions (`1.18.33`), hashes and needles (`ERR-4242`) are distinctive;
  * plain words are not, because an agent can write them without having read them.
- * Stops after `limit` distinct strings.
+ * A path also gives its parts that qualify on their own (`src/deep/mod_42.ts` gives
+ * `mod_42.ts` too). Stops after `limit` distinct strings.
  */
 export function distinctiveStrings(text: string, limit = Number.POSITIVE_INFINITY): Set<string> {
   const found = new Set<string>();
+  const take = (token: string): boolean => {
+    if (token.length >= MIN_DISTINCTIVE_LENGTH && MARK.test(token)) found.add(token);
+    return found.size >= limit;
+  };
   for (const match of text.matchAll(CANDIDATE)) {
     const token = trim(match[0]);
-    if (token.length >= MIN_DISTINCTIVE_LENGTH && MARK.test(token)) {
-      found.add(token);
-      if (found.size >= limit) break;
-    }
+    if (take(token)) break;
+    // A path's parts too, so `/var/cache/key_9d8e` matches the `key_9d8e` an output held.
+    if (token.includes('/') && token.split('/').some((part) => take(trim(part)))) break;
   }
   return found;
 }
