@@ -123,15 +123,20 @@ export class SessionAnalyzer {
     const over = this.caps.filter((cap) => bytes > cap);
     const caps: CapOutcome[] = [];
     const omitted = new Map<string, number>();
-    const strings = distinctiveStrings(output, MAX_STRINGS_PER_OUTPUT);
-    for (const s of this.seen) strings.delete(s);
-    for (const [i, cap] of over.entries()) {
+    const strings = new Set<string>();
+    for (const s of distinctiveStrings(output, MAX_STRINGS_PER_OUTPUT)) if (!this.seen.has(s)) strings.add(s);
+    // Compared as sets of distinctive strings: a string cut at a preview's edge is not shown whole, so it counts as omitted.
+    const shown: ReadonlySet<string>[] = [];
+    for (const cap of over) {
       const salient = preview(output, bytes, cap, true);
-      const plain = preview(output, bytes, cap, false);
       caps.push({ cap, tokensKeptOut: Math.max(0, tokens - estimateTokens(utf8Bytes(salient))), neededHeadTail: false, neededSpillway: false });
+      shown.push(distinctiveStrings(preview(output, bytes, cap, false)), distinctiveStrings(salient));
+    }
+    if (shown.length > 0) {
       for (const s of strings) {
-        const bits = (plain.includes(s) ? 0 : 1 << (2 * i)) | (salient.includes(s) ? 0 : 1 << (2 * i + 1));
-        if (bits !== 0) omitted.set(s, (omitted.get(s) ?? 0) | bits);
+        let bits = 0;
+        for (const [bit, set] of shown.entries()) if (!set.has(s)) bits |= 1 << bit;
+        if (bits !== 0) omitted.set(s, bits);
       }
     }
     const figures: CallFigures = { session: event.session, tool: call.tool, ...(call.server === undefined ? {} : { server: call.server }), bytes, tokens, overHostLimit: overHostLimit(this.format, call.tool, call.server, output, bytes), caps };
