@@ -14,4 +14,5 @@ export { findTranscripts, transcriptRoot } from './discover.js';
 export type { DiscoverOptions } from './discover.js';
 export { distinctiveStrings, estimateTokens, utf8Bytes, MIN_DISTINCTIVE_LENGTH } from './estimate.js';
 export { AuditError, isAuditError } from './errors.js';
+export { renderAuditHtml } from './html.js';
 export type { AuditErrorCode } from './errors.js';

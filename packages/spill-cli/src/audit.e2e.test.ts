@@ -87,6 +87,21 @@ describe('spillway audit', () => {
     expect(cap.code).toBe(2);
   });
 
+  it('--html writes one self-contained page, never among the transcripts', async () => {
+    const page = join(dir, 'audit.html');
+    const r = await spillway(['audit', '--html', page], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`(the page is in ${page})`);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|src="|href="/i);
+    expect(html).not.toContain(SECRET);
+    const inside = await spillway(['audit', '--html', join(config, 'projects', 'x.html')], { env: env() });
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toContain('[USAGE]');
+    expect(readdirSync(join(config, 'projects'))).toEqual(['-home-me-app']);
+  });
+
   it.skipIf(process.getuid?.() === 0)('an unreadable transcript is AUDIT_UNREADABLE', async () => {
     const locked = join(dir, 'locked.jsonl');
     writeFileSync(locked, '{}\n');

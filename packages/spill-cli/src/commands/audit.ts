@@ -1,5 +1,8 @@
+import { writeFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { runAudit, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { renderAuditHtml, runAudit, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { CliError } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
 
@@ -9,6 +12,7 @@ interface AuditOptions {
   readonly maxNeeded: number;
   readonly json?: boolean;
   readonly examples?: boolean;
+  readonly html?: string;
 }
 
 const FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'generic'];
@@ -103,8 +107,16 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
+    .option('--html <file>', 'also write the report as one self-contained HTML page')
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: AuditOptions) => {
+      const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
+      if (html !== undefined) {
+        // The page must never land among the transcripts it describes.
+        const roots = paths.length > 0 ? paths : [transcriptRoot(options.host, { env: ctx.io.env, home: ctx.io.homedir }) ?? ''];
+        const inside = roots.filter((r) => r !== '').map((r) => relative(resolve(ctx.io.cwd, r), html)).some((rel) => rel === '' || (!rel.startsWith('..') && !rel.startsWith('/')));
+        if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
+      }
       const report = await runAudit({
         format: options.host,
         paths,
@@ -113,10 +125,17 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         env: ctx.io.env,
         home: ctx.io.homedir,
       });
+      if (html !== undefined) {
+        try {
+          await writeFile(html, renderAuditHtml(report, { examples: options.examples === true }), { mode: 0o600 });
+        } catch (cause) {
+          throw new CliError('FAILED', `Cannot write ${html}: ${(cause as Error).message}. Pick a file in a directory you can write.`, undefined, { cause });
+        }
+      }
       if (options.json === true) {
         await ctx.print(jsonLine(options.examples === true ? report : { ...report, examples: report.examples.map(({ string: _s, ...rest }) => rest) }));
         return;
       }
-      await ctx.print(summary(report, ctx, options.examples === true));
+      await ctx.print(summary(report, ctx, options.examples === true) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
     });
 }
