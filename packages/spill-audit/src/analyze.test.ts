@@ -82,13 +82,16 @@ describe('needed later', () => {
 });
 
 describe('overHostLimit', () => {
-  it("knows Claude Code's Bash and MCP limits and Codex's", () => {
+  it("knows Claude Code's Bash and MCP limits, Codex's and Gemini CLI's shell limit", () => {
     expect(overHostLimit('claude-code', 'Bash', undefined, 'x'.repeat(30_001), 30_001)).toBe(true);
     expect(overHostLimit('claude-code', 'Bash', undefined, 'é'.repeat(20_000), 40_000)).toBe(false);
     expect(overHostLimit('claude-code', 'q', 'db', '', 100_004)).toBe(true);
     expect(overHostLimit('claude-code', 'q', 'db', '', 100_000)).toBe(false);
     expect(overHostLimit('claude-code', 'Read', undefined, '', 1e6)).toBeNull();
     expect(overHostLimit('codex', 'shell', undefined, '', 10_241)).toBe(true);
+    expect(overHostLimit('gemini', 'run_shell_command', undefined, 'x'.repeat(40_001), 40_001)).toBe(true);
+    expect(overHostLimit('gemini', 'run_shell_command', undefined, 'x'.repeat(40_000), 40_000)).toBe(false);
+    expect(overHostLimit('gemini', 'read_file', undefined, '', 1e9)).toBeNull();
     expect(overHostLimit('generic', 'shell', undefined, '', 1e9)).toBeNull();
   });
 });

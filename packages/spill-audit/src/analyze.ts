@@ -48,7 +48,8 @@ export interface CallFigures {
 /**
  * The host's own limit for a tool's output, as the host documents it: Claude Code cuts
  * Bash output over 30,000 characters and refuses MCP output over 25,000 tokens; Codex
- * keeps about 10 KiB of any tool's output. `null`: not known.
+ * keeps about 10 KiB of any tool's output; Gemini CLI cuts shell output over 40,000
+ * characters. `null`: not known.
  */
 export function overHostLimit(format: TranscriptFormat, tool: string, server: string | undefined, output: string, bytes: number): boolean | null {
   if (format === 'claude-code') {
@@ -57,6 +58,7 @@ export function overHostLimit(format: TranscriptFormat, tool: string, server: st
     return null;
   }
   if (format === 'codex') return bytes > 10 * 1024;
+  if (format === 'gemini') return tool === 'run_shell_command' ? output.length > 40_000 : null;
   return null;
 }
 

@@ -6,7 +6,7 @@ import type { TranscriptFormat } from './transcript.js';
 
 /** Where to look: the environment and home directory to resolve hosts' directories from. */
 export interface DiscoverOptions {
-  /** Environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`). */
+  /** Environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The home directory. */
   readonly home: string;
@@ -16,11 +16,13 @@ export interface DiscoverOptions {
 export function transcriptRoot(format: TranscriptFormat, options: DiscoverOptions): string | undefined {
   if (format === 'claude-code') return join(options.env.CLAUDE_CONFIG_DIR ?? join(options.home, '.claude'), 'projects');
   if (format === 'codex') return join(options.env.CODEX_HOME ?? join(options.home, '.codex'), 'sessions');
+  if (format === 'gemini') return join(options.env.GEMINI_CLI_HOME ?? options.home, '.gemini', 'tmp');
   return undefined;
 }
 
 function isTranscript(format: TranscriptFormat, name: string): boolean {
-  return name.endsWith('.jsonl') && (format !== 'codex' || name.startsWith('rollout-'));
+  if (!name.endsWith('.jsonl')) return false;
+  return format === 'codex' ? name.startsWith('rollout-') : format === 'gemini' ? name.startsWith('session-') : true;
 }
 
 async function walk(dir: string, format: TranscriptFormat, out: string[]): Promise<void> {

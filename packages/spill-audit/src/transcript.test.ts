@@ -70,6 +70,20 @@ describe('Codex rollout JSONL (trimmed from a recorded session of 0.169.0)', () 
   });
 });
 
+describe('Gemini CLI chat JSONL (trimmed from a recorded session of 0.61.0)', () => {
+  it('takes each call once from the rewritten messages, the server from displayName, errors as output', async () => {
+    const { events, stats } = await read(join(FIXTURES, 'gemini-session.jsonl'), 'gemini');
+    const calls = events.filter((e) => e.kind === 'call');
+    expect(calls.map((c) => (c.server === undefined ? c.tool : `${c.server}/${c.tool}`))).toEqual(['run_shell_command', 'big/get_big', 'big/spill_grep', 'run_shell_command', 'run_shell_command']);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(5);
+    expect(events.filter((e) => e.kind === 'result').map((r) => r.id)).toEqual(calls.map((c) => c.id));
+    expect(events.every((e) => e.session === '22222222-3333-4444-8555-666666666666')).toBe(true);
+    expect(calls[2]?.input).toContain('MCP-NEEDLE-31337');
+    expect(events.some((e) => e.kind === 'text' && e.text === 'Run the scripted tools.')).toBe(true);
+    expect(stats.skipped).toBe(0);
+  });
+});
+
 describe('generic JSONL', () => {
   it('one object per line gives a call and its result', async () => {
     const file = write('generic.jsonl', [

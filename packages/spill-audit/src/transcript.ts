@@ -7,7 +7,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 /** The transcript formats an audit reads. */
-export type TranscriptFormat = 'claude-code' | 'codex' | 'generic';
+export type TranscriptFormat = 'claude-code' | 'codex' | 'gemini' | 'generic';
 
 /** One thing a transcript records, in the order it happened. */
 export type TranscriptEvent =
@@ -142,6 +142,57 @@ function codexParser(): LineParser {
   };
 }
 
+/** Gemini CLI names an MCP tool `mcp_<server>_<tool>`, ambiguous with underscores; its `displayName` `tool (server MCP Server)` is not. */
+const GEMINI_MCP_DISPLAY = /^(.+) \((.+) MCP Server\)$/;
+
+/**
+ * Gemini CLI chats (`session-*.jsonl`): a header `{sessionId, …}`, then messages
+ * `{id, type:"user"|"gemini", content, toolCalls?:[{id, name, args, result:[{functionResponse:{response:{output|error}}}], displayName}]}`,
+ * each rewritten whole when it changes (so a call is taken once, by its id), and
+ * `{"$set": {…}}` updates, whose `messages` are read like messages.
+ */
+function geminiParser(): LineParser {
+  let session: string | undefined;
+  const done = new Set<string>();
+  const message = (m: Json, s: string): TranscriptEvent[] => {
+    const events: TranscriptEvent[] = [];
+    const content = m.content;
+    if (typeof content === 'string' && content !== '') events.push({ kind: 'text', session: s, text: content });
+    else if (Array.isArray(content)) {
+      const text = content.filter((p): p is Json => isObject(p) && typeof p.text === 'string').map((p) => p.text as string).join('\n');
+      if (text !== '') events.push({ kind: 'text', session: s, text });
+    }
+    if (!Array.isArray(m.toolCalls)) return events;
+    for (const call of m.toolCalls) {
+      if (!isObject(call) || typeof call.id !== 'string' || typeof call.name !== 'string' || done.has(call.id)) continue;
+      if (!Array.isArray(call.result)) continue; // not answered yet: a later rewrite of the message has it
+      done.add(call.id);
+      const display = typeof call.displayName === 'string' ? GEMINI_MCP_DISPLAY.exec(call.displayName) : null;
+      const named = display?.[1] !== undefined && display[2] !== undefined ? { tool: display[1], server: display[2] } : { tool: call.name };
+      const outputs: string[] = [];
+      for (const part of call.result) {
+        const response = isObject(part) && isObject(part.functionResponse) ? part.functionResponse.response : undefined;
+        if (isObject(response)) outputs.push(typeof response.output === 'string' ? response.output : typeof response.error === 'string' ? response.error : JSON.stringify(response));
+        else if (isObject(part) && typeof part.text === 'string') outputs.push(part.text);
+      }
+      events.push({ kind: 'call', session: s, id: call.id, ...named, input: inputText(call.args) });
+      events.push({ kind: 'result', session: s, id: call.id, output: outputs.join('\n') });
+    }
+    return events;
+  };
+  return (line, fallback) => {
+    if (typeof line.sessionId === 'string' && line.type === undefined) {
+      session = line.sessionId;
+      return [];
+    }
+    const s = session ?? fallback;
+    const set = line.$set;
+    if (isObject(set)) return Array.isArray(set.messages) ? set.messages.filter(isObject).flatMap((m) => message(m, s)) : [];
+    if (line.type !== 'user' && line.type !== 'gemini') return [];
+    return message(line, s);
+  };
+}
+
 /**
  * The generic format, one object per line: `{session, tool, server?, input, output, t?}`.
  * `input` is a string or any JSON value (written as JSON); `output` a string or text blocks.
@@ -169,7 +220,7 @@ function genericParser(): LineParser {
  * of Codex lines before `session_meta`, is the file's name.
  */
 export async function* readTranscript(file: string, format: TranscriptFormat, stats: ReadStats): AsyncGenerator<TranscriptEvent> {
-  const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : genericParser();
+  const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : format === 'gemini' ? geminiParser() : genericParser();
   const fallback = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl$/, '');
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
