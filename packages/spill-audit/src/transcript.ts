@@ -69,8 +69,8 @@ function inputText(value: unknown): string {
 
 /**
  * Splits a Claude Code tool name into server and tool: `mcp__github__create_issue` is tool
- * `create_issue` of server `github`. Server names may hold `__`? Claude Code replaces
- * characters outside `[A-Za-z0-9_-]` with `_`, so the first `__` after the prefix is the split.
+ * `create_issue` of server `github`. The split is at the first `__` after the prefix: a
+ * tool name may hold `__`, and a server name holding one is taken as a shorter server.
  */
 export function splitMcpName(name: string): { tool: string; server?: string } {
   if (!name.startsWith('mcp__')) return { tool: name };

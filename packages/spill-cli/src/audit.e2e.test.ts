@@ -27,6 +27,8 @@ beforeAll(() => {
       line('assistant', { type: 'tool_use', id: 'u1', name: 'Bash', input: { command: 'npm test' } }),
       line('user', { type: 'tool_result', tool_use_id: 'u1', content: [...rows(2000), `cache at ${SECRET}`, ...rows(2000)].join('\n') }),
       line('assistant', { type: 'tool_use', id: 'u2', name: 'mcp__files__read', input: { path: `/tmp/${SECRET}` } }),
+      line('assistant', { type: 'tool_use', id: 'u3', name: 'evil\u001b]0;owned\u0007', input: {} }),
+      line('user', { type: 'tool_result', tool_use_id: 'u3', content: 'x' }),
       line('user', { type: 'tool_result', tool_use_id: 'u2', content: [{ type: 'text', text: 'short' }] }),
       '{"type":"assistant", cut off',
     ].join('\n'),
@@ -42,10 +44,12 @@ describe('spillway audit', () => {
     const r = await spillway(['audit', '--cap', '16384'], { env: env() });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.out).toContain('1 transcript files, 1 sessions, 2 tool outputs');
+    expect(r.out).toContain('1 transcript file, 1 session, 3 tool outputs');
+    expect(r.out).toContain('evil\\u001b]0;owned\\u0007');
+    expect(r.out).not.toContain('\u001b');
     expect(r.out).toContain('at the cap of 16384 bytes: 1 spilled');
     expect(r.out).toContain("needed later: 1 of 1 with spillway's preview, 1 with a plain head+tail");
-    expect(r.out).toContain('(1 of 5 lines could not be read and were skipped');
+    expect(r.out).toContain('(1 of 7 lines could not be read and were skipped');
     // The log (about 130 KB) is over every candidate cap and needed later: no cap meets 10 %.
     expect(r.out).toContain('no cap keeps the needed-later rate under 10 %');
     expect(r.out).not.toContain(SECRET);
@@ -67,9 +71,9 @@ describe('spillway audit', () => {
     expect(r.out).not.toContain(SECRET);
     const report = JSON.parse(r.out) as { cap: number; total: { calls: number; spilled: number; neededLater: number }; tools: { name: string }[]; skipped: { line: number; reason: string }[]; examples: object[]; recommendations: { scope: string }[] };
     expect(report.cap).toBe(24576);
-    expect(report.total).toMatchObject({ calls: 2, spilled: 1, neededLater: 1 });
-    expect(report.tools.map((t) => t.name)).toEqual(['Bash', 'files/read']);
-    expect(report.skipped).toEqual([{ file: transcript, line: 5, reason: 'not JSON' }]);
+    expect(report.total).toMatchObject({ calls: 3, spilled: 1, neededLater: 1 });
+    expect(report.tools.map((t) => t.name)).toEqual(['Bash', 'evil\u001b]0;owned\u0007', 'files/read']);
+    expect(report.skipped).toEqual([{ file: transcript, line: 7, reason: 'not JSON' }]);
     expect(report.examples).toEqual([{ session: SESSION, tool: 'Bash', bytes: expect.any(Number) as number }]);
     expect(report.recommendations.map((x) => x.scope)).toEqual(['host', 'Bash']);
   });

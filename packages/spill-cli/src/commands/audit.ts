@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { renderAuditHtml, runAudit, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
-import { CliError } from '../cli-error.js';
+import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
 
@@ -55,13 +55,17 @@ function tokens(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
 }
 
+function count(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function percent(part: number, whole: number): string {
   return whole === 0 ? '-' : `${Math.round((100 * part) / whole)} %`;
 }
 
 function table(groups: readonly AuditGroup[], first: string, limit: number): string[] {
   const head = [first, 'calls', 'spilled', 'tokens', 'kept out', 'needed later'];
-  const body = groups.slice(0, limit).map((g) => [g.name.length > 40 ? `${g.name.slice(0, 39)}…` : g.name, String(g.calls), String(g.spilled), tokens(g.tokens), tokens(g.tokensKeptOut), String(g.neededLater)]);
+  const body = groups.slice(0, limit).map((g) => [oneLine(g.name.length > 40 ? `${g.name.slice(0, 39)}…` : g.name), String(g.calls), String(g.spilled), tokens(g.tokens), tokens(g.tokensKeptOut), String(g.neededLater)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
   const more = groups.length > limit ? [`… and ${String(groups.length - limit)} more (--json lists all)`] : [];
@@ -71,7 +75,7 @@ function table(groups: readonly AuditGroup[], first: string, limit: number): str
 function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
   const t = r.total;
   const lines: string[] = [];
-  lines.push(`${r.format}: ${r.files} transcript files, ${r.sessions.length} sessions, ${t.calls} tool outputs, about ${tokens(t.tokens)} tokens`);
+  lines.push(`${r.format}: ${count(r.files, 'transcript file')}, ${count(r.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens`);
   lines.push(`at the cap of ${r.cap} bytes: ${t.spilled} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context (${percent(t.tokensKeptOut, t.tokens)})`);
   lines.push(`needed later: ${t.neededLater} of ${t.spilled} with spillway's preview, ${t.neededLaterHeadTail} with a plain head+tail`);
   if (t.overHostLimit > 0) lines.push(`the host itself would cut or refuse ${t.overHostLimit} of these outputs`);
@@ -89,10 +93,11 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
     if (r.format !== 'generic') lines.push(`  spillway setup ${r.format} --max-inline-bytes ${host.cap}`);
   }
   const perTool = r.recommendations.slice(1).filter((x) => x.cap !== null && x.cap !== host?.cap);
-  for (const x of perTool.slice(0, 4)) lines.push(ctx.out.dim(`  ${x.scope}: ${String(x.cap)} bytes would suit it alone`));
+  for (const x of perTool.slice(0, 4)) lines.push(ctx.out.dim(`  ${oneLine(x.scope)}: ${String(x.cap)} bytes would suit it alone`));
   if (examples && r.examples.length > 0) {
     lines.push('', 'needed later (the string a later call used, only in the omitted part):');
-    for (const e of r.examples.slice(0, 10)) lines.push(`  ${e.tool} (${e.bytes} bytes, session ${e.session}): ${e.string}`);
+    // Names and strings come from the transcripts: escaped, so none can drive the terminal.
+    for (const e of r.examples.slice(0, 10)) lines.push(`  ${oneLine(e.tool)} (${e.bytes} bytes, session ${oneLine(e.session)}): ${oneLine(e.string)}`);
   }
   return `${lines.join('\n')}\n`;
 }
