@@ -81,6 +81,14 @@ describe('needed later', () => {
   });
 });
 
+describe('SessionAnalyzer caps', () => {
+  it('refuses more caps than its mask holds, and caps that are not positive integers', () => {
+    expect(() => new SessionAnalyzer('generic', Array.from({ length: 16 }, (_, i) => (i + 1) * 100))).toThrow(TypeError);
+    expect(() => new SessionAnalyzer('generic', [0])).toThrow(TypeError);
+    expect(() => new SessionAnalyzer('generic', Array.from({ length: 15 }, (_, i) => (i + 1) * 100))).not.toThrow();
+  });
+});
+
 describe('overHostLimit', () => {
   it("knows Claude Code's Bash and MCP limits, Codex's and Gemini CLI's shell limit", () => {
     expect(overHostLimit('claude-code', 'Bash', undefined, 'x'.repeat(30_001), 30_001)).toBe(true);

@@ -10,6 +10,9 @@ import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 export const MAX_STRINGS_PER_OUTPUT = 20_000;
 const MAX_SEEN = 500_000;
 
+/** The most caps one {@link SessionAnalyzer} measures (two bits of a 32-bit mask each). */
+export const MAX_CAPS = 15;
+
 /** The caps every audit measures besides the one asked for, for the recommendation. */
 export const CANDIDATE_CAPS: readonly number[] = [2048, 4096, 8192, 16384, 24576, 32768, 65536];
 
@@ -95,13 +98,15 @@ export class SessionAnalyzer {
 
   /**
    * @param format - the transcript's format, for the host's own limits
-   * @param caps - the caps to measure, ascending
+   * @param caps - the caps to measure, ascending, at most {@link MAX_CAPS}
+   * @throws TypeError when there are more caps than that, or one is not a positive integer
    */
   constructor(
     private readonly format: TranscriptFormat,
     caps: readonly number[],
   ) {
-    this.caps = caps;
+    if (caps.length > MAX_CAPS || caps.some((c) => !Number.isSafeInteger(c) || c < 1)) throw new TypeError(`Pass at most ${String(MAX_CAPS)} caps, each a positive integer; got ${caps.join(', ')}.`);
+    this.caps = [...caps].sort((a, b) => a - b);
   }
 
   /** Takes the next event. */
