@@ -113,6 +113,8 @@ export interface AuditReport {
   readonly servers: AuditGroup[];
   /** For the host, then for each tool with a spilled output. */
   readonly recommendations: Recommendation[];
+  /** Every tool call's figures, in the order their outputs were read; their `example`s are transcript content. */
+  readonly calls: readonly CallFigures[];
   /** Needed-later outputs at the audited cap (at most 20). */
   readonly examples: NeededExample[];
 }
@@ -248,6 +250,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     tools: tools.list(),
     servers: servers.list(),
     recommendations,
+    calls,
     examples,
   };
 }

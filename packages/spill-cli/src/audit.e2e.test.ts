@@ -69,13 +69,16 @@ describe('spillway audit', () => {
     const r = await spillway(['audit', config, '--json'], { env: { PATH: process.env.PATH, HOME: dir } });
     expect(r.code).toBe(0);
     expect(r.out).not.toContain(SECRET);
-    const report = JSON.parse(r.out) as { cap: number; total: { calls: number; spilled: number; neededLater: number }; tools: { name: string }[]; skipped: { line: number; reason: string }[]; examples: object[]; recommendations: { scope: string }[] };
+    const report = JSON.parse(r.out) as { cap: number; total: { calls: number; spilled: number; neededLater: number }; tools: { name: string }[]; skipped: { line: number; reason: string }[]; examples: object[]; recommendations: { scope: string }[]; calls: { tool: string; caps: unknown[] }[] };
     expect(report.cap).toBe(24576);
     expect(report.total).toMatchObject({ calls: 3, spilled: 1, neededLater: 1 });
     expect(report.tools.map((t) => t.name)).toEqual(['Bash', 'evil\u001b]0;owned\u0007', 'files/read']);
     expect(report.skipped).toEqual([{ file: transcript, line: 7, reason: 'not JSON' }]);
     expect(report.examples).toEqual([{ session: SESSION, tool: 'Bash', bytes: expect.any(Number) as number }]);
     expect(report.recommendations.map((x) => x.scope)).toEqual(['host', 'Bash']);
+    expect(report.calls.map((c) => [c.tool, c.caps.length > 0])).toEqual([['Bash', true], ['evil\u001b]0;owned\u0007', false], ['read', false]]);
+    const withExamples = JSON.parse((await spillway(['audit', config, '--json', '--examples'], { env: env() })).out) as { calls: { caps: { example?: string }[] }[] };
+    expect(withExamples.calls[0]?.caps.some((c) => c.example === SECRET)).toBe(true);
   });
 
   it('errors: stable codes and exit codes', async () => {

@@ -139,7 +139,9 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         }
       }
       if (options.json === true) {
-        await ctx.print(jsonLine(options.examples === true ? report : { ...report, examples: report.examples.map(({ string: _s, ...rest }) => rest) }));
+        // Without --examples, nothing of the transcripts but names and sizes.
+        const contentFree = { ...report, calls: report.calls.map((c) => ({ ...c, caps: c.caps.map(({ example: _e, ...rest }) => rest) })), examples: report.examples.map(({ string: _s, ...rest }) => rest) };
+        await ctx.print(jsonLine(options.examples === true ? report : contentFree));
         return;
       }
       await ctx.print(summary(report, ctx, options.examples === true) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
