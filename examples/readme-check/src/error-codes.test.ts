@@ -26,6 +26,7 @@ describe('the error-code table', () => {
     ['SpillError', codesIn('packages/spill-core/src/errors.ts', 'export const SPILL_ERROR_CODES', '] as const')],
     ['SpillProxyError', codesIn('packages/spill-mcp/src/errors.ts', 'export type SpillProxyErrorCode', ';')],
     ['the CLI', codesIn('packages/spill-cli/src/cli-error.ts', 'export type CliErrorCode', ';')],
+    ['AuditError', codesIn('packages/spill-audit/src/errors.ts', 'export type AuditErrorCode', ';')],
   ];
 
   it.each(sources)('has a row for every %s code', (_label, codes) => {

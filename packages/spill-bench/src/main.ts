@@ -33,6 +33,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
   { name: 'adapters', load: async () => (await import('./figures/adapters.js')).adaptersGroup },
   { name: 'hosts', load: async () => (await import('./figures/hosts.js')).hostsGroup },
   { name: 'preview', load: async () => (await import('./figures/preview.js')).previewGroup },
+  { name: 'audit', load: async () => (await import('./figures/audit.js')).auditGroup },
 ];
 
 /**
@@ -43,7 +44,7 @@ const GROUPS: readonly { readonly name: string; readonly load: () => Promise<Fig
  * ran 2 to 4 times slower, so the latency figures run first (and the CPU-bound retention
  * sweep before the disk-heavy groups too).
  */
-const RUN_ORDER: readonly string[] = ['policy', 'adapters', 'preview', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'hosts', 'mcp', 'retrieval', 'search', 's3'];
+const RUN_ORDER: readonly string[] = ['policy', 'adapters', 'preview', 'local', 'memory', 'scale', 'retention', 'stream', 'cli', 'hosts', 'mcp', 'retrieval', 'search', 's3', 'audit'];
 
 const HELP = `Usage: node dist/main.js [--quick | --full] [options]
 

@@ -58,6 +58,8 @@ export interface Profile {
   /** Retrieval figures. */
   /** The search index: text indexed (real outputs, repeated), over how many spills, queries timed. */
   readonly search: { readonly bytes: number; readonly artifacts: number; readonly queries: number; readonly rounds: number };
+  /** `spillway audit`: bytes of generated Claude Code transcripts, and rounds. */
+  readonly audit: { readonly bytes: number; readonly rounds: number };
   readonly retrieval: {
     /** Lines in the read artifact (100 bytes each). */
     readonly readLines: number;
@@ -106,6 +108,7 @@ export const FULL: Profile = {
     readRounds: 3,
   },
   search: { bytes: 1024 * MiB, artifacts: 64, queries: 200, rounds: 1 },
+  audit: { bytes: 64 * MiB, rounds: 3 },
   retrieval: {
     readLines: 5_000_000,
     readAt: 4_000_000,
@@ -144,6 +147,7 @@ export const QUICK: Profile = {
     readRounds: 2,
   },
   search: { bytes: 32 * MiB, artifacts: 16, queries: 100, rounds: 1 },
+  audit: { bytes: 8 * MiB, rounds: 3 },
   retrieval: {
     readLines: 320_000,
     readAt: 256_000,

@@ -1,3 +1,4 @@
+import { isAuditError } from '@spillway/audit';
 import { isSpillError, type SpillErrorCode } from '@spillway/core';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
 import { SEARCH_CACHE_ADVICE } from './search-cache-dir.js';
@@ -142,7 +143,7 @@ export function cliMessage(code: SpillErrorCode, message: string): string {
 
 /** A failure reduced to what the CLI prints and returns. */
 export interface DescribedError {
-  /** A `SpillError` code, a {@link CliErrorCode}, or `INTERNAL` for anything unexpected. */
+  /** A `SpillError` code, a {@link CliErrorCode}, an `AUDIT_*` code of `spillway audit`, or `INTERNAL` for anything unexpected. */
   readonly code: string;
   /** One line, with control characters escaped. */
   readonly message: string;
@@ -157,6 +158,10 @@ export function describeError(error: unknown): DescribedError {
   }
   if (isCliError(error)) {
     return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };
+  }
+  if (isAuditError(error)) {
+    const exitCode = error.code === 'AUDIT_NOT_FOUND' ? EXIT_CODES.NOT_FOUND : error.code === 'AUDIT_INVALID_OPTION' ? EXIT_CODES.USAGE : EXIT_CODES.FAILURE;
+    return { code: error.code, message: oneLine(error.message), exitCode };
   }
   const message = error instanceof Error ? error.message : String(error);
   return {

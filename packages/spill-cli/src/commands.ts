@@ -1,4 +1,5 @@
 import type { RegisterCommand } from './program.js';
+import { registerAudit } from './commands/audit.js';
 import { registerCat } from './commands/cat.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerGc } from './commands/gc.js';
@@ -31,5 +32,6 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerDoctor,
   registerHook,
   registerStats,
+  registerAudit,
   registerGcAuto,
 ];

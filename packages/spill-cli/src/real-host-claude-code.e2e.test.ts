@@ -154,6 +154,18 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline, after spillwa
     expect(stats.total.readBack.artifacts).toBe(1);
   });
 
+  it('spillway audit reads the transcripts Claude Code recorded: every line, every tool', async () => {
+    const t = testIO({ homedir: dir, env: { CLAUDE_CONFIG_DIR: config } });
+    expect(await main(['audit', '--json', '--cap', '4096'], t.io)).toBe(0);
+    const report = JSON.parse(t.stdout.text()) as { skippedLines: number; callsWithoutOutput: number; total: { calls: number; spilled: number }; tools: { name: string }[]; servers: { name: string }[] };
+    expect(report.skippedLines).toBe(0);
+    expect(report.callsWithoutOutput).toBe(0);
+    expect(report.tools.map((x) => x.name).sort()).toEqual(['Bash', 'big/get_big', 'big/spill_grep']);
+    expect(report.servers.map((x) => x.name)).toEqual(['big']);
+    // The outputs were already spilled to previews of up to 24 KiB: the MCP preview is over 4 KiB.
+    expect(report.total.spilled).toBeGreaterThanOrEqual(1);
+  });
+
   it('undo after the session keeps what Claude Code wrote and removes only spillway', async () => {
     const undo = await setup('--undo');
     expect(undo.code, undo.out).toBe(0);

@@ -86,6 +86,16 @@ describe.skipIf(skip !== undefined)(`Codex 0.169.0, offline, after spillway setu
     expect(small).toContain('small-output-ok');
   }, 300_000);
 
+  it('spillway audit reads the rollout Codex recorded: every line, every tool', async () => {
+    const t = testIO({ homedir: dir, env: { CODEX_HOME: join(dir, 'codex') } });
+    expect(await main(['audit', '--host', 'codex', '--json'], t.io)).toBe(0);
+    const report = JSON.parse(t.stdout.text()) as { skippedLines: number; callsWithoutOutput: number; sessions: unknown[]; tools: { name: string }[] };
+    expect(report.skippedLines).toBe(0);
+    expect(report.callsWithoutOutput).toBe(0);
+    expect(report.sessions).toHaveLength(1);
+    expect(report.tools.map((x) => x.name).sort()).toEqual(['big/get_big', 'big/spill_grep', 'exec_command']);
+  });
+
   it('spillway stats answers from the session; undo after it leaves the config as it was', async () => {
     // Codex hands an MCP server only HOME, PATH and a few others: the proxy logs under HOME.
     const t = testIO({ homedir: dir, env: {} });

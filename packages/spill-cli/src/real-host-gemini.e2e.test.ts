@@ -127,4 +127,14 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline, after spillway 
     expect(after).not.toContain('spillway');
     expect(after).toContain('"trust": true');
   });
+
+  it('spillway audit reads the chat Gemini CLI recorded: every line, every tool', async () => {
+    const t = testIO({ homedir: dir, env: {} });
+    expect(await main(['audit', '--host', 'gemini', '--json'], t.io)).toBe(0);
+    const report = JSON.parse(t.stdout.text()) as { skippedLines: number; callsWithoutOutput: number; sessions: unknown[]; tools: { name: string }[] };
+    expect(report.skippedLines).toBe(0);
+    expect(report.callsWithoutOutput).toBe(0);
+    expect(report.sessions).toHaveLength(1);
+    expect(report.tools.map((x) => x.name).sort()).toEqual(['big/get_big', 'big/spill_grep', 'run_shell_command']);
+  });
 });

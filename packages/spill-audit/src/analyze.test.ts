@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { overHostLimit, SessionAnalyzer } from './analyze.js';
+
+const S = 'session-1';
+const CAP = 4096;
+
+/** About 40 KB of plain rows, with `middle` put halfway. */
+function log(middle: string): string {
+  const rows = Array.from({ length: 1600 }, (_, i) => `row-${String(i).padStart(6, '0')} ok`);
+  rows.splice(800, 0, middle);
+  return rows.join('\n');
+}
+
+function run(events: (['text', string] | ['call', string, string] | ['result', string, string])[], caps: readonly number[] = [CAP]): SessionAnalyzer {
+  const a = new SessionAnalyzer('claude-code', caps);
+  for (const e of events) {
+    if (e[0] === 'text') a.push({ kind: 'text', session: S, text: e[1] });
+    else if (e[0] === 'call') a.push({ kind: 'call', session: S, id: e[1], tool: 'Bash', input: e[2] });
+    else a.push({ kind: 'result', session: S, id: e[1], output: e[2] });
+  }
+  return a;
+}
+
+describe('needed later', () => {
+  it('a string only the omitted part held, used by a later call, counts for both previews', () => {
+    const a = run([
+      ['call', '1', '{"command":"cat build.log"}'],
+      ['result', '1', log('written to cache_key_9d8e7f')],
+      ['call', '2', '{"command":"cat /var/cache/cache_key_9d8e7f"}'],
+      ['result', '2', 'ok'],
+    ]);
+    const [first] = a.results;
+    expect(first?.caps).toEqual([{ cap: CAP, tokensKeptOut: expect.any(Number) as number, neededHeadTail: true, neededSpillway: true, example: 'cache_key_9d8e7f' }]);
+    expect(a.results[1]?.caps).toEqual([]);
+  });
+
+  it("an error line spillway's preview shows is needed only with head+tail", () => {
+    const a = run([
+      ['call', '1', '{"command":"make"}'],
+      ['result', '1', log('src/deep/module_42.ts:17:3: error TS2322: bad type')],
+      ['call', '2', '{"file_path":"src/deep/module_42.ts"}'],
+    ]);
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: true, neededSpillway: false });
+  });
+
+  it('a string the agent had seen before the output is not counted', () => {
+    const a = run([
+      ['text', 'please look at cache_key_9d8e7f'],
+      ['call', '1', '{"command":"cat build.log"}'],
+      ['result', '1', log('written to cache_key_9d8e7f')],
+      ['call', '2', '{"command":"cat cache_key_9d8e7f"}'],
+    ]);
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
+  });
+
+  it('a string in the kept head is not counted', () => {
+    const a = run([
+      ['call', '1', 'x'],
+      ['result', '1', log('filler')],
+      ['call', '2', '{"pattern":"row-000001"}'],
+    ]);
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
+    expect(a.unanswered).toBe(1);
+  });
+
+  it('invariants: over a cap iff bytes > cap; kept out ≤ tokens; nothing needed without a later call', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 3000 }), fc.uniqueArray(fc.integer({ min: 64, max: 4000 }), { minLength: 1, maxLength: 4 }), (output, caps) => {
+        const sorted = [...caps].sort((x, y) => x - y);
+        const a = run([['call', '1', 'x'], ['result', '1', output]], sorted);
+        const [r] = a.results;
+        expect(r?.caps.map((c) => c.cap)).toEqual(sorted.filter((c) => (r?.bytes ?? 0) > c));
+        for (const c of r?.caps ?? []) {
+          expect(c.tokensKeptOut).toBeLessThanOrEqual(r?.tokens ?? 0);
+          expect(c.neededHeadTail || c.neededSpillway).toBe(false);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('SessionAnalyzer caps', () => {
+  it('refuses more caps than its mask holds, and caps that are not positive integers', () => {
+    expect(() => new SessionAnalyzer('generic', Array.from({ length: 16 }, (_, i) => (i + 1) * 100))).toThrow(TypeError);
+    expect(() => new SessionAnalyzer('generic', [0])).toThrow(TypeError);
+    expect(() => new SessionAnalyzer('generic', Array.from({ length: 15 }, (_, i) => (i + 1) * 100))).not.toThrow();
+  });
+});
+
+describe('overHostLimit', () => {
+  it("knows Claude Code's Bash and MCP limits, Codex's and Gemini CLI's shell limit", () => {
+    expect(overHostLimit('claude-code', 'Bash', undefined, 'x'.repeat(30_001), 30_001)).toBe(true);
+    expect(overHostLimit('claude-code', 'Bash', undefined, 'é'.repeat(20_000), 40_000)).toBe(false);
+    expect(overHostLimit('claude-code', 'q', 'db', '', 100_004)).toBe(true);
+    expect(overHostLimit('claude-code', 'q', 'db', '', 100_000)).toBe(false);
+    expect(overHostLimit('claude-code', 'Read', undefined, '', 1e6)).toBeNull();
+    expect(overHostLimit('codex', 'shell', undefined, '', 10_241)).toBe(true);
+    expect(overHostLimit('gemini', 'run_shell_command', undefined, 'x'.repeat(40_001), 40_001)).toBe(true);
+    expect(overHostLimit('gemini', 'run_shell_command', undefined, 'x'.repeat(40_000), 40_000)).toBe(false);
+    expect(overHostLimit('gemini', 'read_file', undefined, '', 1e9)).toBeNull();
+    expect(overHostLimit('generic', 'shell', undefined, '', 1e9)).toBeNull();
+  });
+});

@@ -1,0 +1,106 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CallFigures } from './analyze.js';
+import { recommendCap, runAudit } from './audit.js';
+import { isAuditError } from './errors.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'audit-run-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const SESSION = 'aaaaaaaa-0000-4000-8000-000000000001';
+const use = (id: string, name: string, input: unknown): string => JSON.stringify({ type: 'assistant', sessionId: SESSION, message: { content: [{ type: 'tool_use', id, name, input }] } });
+const result = (id: string, content: unknown): string => JSON.stringify({ type: 'user', sessionId: SESSION, message: { content: [{ type: 'tool_result', tool_use_id: id, content }] } });
+const rows = (n: number, middle: string): string => [...Array.from({ length: n }, (_, i) => `row-${String(i).padStart(6, '0')} ok`), middle, ...Array.from({ length: n }, (_, i) => `tail-${String(i).padStart(6, '0')} ok`)].join('\n');
+
+/** A Claude Code config dir with one project and one session: a big Bash log whose hidden id is used later, a big MCP result nobody needs, a small one. */
+function claudeConfig(): string {
+  const config = join(dir, 'claude');
+  mkdirSync(join(config, 'projects', '-home-user-app'), { recursive: true });
+  writeFileSync(
+    join(config, 'projects', '-home-user-app', `${SESSION}.jsonl`),
+    [
+      JSON.stringify({ type: 'user', sessionId: SESSION, message: { role: 'user', content: 'Build it.' } }),
+      use('t1', 'Bash', { command: 'make' }),
+      result('t1', rows(1500, 'artifact stored as blob_5e6f7a8b')),
+      use('t2', 'mcp__db__query', { sql: 'select *' }),
+      result('t2', [{ type: 'text', text: rows(3000, 'nothing to see') }]),
+      use('t3', 'Bash', { command: 'cat out/blob_5e6f7a8b' }),
+      result('t3', 'done'),
+      'not json',
+    ].join('\n'),
+  );
+  return config;
+}
+
+describe('runAudit on a Claude Code config dir', () => {
+  it('finds the transcripts by CLAUDE_CONFIG_DIR and adds up per session, tool and server', async () => {
+    const config = claudeConfig();
+    const report = await runAudit({ format: 'claude-code', env: { CLAUDE_CONFIG_DIR: config }, home: '/nowhere', cap: 8192 });
+    expect(report).toMatchObject({ files: 1, lines: 8, skippedLines: 1, callsWithoutOutput: 0, cap: 8192 });
+    expect(report.total).toMatchObject({ calls: 3, spilled: 2, neededLater: 1, neededLaterHeadTail: 1, overHostLimit: 1 });
+    expect(report.total.tokensKeptOut).toBeGreaterThan(0);
+    expect(report.total.tokensKeptOut).toBeLessThan(report.total.tokens);
+    expect(report.sessions.map((s) => s.name)).toEqual([SESSION]);
+    expect(report.tools.map((t) => [t.name, t.spilled, t.neededLater])).toEqual([
+      ['db/query', 1, 0],
+      ['Bash', 1, 1],
+    ]);
+    expect(report.servers.map((s) => s.name)).toEqual(['db']);
+    expect(report.examples).toEqual([{ session: SESSION, tool: 'Bash', bytes: expect.any(Number) as number, string: 'blob_5e6f7a8b' }]);
+    // With one of two spilled outputs needed, 10 % is met only by caps the Bash log fits under.
+    const host = report.recommendations[0];
+    expect(host?.scope).toBe('host');
+    expect(host?.cap).toBe(65536);
+    expect(host?.figures?.neededRate).toBe(0);
+    expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'Bash', 'db/query']);
+    expect(report.recommendations[2]?.cap).toBe(2048);
+  });
+
+  it('a rate of 100 % takes the smallest cap', async () => {
+    const report = await runAudit({ format: 'claude-code', paths: [join(dir, 'claude', 'projects')], env: {}, home: '/nowhere', maxNeeded: 1 });
+    expect(report.recommendations[0]?.cap).toBe(2048);
+  });
+
+  it('errors have stable codes', async () => {
+    const fail = (options: Parameters<typeof runAudit>[0]): Promise<unknown> => runAudit(options).then(() => undefined, (e: unknown) => e);
+    expect(isAuditError(await fail({ format: 'codex', env: { CODEX_HOME: join(dir, 'none') }, home: dir }), 'AUDIT_NOT_FOUND')).toBe(true);
+    expect(isAuditError(await fail({ format: 'generic', env: {}, home: dir }), 'AUDIT_NOT_FOUND')).toBe(true);
+    mkdirSync(join(dir, 'empty'));
+    expect(isAuditError(await fail({ format: 'generic', paths: [join(dir, 'empty')], env: {}, home: dir }), 'AUDIT_NOT_FOUND')).toBe(true);
+    expect(isAuditError(await fail({ format: 'generic', paths: [dir], env: {}, home: dir, cap: 0 }), 'AUDIT_INVALID_OPTION')).toBe(true);
+    expect(isAuditError(await fail({ format: 'generic', paths: [dir], env: {}, home: dir, maxNeeded: 2 }), 'AUDIT_INVALID_OPTION')).toBe(true);
+  });
+});
+
+describe('recommendCap', () => {
+  const CAPS = [1000, 2000, 4000, 8000];
+  const call = fc.record({ bytes: fc.integer({ min: 0, max: 10_000 }), needBelow: fc.integer({ min: 0, max: 10_000 }) }).map(({ bytes, needBelow }): CallFigures => ({
+    session: 's',
+    tool: 't',
+    bytes,
+    tokens: Math.ceil(bytes / 4),
+    overHostLimit: null,
+    caps: CAPS.filter((c) => bytes > c).map((cap) => ({ cap, tokensKeptOut: Math.ceil((bytes - cap) / 4), neededHeadTail: cap < needBelow, neededSpillway: cap < needBelow })),
+  }));
+
+  it('the cap it picks meets the rate, and no cap that meets it keeps more out', () => {
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }), (calls, max) => {
+        const r = recommendCap('host', calls, CAPS, max);
+        const ok = r.candidates.filter((c) => c.neededRate <= max);
+        if (r.figures === null) {
+          expect(ok).toEqual([]);
+          return;
+        }
+        expect(r.figures.neededRate).toBeLessThanOrEqual(max);
+        for (const c of ok) expect(c.tokensKeptOut).toBeLessThanOrEqual(r.figures.tokensKeptOut);
+        for (const c of r.candidates) expect(c.spilled).toBe(calls.filter((x) => x.bytes > c.cap).length);
+      }),
+    );
+  });
+});

@@ -1,0 +1,256 @@
+/** The audit: read transcripts, add the figures up, recommend a cap. */
+import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures } from './analyze.js';
+import { findTranscripts } from './discover.js';
+import { AuditError } from './errors.js';
+import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
+
+/** The cap `spillway setup` gives each host, which an audit measures unless told another. */
+export const SETUP_CAPS: Readonly<Record<TranscriptFormat, number>> = { 'claude-code': 24576, codex: 8192, gemini: 32768, generic: 24576 };
+
+/** Options of {@link runAudit}. */
+export interface AuditOptions {
+  /** The transcripts' format (the host that wrote them). */
+  readonly format: TranscriptFormat;
+  /** Files or directories to read; empty: the host's own directory. */
+  readonly paths?: readonly string[];
+  /** The cap to report on, bytes. Default: the host's setup cap ({@link SETUP_CAPS}). */
+  readonly cap?: number;
+  /** The highest share of spilled outputs whose omitted part may be needed later, 0–1. Default 0.1. */
+  readonly maxNeeded?: number;
+  /** Environment, for `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `GEMINI_CLI_HOME`. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The home directory. */
+  readonly home: string;
+}
+
+/** Sums over a group of tool calls, at the audited cap. */
+export interface AuditTotals {
+  /** Tool calls with an output. */
+  calls: number;
+  /** Estimated tokens of all outputs. */
+  tokens: number;
+  /** Outputs over the cap (spillway would spill them). */
+  spilled: number;
+  /** Estimated tokens spilling keeps out of context. */
+  tokensKeptOut: number;
+  /** Outputs the host itself would cut or refuse. */
+  overHostLimit: number;
+  /** Spilled outputs whose omitted part a later call used, with spillway's preview. */
+  neededLater: number;
+  /** The same with a plain head+tail preview. */
+  neededLaterHeadTail: number;
+}
+
+/** A group's totals, named. */
+export interface AuditGroup extends AuditTotals {
+  /** The session id, tool name (`server/tool` for MCP tools) or server name. */
+  readonly name: string;
+}
+
+/** What one candidate cap would do over all calls (or one tool's). */
+export interface CapFigures {
+  /** The cap, bytes. */
+  readonly cap: number;
+  /** Outputs over it. */
+  spilled: number;
+  /** Estimated tokens kept out. */
+  tokensKeptOut: number;
+  /** Of the spilled, those needed later (spillway's preview). */
+  neededLater: number;
+  /** `neededLater / spilled`, 0 when nothing spills. */
+  neededRate: number;
+}
+
+/** The recommended cap for a host or a tool. */
+export interface Recommendation {
+  /** `host` for the whole host, else the tool (`server/tool` for MCP tools). */
+  readonly scope: string;
+  /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does. */
+  readonly cap: number | null;
+  /** Its figures. */
+  readonly figures: CapFigures | null;
+  /** Every candidate's figures, smallest cap first. */
+  readonly candidates: CapFigures[];
+}
+
+/** An output whose omitted part was used later: only its size and the string (printed only with `--examples`). */
+export interface NeededExample {
+  /** The session. */
+  readonly session: string;
+  /** The tool (`server/tool` for MCP tools). */
+  readonly tool: string;
+  /** The output's size, bytes. */
+  readonly bytes: number;
+  /** The distinctive string a later call used. */
+  readonly string: string;
+}
+
+/** Everything an audit found, as numbers and names; no transcript content but {@link NeededExample}s. */
+export interface AuditReport {
+  /** The format read. */
+  readonly format: TranscriptFormat;
+  /** The audited cap. */
+  readonly cap: number;
+  /** The needed-later rate the recommendation stays within. */
+  readonly maxNeeded: number;
+  /** Transcript files read. */
+  readonly files: number;
+  /** Lines read. */
+  readonly lines: number;
+  /** Lines skipped (not JSON, or not the expected shape). */
+  readonly skippedLines: number;
+  /** The first skipped lines: file, line number, reason. */
+  readonly skipped: readonly SkippedLine[];
+  /** Tool calls whose output the transcript lacks. */
+  readonly callsWithoutOutput: number;
+  /** All calls. */
+  readonly total: AuditTotals;
+  /** Per session, most tokens kept out first. */
+  readonly sessions: AuditGroup[];
+  /** Per tool, most tokens kept out first. */
+  readonly tools: AuditGroup[];
+  /** Per MCP server, most tokens kept out first. */
+  readonly servers: AuditGroup[];
+  /** For the host, then for each tool with a spilled output. */
+  readonly recommendations: Recommendation[];
+  /** Every tool call's figures, in the order their outputs were read; their `example`s are transcript content. */
+  readonly calls: readonly CallFigures[];
+  /** Needed-later outputs at the audited cap (at most 20). */
+  readonly examples: NeededExample[];
+}
+
+function emptyTotals(): AuditTotals {
+  return { calls: 0, tokens: 0, spilled: 0, tokensKeptOut: 0, overHostLimit: 0, neededLater: 0, neededLaterHeadTail: 0 };
+}
+
+function toolName(c: CallFigures): string {
+  return c.server === undefined ? c.tool : `${c.server}/${c.tool}`;
+}
+
+function add(t: AuditTotals, c: CallFigures, cap: number): void {
+  t.calls++;
+  t.tokens += c.tokens;
+  if (c.overHostLimit === true) t.overHostLimit++;
+  const at = c.caps.find((o) => o.cap === cap);
+  if (at === undefined) return;
+  t.spilled++;
+  t.tokensKeptOut += at.tokensKeptOut;
+  if (at.neededSpillway) t.neededLater++;
+  if (at.neededHeadTail) t.neededLaterHeadTail++;
+}
+
+class Groups {
+  private readonly map = new Map<string, AuditTotals>();
+  add(name: string, c: CallFigures, cap: number): void {
+    let t = this.map.get(name);
+    if (t === undefined) this.map.set(name, (t = emptyTotals()));
+    add(t, c, cap);
+  }
+  list(): AuditGroup[] {
+    return [...this.map].map(([name, t]) => ({ name, ...t })).sort((a, b) => b.tokensKeptOut - a.tokensKeptOut || (a.name < b.name ? -1 : 1));
+  }
+}
+
+/**
+ * Picks, among `caps`, the one that keeps the most tokens out while the share of spilled
+ * outputs needed later stays at most `maxNeeded`. Ties go to the larger cap (less spilled
+ * for the same gain).
+ */
+export function recommendCap(scope: string, calls: readonly CallFigures[], caps: readonly number[], maxNeeded: number): Recommendation {
+  const candidates: CapFigures[] = caps.map((cap) => {
+    const f = { cap, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0 };
+    for (const c of calls) {
+      const at = c.caps.find((o) => o.cap === cap);
+      if (at === undefined) continue;
+      f.spilled++;
+      f.tokensKeptOut += at.tokensKeptOut;
+      if (at.neededSpillway) f.neededLater++;
+    }
+    f.neededRate = f.spilled === 0 ? 0 : f.neededLater / f.spilled;
+    return f;
+  });
+  let best: CapFigures | null = null;
+  for (const f of candidates) {
+    if (f.neededRate > maxNeeded) continue;
+    if (best === null || f.tokensKeptOut > best.tokensKeptOut || (f.tokensKeptOut === best.tokensKeptOut && f.cap > best.cap)) best = f;
+  }
+  return { scope, cap: best?.cap ?? null, figures: best, candidates };
+}
+
+/**
+ * Reads the transcripts of one host and measures, per tool call, what spilling at the cap
+ * (and at each of {@link CANDIDATE_CAPS}) would keep out of context and whether the part
+ * left out was needed later. Never writes anything.
+ *
+ * @throws {@link AuditError} `AUDIT_INVALID_OPTION` for a bad cap or rate,
+ * `AUDIT_NOT_FOUND` / `AUDIT_UNREADABLE` when the transcripts cannot be found or read.
+ */
+export async function runAudit(options: AuditOptions): Promise<AuditReport> {
+  const { format } = options;
+  const cap = options.cap ?? SETUP_CAPS[format];
+  const maxNeeded = options.maxNeeded ?? 0.1;
+  if (!Number.isSafeInteger(cap) || cap < 1) throw new AuditError('AUDIT_INVALID_OPTION', `The cap must be a positive whole number of bytes; got ${String(cap)}.`);
+  if (!(maxNeeded >= 0 && maxNeeded <= 1)) throw new AuditError('AUDIT_INVALID_OPTION', `The needed-later rate must be between 0 and 1 (e.g. 0.1 for 10 %); got ${String(maxNeeded)}.`);
+  const caps = [...new Set([...CANDIDATE_CAPS, cap])].sort((a, b) => a - b);
+  const files = await findTranscripts(format, options.paths ?? [], { env: options.env, home: options.home });
+  const stats: ReadStats = { lines: 0, skipped: 0, skippedLines: [] };
+  const calls: CallFigures[] = [];
+  let callsWithoutOutput = 0;
+  for (const file of files) {
+    // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
+    const analyzers = new Map<string, SessionAnalyzer>();
+    try {
+      for await (const event of readTranscript(file, format, stats)) {
+        let a = analyzers.get(event.session);
+        if (a === undefined) analyzers.set(event.session, (a = new SessionAnalyzer(format, caps)));
+        a.push(event);
+      }
+    } catch (cause) {
+      throw new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${(cause as Error).message}. Check its permissions, or leave it out.`, { cause });
+    }
+    for (const a of analyzers.values()) {
+      calls.push(...a.results);
+      callsWithoutOutput += a.unanswered;
+    }
+  }
+  const total = emptyTotals();
+  const sessions = new Groups();
+  const tools = new Groups();
+  const servers = new Groups();
+  const examples: NeededExample[] = [];
+  for (const c of calls) {
+    add(total, c, cap);
+    sessions.add(c.session, c, cap);
+    tools.add(toolName(c), c, cap);
+    if (c.server !== undefined) servers.add(c.server, c, cap);
+    const at = c.caps.find((o) => o.cap === cap);
+    if (at?.neededSpillway === true || at?.neededHeadTail === true) {
+      if (examples.length < 20 && at.example !== undefined) examples.push({ session: c.session, tool: toolName(c), bytes: c.bytes, string: at.example });
+    }
+  }
+  const byTool = new Map<string, CallFigures[]>();
+  for (const c of calls) {
+    if (c.caps.length === 0) continue;
+    const list = byTool.get(toolName(c)) ?? [];
+    list.push(c);
+    byTool.set(toolName(c), list);
+  }
+  const recommendations = [recommendCap('host', calls, caps, maxNeeded), ...[...byTool].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => recommendCap(name, list, caps, maxNeeded))];
+  return {
+    format,
+    cap,
+    maxNeeded,
+    files: files.length,
+    lines: stats.lines,
+    skippedLines: stats.skipped,
+    skipped: stats.skippedLines,
+    callsWithoutOutput,
+    total,
+    sessions: sessions.list(),
+    tools: tools.list(),
+    servers: servers.list(),
+    recommendations,
+    calls,
+    examples,
+  };
+}

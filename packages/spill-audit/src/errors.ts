@@ -1,0 +1,32 @@
+/**
+ * The codes of audit failures. `AUDIT_NOT_FOUND`: a path given does not exist, or no
+ * transcript was found where the host keeps them. `AUDIT_UNREADABLE`: a transcript exists
+ * but cannot be read (permissions, a directory where a file was expected).
+ * `AUDIT_INVALID_OPTION`: an option is out of range (a cap that is not a positive integer,
+ * a rate outside 0–1, an unknown host).
+ */
+export type AuditErrorCode = 'AUDIT_NOT_FOUND' | 'AUDIT_UNREADABLE' | 'AUDIT_INVALID_OPTION';
+
+/** A failure of an audit, with a stable code and a message that says what to do. */
+export class AuditError extends Error {
+  /** The stable code. */
+  readonly code: AuditErrorCode;
+
+  /**
+   * @param code - the stable code
+   * @param message - what went wrong and what to do
+   * @param options - the underlying error, if any
+   */
+  constructor(code: AuditErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuditError';
+    this.code = code;
+  }
+}
+
+/** Tells whether `error` is an {@link AuditError}, optionally with the given code. */
+export function isAuditError(error: unknown, code?: AuditErrorCode): error is AuditError {
+  if (!(error instanceof Error) || error.name !== 'AuditError') return false;
+  const actual = (error as { code?: unknown }).code;
+  return typeof actual === 'string' && (code === undefined || actual === code);
+}

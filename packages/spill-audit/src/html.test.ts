@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditReport } from './audit.js';
+import { renderAuditHtml } from './html.js';
+
+const report: AuditReport = {
+  format: 'claude-code',
+  cap: 24576,
+  maxNeeded: 0.1,
+  files: 1,
+  lines: 10,
+  skippedLines: 0,
+  skipped: [],
+  callsWithoutOutput: 0,
+  total: { calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 },
+  sessions: [{ name: 's1', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
+  tools: [{ name: '<img src=x onerror=alert(1)>', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
+  servers: [],
+  recommendations: [{ scope: 'host', cap: 65536, figures: { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0 }, candidates: [{ cap: 2048, spilled: 1, tokensKeptOut: 8000, neededLater: 1, neededRate: 1 }, { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0 }] }],
+  calls: [],
+  examples: [{ session: 's1', tool: 'Bash', bytes: 30000, string: 'secret_value_42' }],
+};
+
+describe('renderAuditHtml', () => {
+  it('is one page with inline SVG, no script, no outside asset, names escaped', () => {
+    const html = renderAuditHtml(report);
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
+    expect(html).toContain('spillway setup claude-code --max-inline-bytes 65536');
+    expect(html).not.toMatch(/<script|<link|src="|url\(/i);
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+  });
+
+  it('quotes the strings needed later only with examples', () => {
+    expect(renderAuditHtml(report)).not.toContain('secret_value_42');
+    expect(renderAuditHtml(report, { examples: true })).toContain('<code>secret_value_42</code>');
+  });
+});

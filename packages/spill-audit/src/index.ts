@@ -1,0 +1,18 @@
+/**
+ * `@spillway/audit`: what spilling would do for an agent's sessions, measured on the
+ * transcripts its host already keeps on disk. Reads only; never writes the host's files.
+ *
+ * @packageDocumentation
+ */
+export { runAudit, recommendCap, SETUP_CAPS } from './audit.js';
+export type { AuditOptions, AuditReport, AuditTotals, AuditGroup, CapFigures, Recommendation, NeededExample } from './audit.js';
+export { CANDIDATE_CAPS, MAX_CAPS, SessionAnalyzer, overHostLimit, MAX_STRINGS_PER_OUTPUT } from './analyze.js';
+export type { CallFigures, CapOutcome } from './analyze.js';
+export { readTranscript, splitMcpName, MAX_NAMED_SKIPS } from './transcript.js';
+export type { TranscriptEvent, TranscriptFormat, ReadStats, SkippedLine } from './transcript.js';
+export { findTranscripts, transcriptRoot } from './discover.js';
+export type { DiscoverOptions } from './discover.js';
+export { distinctiveStrings, estimateTokens, utf8Bytes, MIN_DISTINCTIVE_LENGTH } from './estimate.js';
+export { AuditError, isAuditError } from './errors.js';
+export { renderAuditHtml } from './html.js';
+export type { AuditErrorCode } from './errors.js';

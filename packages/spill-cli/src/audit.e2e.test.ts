@@ -1,0 +1,120 @@
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, spillway } from './test-bin.js';
+
+const SESSION = 'bbbbbbbb-0000-4000-8000-000000000002';
+const SECRET = 'only_in_the_middle_4711';
+let dir: string;
+let config: string;
+let transcript: string;
+
+const env = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: dir, CLAUDE_CONFIG_DIR: config, NO_COLOR: '1' });
+const rows = (n: number): string[] => Array.from({ length: n }, (_, i) => `line-${String(i).padStart(6, '0')} nothing here`);
+
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'audit-cli-'));
+  config = join(dir, 'claude');
+  const project = join(config, 'projects', '-home-me-app');
+  mkdirSync(project, { recursive: true });
+  transcript = join(project, `${SESSION}.jsonl`);
+  const line = (type: 'assistant' | 'user', content: unknown): string => JSON.stringify({ type, sessionId: SESSION, message: { content: [content] } });
+  writeFileSync(
+    transcript,
+    [
+      line('assistant', { type: 'tool_use', id: 'u1', name: 'Bash', input: { command: 'npm test' } }),
+      line('user', { type: 'tool_result', tool_use_id: 'u1', content: [...rows(2000), `cache at ${SECRET}`, ...rows(2000)].join('\n') }),
+      line('assistant', { type: 'tool_use', id: 'u2', name: 'mcp__files__read', input: { path: `/tmp/${SECRET}` } }),
+      line('assistant', { type: 'tool_use', id: 'u3', name: 'evil\u001b]0;owned\u0007', input: {} }),
+      line('user', { type: 'tool_result', tool_use_id: 'u3', content: 'x' }),
+      line('user', { type: 'tool_result', tool_use_id: 'u2', content: [{ type: 'text', text: 'short' }] }),
+      '{"type":"assistant", cut off',
+    ].join('\n'),
+  );
+}, 60_000);
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('spillway audit', () => {
+  it('summarises without printing transcript content, recommends a cap, and writes nothing', async () => {
+    const before = { bytes: readFileSync(transcript), mtime: statSync(transcript).mtimeMs, entries: readdirSync(config, { recursive: true }) };
+    const r = await spillway(['audit', '--cap', '16384'], { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('1 transcript file, 1 session, 3 tool outputs');
+    expect(r.out).toContain('evil\\u001b]0;owned\\u0007');
+    expect(r.out).not.toContain('\u001b');
+    expect(r.out).toContain('at the cap of 16384 bytes: 1 spilled');
+    expect(r.out).toContain("needed later: 1 of 1 with spillway's preview, 1 with a plain head+tail");
+    expect(r.out).toContain('(1 of 7 lines could not be read and were skipped');
+    // The log (about 130 KB) is over every candidate cap and needed later: no cap meets 10 %.
+    expect(r.out).toContain('no cap keeps the needed-later rate under 10 %');
+    expect(r.out).not.toContain(SECRET);
+    expect(r.out).not.toContain('line-000');
+    expect({ bytes: readFileSync(transcript), mtime: statSync(transcript).mtimeMs, entries: readdirSync(config, { recursive: true }) }).toEqual(before);
+  });
+
+  it('--max-needed 100% gives the setup command; --examples shows the string', async () => {
+    const r = await spillway(['audit', '--max-needed', '100%', '--examples'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('spillway setup claude-code --max-inline-bytes 2048');
+    expect(r.out).toContain(`Bash (`);
+    expect(r.out).toContain(`: ${SECRET}`);
+  });
+
+  it('--json has every figure and no content unless --examples', async () => {
+    const r = await spillway(['audit', config, '--json'], { env: { PATH: process.env.PATH, HOME: dir } });
+    expect(r.code).toBe(0);
+    expect(r.out).not.toContain(SECRET);
+    const report = JSON.parse(r.out) as { cap: number; total: { calls: number; spilled: number; neededLater: number }; tools: { name: string }[]; skipped: { line: number; reason: string }[]; examples: object[]; recommendations: { scope: string }[]; calls: { tool: string; caps: unknown[] }[] };
+    expect(report.cap).toBe(24576);
+    expect(report.total).toMatchObject({ calls: 3, spilled: 1, neededLater: 1 });
+    expect(report.tools.map((t) => t.name)).toEqual(['Bash', 'evil\u001b]0;owned\u0007', 'files/read']);
+    expect(report.skipped).toEqual([{ file: transcript, line: 7, reason: 'not JSON' }]);
+    expect(report.examples).toEqual([{ session: SESSION, tool: 'Bash', bytes: expect.any(Number) as number }]);
+    expect(report.recommendations.map((x) => x.scope)).toEqual(['host', 'Bash']);
+    expect(report.calls.map((c) => [c.tool, c.caps.length > 0])).toEqual([['Bash', true], ['evil\u001b]0;owned\u0007', false], ['read', false]]);
+    const withExamples = JSON.parse((await spillway(['audit', config, '--json', '--examples'], { env: env() })).out) as { calls: { caps: { example?: string }[] }[] };
+    expect(withExamples.calls[0]?.caps.some((c) => c.example === SECRET)).toBe(true);
+  });
+
+  it('errors: stable codes and exit codes', async () => {
+    const missing = await spillway(['audit', join(dir, 'nope'), '--json'], { env: env() });
+    expect(missing.code).toBe(3);
+    expect(JSON.parse(missing.stderr)).toMatchObject({ error: { code: 'AUDIT_NOT_FOUND', exitCode: 3 } });
+    const codex = await spillway(['audit', '--host', 'codex'], { env: env() });
+    expect(codex.code).toBe(3);
+    expect(codex.stderr).toContain('[AUDIT_NOT_FOUND]');
+    const bad = await spillway(['audit', '--host', 'emacs'], { env: env() });
+    expect(bad.code).toBe(2);
+    const cap = await spillway(['audit', '--cap', '0'], { env: env() });
+    expect(cap.code).toBe(2);
+  });
+
+  it('--html writes one self-contained page, never among the transcripts', async () => {
+    const page = join(dir, 'audit.html');
+    const r = await spillway(['audit', '--html', page], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`(the page is in ${page})`);
+    const html = readFileSync(page, 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|src="|href="/i);
+    expect(html).not.toContain(SECRET);
+    const inside = await spillway(['audit', '--html', join(config, 'projects', 'x.html')], { env: env() });
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toContain('[USAGE]');
+    expect(readdirSync(join(config, 'projects'))).toEqual(['-home-me-app']);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('an unreadable transcript is AUDIT_UNREADABLE', async () => {
+    const locked = join(dir, 'locked.jsonl');
+    writeFileSync(locked, '{}\n');
+    chmodSync(locked, 0o000);
+    const r = await spillway(['audit', '--host', 'generic', locked], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('[AUDIT_UNREADABLE]');
+  });
+});

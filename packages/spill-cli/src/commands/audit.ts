@@ -1,0 +1,149 @@
+import { writeFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { renderAuditHtml, runAudit, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { CliError, oneLine } from '../cli-error.js';
+import type { CliContext } from '../context.js';
+import { jsonLine } from '../json.js';
+
+interface AuditOptions {
+  readonly host: TranscriptFormat;
+  readonly cap?: number;
+  readonly maxNeeded: number;
+  readonly json?: boolean;
+  readonly examples?: boolean;
+  readonly html?: string;
+}
+
+const FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'gemini', 'generic'];
+
+const EXAMPLES = `
+Examples:
+  $ spillway audit
+  $ spillway audit --host codex --cap 4096
+  $ spillway audit --host generic ./traces/*.jsonl --json
+
+Reads the transcripts the host keeps (Claude Code: $CLAUDE_CONFIG_DIR or ~/.claude,
+projects/**/*.jsonl; Codex: $CODEX_HOME or ~/.codex, sessions/**/rollout-*.jsonl; Gemini CLI:
+$GEMINI_CLI_HOME or ~, .gemini/tmp/**/session-*.jsonl), or the files and directories given;
+never writes them. Tokens are estimated at 4 bytes each.
+An output's omitted part counts as needed later when a later tool call's arguments use a
+distinctive string (6+ characters with a digit, /, . or _) that only that part held.
+Nothing of the transcripts is printed but with --examples.
+`;
+
+function parseHost(value: string): TranscriptFormat {
+  const found = FORMATS.find((f) => f === value);
+  if (found === undefined) throw new InvalidArgumentError(`use one of ${FORMATS.join(', ')}.`);
+  return found;
+}
+
+function parseCap(value: string): number {
+  if (!/^[1-9]\d*$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('a positive whole number of bytes, e.g. 16384.');
+  return Number(value);
+}
+
+function parseRate(value: string): number {
+  const percent = value.endsWith('%');
+  const n = Number(percent ? value.slice(0, -1) : value);
+  const rate = percent || n > 1 ? n / 100 : n;
+  if (value.trim() === '' || !Number.isFinite(n) || rate < 0 || rate > 1) throw new InvalidArgumentError('a share between 0 and 1, or a percentage such as 10%.');
+  return rate;
+}
+
+function tokens(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
+}
+
+function count(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+function percent(part: number, whole: number): string {
+  return whole === 0 ? '-' : `${Math.round((100 * part) / whole)} %`;
+}
+
+function table(groups: readonly AuditGroup[], first: string, limit: number): string[] {
+  const head = [first, 'calls', 'spilled', 'tokens', 'kept out', 'needed later'];
+  const body = groups.slice(0, limit).map((g) => [oneLine(g.name.length > 40 ? `${g.name.slice(0, 39)}…` : g.name), String(g.calls), String(g.spilled), tokens(g.tokens), tokens(g.tokensKeptOut), String(g.neededLater)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd();
+  const more = groups.length > limit ? [`… and ${String(groups.length - limit)} more (--json lists all)`] : [];
+  return [line(head), ...body.map(line), ...more];
+}
+
+function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
+  const t = r.total;
+  const lines: string[] = [];
+  lines.push(`${r.format}: ${count(r.files, 'transcript file')}, ${count(r.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens`);
+  lines.push(`at the cap of ${r.cap} bytes: ${t.spilled} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context (${percent(t.tokensKeptOut, t.tokens)})`);
+  lines.push(`needed later: ${t.neededLater} of ${t.spilled} with spillway's preview, ${t.neededLaterHeadTail} with a plain head+tail`);
+  if (t.overHostLimit > 0) lines.push(`the host itself would cut or refuse ${t.overHostLimit} of these outputs`);
+  if (r.skippedLines > 0) lines.push(ctx.out.dim(`(${r.skippedLines} of ${r.lines} lines could not be read and were skipped; --json names the first)`));
+  if (r.callsWithoutOutput > 0) lines.push(ctx.out.dim(`(${r.callsWithoutOutput} tool calls have no output in the transcript)`));
+  if (r.tools.length > 0) lines.push('', ...table(r.tools, 'tool', 8));
+  if (r.servers.length > 0) lines.push('', ...table(r.servers, 'MCP server', 4));
+  const host = r.recommendations[0];
+  lines.push('');
+  if (host?.cap == null || host.figures === null) {
+    lines.push(`no cap keeps the needed-later rate under ${percent(r.maxNeeded * 100, 100)}; keep outputs whole or raise --max-needed`);
+  } else {
+    const f = host.figures;
+    lines.push(`recommended cap: ${host.cap} bytes, about ${tokens(f.tokensKeptOut)} tokens kept out, needed later ${f.neededLater} of ${f.spilled} (${percent(f.neededLater, f.spilled)}, limit ${percent(r.maxNeeded * 100, 100)})`);
+    if (r.format !== 'generic') lines.push(`  spillway setup ${r.format} --max-inline-bytes ${host.cap}`);
+  }
+  const perTool = r.recommendations.slice(1).filter((x) => x.cap !== null && x.cap !== host?.cap);
+  for (const x of perTool.slice(0, 4)) lines.push(ctx.out.dim(`  ${oneLine(x.scope)}: ${String(x.cap)} bytes would suit it alone`));
+  if (examples && r.examples.length > 0) {
+    lines.push('', 'needed later (the string a later call used, only in the omitted part):');
+    // Names and strings come from the transcripts: escaped, so none can drive the terminal.
+    for (const e of r.examples.slice(0, 10)) lines.push(`  ${oneLine(e.tool)} (${e.bytes} bytes, session ${oneLine(e.session)}): ${oneLine(e.string)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Registers `spillway audit`: what spilling would do, measured on the transcripts a host keeps. */
+export function registerAudit(program: Command, ctx: CliContext): void {
+  program
+    .command('audit')
+    .description('Tell, from the transcripts a host keeps, what spilling would keep out of context and which cap to set.')
+    .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
+    .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
+    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768)', parseCap)
+    .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts', parseRate, 0.1)
+    .option('--examples', 'print the strings found needed later (transcript content)')
+    .option('--json', 'print one JSON document with every figure')
+    .option('--html <file>', 'also write the report as one self-contained HTML page')
+    .addHelpText('after', EXAMPLES)
+    .action(async (paths: string[], options: AuditOptions) => {
+      const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
+      if (html !== undefined) {
+        // The page must never land among the transcripts it describes.
+        const roots = paths.length > 0 ? paths : [transcriptRoot(options.host, { env: ctx.io.env, home: ctx.io.homedir }) ?? ''];
+        const inside = roots.filter((r) => r !== '').map((r) => relative(resolve(ctx.io.cwd, r), html)).some((rel) => rel === '' || (!rel.startsWith('..') && !rel.startsWith('/')));
+        if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
+      }
+      const report = await runAudit({
+        format: options.host,
+        paths,
+        ...(options.cap === undefined ? {} : { cap: options.cap }),
+        maxNeeded: options.maxNeeded,
+        env: ctx.io.env,
+        home: ctx.io.homedir,
+      });
+      if (html !== undefined) {
+        try {
+          await writeFile(html, renderAuditHtml(report, { examples: options.examples === true }), { mode: 0o600 });
+        } catch (cause) {
+          throw new CliError('FAILED', `Cannot write ${html}: ${(cause as Error).message}. Pick a file in a directory you can write.`, undefined, { cause });
+        }
+      }
+      if (options.json === true) {
+        // Without --examples, nothing of the transcripts but names and sizes.
+        const contentFree = { ...report, calls: report.calls.map((c) => ({ ...c, caps: c.caps.map(({ example: _e, ...rest }) => rest) })), examples: report.examples.map(({ string: _s, ...rest }) => rest) };
+        await ctx.print(jsonLine(options.examples === true ? report : contentFree));
+        return;
+      }
+      await ctx.print(summary(report, ctx, options.examples === true) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
+    });
+}
