@@ -251,6 +251,25 @@ describe('what each host gets', () => {
     expect(value.hooks).toBeUndefined();
   });
 
+  it('an altered undo record that leaves a wrapper is refused, naming what is left and how to remove it', () => {
+    const { env, files } = layout('gemini');
+    setupHost('gemini', env);
+    const file = files[0] ?? '';
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"general": {', '"ui": { "theme": "GitHub" },\n  "general": {'));
+    // The record lost its servers (altered or cut short, still valid JSON, still 0600).
+    const recordPath = undoRecordPath(env, file);
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as { servers: unknown[] };
+    record.servers = [];
+    writeFileSync(recordPath, JSON.stringify(record), { mode: 0o600 });
+    const before = readFileSync(file);
+    const entry = undoHost('gemini', env).files[0];
+    expect(entry?.status).toBe('refused');
+    expect(entry?.error).toContain('files');
+    expect(entry?.error).toContain(file);
+    expect(entry?.error).toContain('npx -y @modelcontextprotocol/server-filesystem /srv/data');
+    expect(readFileSync(file)).toEqual(before);
+  });
+
   it('after a rewrite, undo restores a server that had no args without adding one, and keeps a person’s own hooks', () => {
     const { env, files } = layout('claude-code');
     setupHost('claude-code', env);

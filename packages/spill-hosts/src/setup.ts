@@ -9,7 +9,7 @@ import { isTrackedByGit } from './git-tracked.js';
 import { onPath } from './path-lookup.js';
 import { HOSTS, hostFiles } from './hosts.js';
 import type { ConfigFileSpec, ConfigPath, FileReport, HostDefinition, HostId, SetupEnvironment, SetupReport } from './types.js';
-import { readUndoRecord, recordOwner, removeUndoRecord, withSetupLock, writeUndoRecord, type UndoRecord } from './undo-records.js';
+import { readUndoRecord, recordOwner, removeUndoRecord, undoRecordPath, withSetupLock, writeUndoRecord, type UndoRecord } from './undo-records.js';
 import { updateHook, updateWrapper } from './wrapper-update.js';
 
 function sha256(bytes: Uint8Array): string {
@@ -344,6 +344,22 @@ function removeHooks(doc: ConfigDocument, host: HostId, record: UndoRecord['hook
   return removed;
 }
 
+/** The servers of `doc` still wrapped by spillway, with the command each had before. */
+function leftWrappers(doc: ConfigDocument, spec: ConfigFileSpec): { name: string; original: CommandLine }[] {
+  const left: { name: string; original: CommandLine }[] = [];
+  for (const tablePath of spec.serverTables(doc.value())) {
+    const table = getIn(doc.value(), tablePath);
+    if (!isObject(table)) continue;
+    for (const [name, entry] of Object.entries(table)) {
+      if (!isObject(entry)) continue;
+      const line = commandOf(entry, spec);
+      const original = typeof line === 'string' ? undefined : unwrapCommand(line);
+      if (original !== undefined) left.push({ name, original });
+    }
+  }
+  return left;
+}
+
 /**
  * Takes back what {@link setupHost} added. A file the host has not touched since gets its
  * original bytes back (or is removed, if setup created it); a file the host has rewritten
@@ -396,6 +412,15 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
       doc.set(record.path, undefined);
       if (record.created !== null) removeEmptyParents(doc, record.path.slice(0, -1), record.created);
       changes.push(`removed ${record.path.join('.')}`);
+    }
+    // A record altered or cut short may miss wrappers: undo never reports success while one stays.
+    const left = leftWrappers(doc, spec);
+    if (left.length > 0) {
+      throw new ConfigRefusal(
+        `Undo left ${spec.path} untouched: its undo record ${undoRecordPath(env, spec.path)} does not cover every spillway wrapper in it (the record was altered or cut short). ` +
+          `Still wrapped: ${left.map((l) => `${l.name} (its command was: ${display(l.original)})`).join('; ')}. ` +
+          'Edit the file to give each its command back, then remove the record.',
+      );
     }
     if (!dryRun) {
       if (changes.length > 0) writeConfigFile(state, Buffer.from(bom + doc.text(), 'utf8'));
