@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createUsageLog } from '@spillway/usage';
@@ -33,6 +33,28 @@ describe('spillway setup', () => {
 
     expect(await main(hint.split(' '), testIO({ homedir: dir, cwd: dir }).io)).toBe(0);
     expect(readFileSync(join(codex, 'config.toml'), 'utf8')).toBe(CODEX);
+  });
+
+  it('undo with an altered record that would leave a wrapper exits 1, naming the server and its command', async () => {
+    const dir = tmp();
+    const codex = join(dir, 'codex');
+    mkdirSync(codex);
+    const config = join(codex, 'config.toml');
+    writeFileSync(config, CODEX);
+    expect(await main(['setup', 'codex', '--config-dir', codex], testIO({ homedir: dir, cwd: dir }).io)).toBe(0);
+    // The host edits the file; the record loses its servers (still JSON, still 0600).
+    writeFileSync(config, `# edited\n${readFileSync(config, 'utf8')}`);
+    const records = join(dir, '.local', 'state', 'spillway', 'setup-undo');
+    const [name] = readdirSync(records);
+    const recordPath = join(records, name ?? '');
+    writeFileSync(recordPath, JSON.stringify({ ...(JSON.parse(readFileSync(recordPath, 'utf8')) as object), servers: [] }), { mode: 0o600 });
+    const wrapped = readFileSync(config, 'utf8');
+    const t = testIO({ homedir: dir, cwd: dir });
+    expect(await main(['setup', 'codex', '--config-dir', codex, '--undo'], t.io)).toBe(1);
+    const out = t.stdout.text() + t.stderr.text();
+    expect(out).toContain('files');
+    expect(out).toContain('npx -y srv');
+    expect(readFileSync(config, 'utf8')).toBe(wrapped);
   });
 
   it('prints control characters of a project config as escapes, never raw', async () => {
