@@ -270,6 +270,23 @@ describe('what each host gets', () => {
     expect(readFileSync(file)).toEqual(before);
   });
 
+  it('an altered undo record that leaves the hook is refused, naming the hook', () => {
+    const { env, files } = layout('gemini');
+    setupHost('gemini', env);
+    const file = files[0] ?? '';
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"general": {', '"ui": { "theme": "GitHub" },\n  "general": {'));
+    const recordPath = undoRecordPath(env, file);
+    const record = JSON.parse(readFileSync(recordPath, 'utf8')) as { hooks: unknown[] };
+    expect(record.hooks.length).toBeGreaterThan(0);
+    record.hooks = [];
+    writeFileSync(recordPath, JSON.stringify(record), { mode: 0o600 });
+    const before = readFileSync(file);
+    const entry = undoHost('gemini', env).files[0];
+    expect(entry?.status).toBe('refused');
+    expect(entry?.error).toContain('hook');
+    expect(readFileSync(file)).toEqual(before);
+  });
+
   it('after a rewrite, undo restores a server that had no args without adding one, and keeps a person’s own hooks', () => {
     const { env, files } = layout('claude-code');
     setupHost('claude-code', env);

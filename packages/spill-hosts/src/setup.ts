@@ -344,9 +344,9 @@ function removeHooks(doc: ConfigDocument, host: HostId, record: UndoRecord['hook
   return removed;
 }
 
-/** The servers of `doc` still wrapped by spillway, with the command each had before. */
-function leftWrappers(doc: ConfigDocument, spec: ConfigFileSpec): { name: string; original: CommandLine }[] {
-  const left: { name: string; original: CommandLine }[] = [];
+/** What of spillway `doc` still holds: each server still wrapped (with the command it had before) and spillway's hook. */
+function leftOfSpillway(doc: ConfigDocument, spec: ConfigFileSpec, host: HostId): string[] {
+  const left: string[] = [];
   for (const tablePath of spec.serverTables(doc.value())) {
     const table = getIn(doc.value(), tablePath);
     if (!isObject(table)) continue;
@@ -354,8 +354,13 @@ function leftWrappers(doc: ConfigDocument, spec: ConfigFileSpec): { name: string
       if (!isObject(entry)) continue;
       const line = commandOf(entry, spec);
       const original = typeof line === 'string' ? undefined : unwrapCommand(line);
-      if (original !== undefined) left.push({ name, original });
+      if (original !== undefined) left.push(`the server ${name} (give it back its command: ${display(original)})`);
     }
+  }
+  if (spec.hook !== undefined) {
+    const groups = getIn(doc.value(), spec.hook.path);
+    const hooked = Array.isArray(groups) && groups.some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host)));
+    if (hooked) left.push(`the ${spec.hook.path.join('.')} hook running "spillway hook" (remove that entry)`);
   }
   return left;
 }
@@ -414,12 +419,11 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
       changes.push(`removed ${record.path.join('.')}`);
     }
     // A record altered or cut short may miss wrappers: undo never reports success while one stays.
-    const left = leftWrappers(doc, spec);
+    const left = leftOfSpillway(doc, spec, hostId);
     if (left.length > 0) {
       throw new ConfigRefusal(
-        `Undo left ${spec.path} untouched: its undo record ${undoRecordPath(env, spec.path)} does not cover every spillway wrapper in it (the record was altered or cut short). ` +
-          `Still wrapped: ${left.map((l) => `${l.name} (its command was: ${display(l.original)})`).join('; ')}. ` +
-          'Edit the file to give each its command back, then remove the record.',
+        `Undo left ${spec.path} untouched: its undo record ${undoRecordPath(env, spec.path)} does not cover all of spillway's edits in it (the record was altered or cut short). ` +
+          `Still there: ${left.join('; ')}. Edit the file by hand, then remove the record.`,
       );
     }
     if (!dryRun) {
