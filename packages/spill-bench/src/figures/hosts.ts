@@ -82,25 +82,27 @@ export const hostsGroup: FigureGroup = {
     );
     ctx.record('hosts.hook.passthrough', { spillway: samples.spillway, baseline: samples.baseline, notes: [`${String(rounds)} interleaved calls per side; the hook writes its usage event`] });
 
+    // Both sides of a figure as `sh -c` scripts, interleaved; wall time per call.
+    const pair = (spillwaySh: string, baselineSh: string, pairEnv: Record<string, string>) =>
+      runInterleaved(
+        rounds,
+        Object.fromEntries(
+          ([['spillway', spillwaySh], ['baseline', baselineSh]] as const).map(([side, sh]) => [
+            side,
+            async () => {
+              const r = await runProcess('sh', ['-c', sh], { env: pairEnv });
+              assertSucceeded(r, sh);
+              return r.wallMs;
+            },
+          ]),
+        ) as Record<'spillway' | 'baseline', () => Promise<number>>,
+        { warmup: true },
+      );
+
     // Every Bash command of a Claude Code set up with spillway starts `spillway run`.
     const runEnv = { ...env, SPILLWAY_ROOT: path.join(dir, 'root'), SPILLWAY_AUTO_GC: 'off' };
     await mkdir(runEnv.SPILLWAY_ROOT, { mode: 0o700 });
-    const run = await runInterleaved(
-      rounds,
-      {
-        spillway: async () => {
-          const r = await runProcess('sh', ['-c', '"$NODE" "$SCRIPT" run -- true < "$INPUT"'], { env: runEnv });
-          assertSucceeded(r, 'spillway run -- true');
-          return r.wallMs;
-        },
-        baseline: async () => {
-          const r = await runProcess('sh', ['-c', '"$NODE" -e 0 < "$INPUT"'], { env: runEnv });
-          assertSucceeded(r, 'node -e 0');
-          return r.wallMs;
-        },
-      },
-      { warmup: true },
-    );
+    const run = await pair('"$NODE" "$SCRIPT" run -- true < "$INPUT"', '"$NODE" -e 0 < "$INPUT"', runEnv);
     ctx.record('hosts.run.startup', { spillway: run.spillway, baseline: run.baseline, notes: [`${String(rounds)} interleaved calls per side; the run writes its usage event`] });
 
     // The prefix as Claude Code calls it: one argument, the whole script, ending with the
@@ -111,22 +113,7 @@ export const hostsGroup: FigureGroup = {
     const cwdFile = path.join(dir, 'cwd');
     const shellScript = `eval 'git --version' < /dev/null && pwd -P >| '${cwdFile}'`;
     const prefixEnv = { ...runEnv, PREFIX: prefix, SHELL_SCRIPT: shellScript, SHELL: '/bin/bash', OUT: path.join(dir, 'out.txt') };
-    const shell = await runInterleaved(
-      rounds,
-      {
-        spillway: async () => {
-          const r = await runProcess('sh', ['-c', ': > "$OUT"; "$PREFIX" "$SHELL_SCRIPT" >> "$OUT" 2>&1'], { env: prefixEnv });
-          assertSucceeded(r, 'the shell prefix');
-          return r.wallMs;
-        },
-        baseline: async () => {
-          const r = await runProcess('sh', ['-c', ': > "$OUT"; /bin/bash -c "$SHELL_SCRIPT" >> "$OUT" 2>&1'], { env: prefixEnv });
-          assertSucceeded(r, 'bash -c');
-          return r.wallMs;
-        },
-      },
-      { warmup: true },
-    );
+    const shell = await pair(': > "$OUT"; "$PREFIX" "$SHELL_SCRIPT" >> "$OUT" 2>&1', ': > "$OUT"; /bin/bash -c "$SHELL_SCRIPT" >> "$OUT" 2>&1', prefixEnv);
     ctx.record('hosts.shell-prefix.small', { spillway: shell.spillway, baseline: shell.baseline, notes: [`${String(rounds)} interleaved calls per side of \`git --version\` with Claude Code's cwd write`] });
   },
 };
