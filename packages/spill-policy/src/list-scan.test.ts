@@ -25,6 +25,15 @@ describe('list detection', () => {
     for (const [name, text] of Object.entries(lists)) expect(scan(text), name).toBeDefined();
   });
 
+  it('finds `name - summary` search results (apt-cache search, whatis), some of whose summaries name a failure', () => {
+    const results = lines(100, (i) =>
+      i % 7 === 0 ? `python3-pkg-${String(i)} - keep track of failed login attempts` : `python3-pkg-${String(i)} - library number ${String(i)} for Python 3`,
+    );
+    expect(scan(results)).toBeDefined();
+    expect(itemKind('python3-django-axes - Keep track of failed login attempts in Django-powered sites')).toBeGreaterThanOrEqual(0);
+    expect(itemKind('This sentence - with a dash - is prose, not a result')).toBe(-1);
+  });
+
   it('does not take prose, logs or a few lines for a list', () => {
     const prose = lines(100, (i) => `This is sentence number ${String(i)}, which goes on for a while; and then, it stops.`);
     const log = lines(100, (i) => `2026-12-01T10:00:00.000Z INFO worker-1 GET /api/items/${String(i)} 200`);

@@ -1,6 +1,6 @@
 /**
  * Finds whether a text is a list (one item per line: paths, `ls -l` rows, `grep -n` hits,
- * `git log --oneline`, NDJSON records, numbered or bulleted results, the members of a
+ * `git log --oneline`, NDJSON records, `name - summary` search results, numbered or bulleted results, the members of a
  * pretty-printed JSON array) and keeps an evenly spaced sample of its lines over the whole
  * text, in one pass and bounded memory, for an outline the model can pick an item from.
  */
@@ -35,6 +35,7 @@ const ITEM_SOURCES: readonly string[] = [
     String.raw`\s*['"]?[@\w/.~^-]+['"]?:(?: .*)?`, // key: value
     String.raw`\s*\S+(?: {2,}\S+){2,}\s*`, // columns
     String.raw`https?:\/\/\S+.*`, // a URL
+    String.raw`[\w.+@:/-]+ - \S.*`, // a search result: a name, then its summary (apt-cache search, whatis)
   String.raw`\s*\S.*\|\s+(?:\d+ ?[-+]*|Bin .*)`, // a diffstat row (git diff --stat, git log --stat)
   String.raw`\s*\d+ files? changed(?:, .*)?`, // its summary
 ];

@@ -49,6 +49,7 @@ run_case pnpm-list-ndjson sh -c "cd '$REPO' && pnpm list --json --depth 0 -r | j
 run_case npm-view-time-ndjson sh -c "npm view --json vite time | jq -c 'to_entries[] | {version: .key, published: .value}'"
 run_case ls-1-nl sh -c "ls -1 /usr/lib/x86_64-linux-gnu | nl"
 run_case dpkg-query-bulleted sh -c "dpkg-query -W -f='- \${Package} \${Version}\n'"
+run_case apt-cache-search apt-cache search --names-only '^python3-d'
 run_case git-ls-files sh -c "git -C '$REPO' ls-files"
 
 run_case vitest-json-report sh -c "failing_tests() { :; }; mkdir -p test; for i in \$(seq 1 40); do if [ \$i = 23 ]; then printf \"import { describe, it, expect } from 'vitest';\\ndescribe('parser \$i', () => { it('keeps the trailing comma', () => { expect('a,b'.split(',').length).toBe(3); }); it('reads case \$i', () => { expect(1).toBe(1); }); });\\n\" >test/t\$i.test.js; else printf \"import { describe, it, expect } from 'vitest';\\ndescribe('parser \$i', () => { it('reads case \$i', () => { expect(1).toBe(1); }); it('reads case \$i twice', () => { expect(2).toBe(2); }); });\\n\" >test/t\$i.test.js; fi; done; echo '{\"type\":\"module\"}' >package.json; '$REPO/node_modules/.bin/vitest' run --reporter=json --root . 2>/dev/null"
