@@ -1,24 +1,12 @@
-import { spillLocator, utf8ByteLength, type SaveTextSpill, type SaveTextStreamSpill, type SpillBackend, type SpillRef } from '@spillway/core';
+import { utf8ByteLength, type SpillBackend } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OUTLINE_END_MARKER } from './list-outline.js';
 import { createSpillPolicy } from './policy.js';
+import { fixedLocatorBackend } from './test-backends.js';
 
-const LOCATOR = 'spill+test://store/list';
-const HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
-
-function store(): SpillBackend {
-  return {
-    name: 'test',
-    saveText: (input: SaveTextSpill): Promise<SpillRef> =>
-      Promise.resolve({ locator: spillLocator(LOCATOR), bytes: utf8ByteLength(input.content), retrievalHint: HINT }),
-    async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
-      let bytes = 0;
-      for await (const c of input.content) bytes += utf8ByteLength(c);
-      return { locator: spillLocator(LOCATOR), bytes, retrievalHint: HINT };
-    },
-  };
-}
+/** A backend that keeps nothing and answers one fixed locator. */
+const store = (): SpillBackend => fixedLocatorBackend('spill+test://store/list');
 
 const exec = { toolName: 'bash', callId: 'call-1', sessionId: 's1' };
 

@@ -1,27 +1,14 @@
-import { spillLocator, utf8ByteLength, type SaveTextSpill, type SaveTextStreamSpill, type SpillBackend, type SpillRef } from '@spillway/core';
+import { utf8ByteLength, type SpillBackend } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSpillPolicy } from './policy.js';
+import { fixedLocatorBackend } from './test-backends.js';
 import { CUT_MARK, EXCERPTS_MARKER, GAP_MARKER, TAIL_MARKER } from './outline.js';
 import { PreviewScanner } from './scan.js';
 
 const RUNS = 150;
-const LOCATOR = 'spill+test://store/item';
-const HINT = 'Use spill_read with offset/limit, or spill_grep to search within it.';
-
-/** A backend that keeps the text and answers one fixed locator. */
-function store(): SpillBackend {
-  return {
-    name: 'test',
-    saveText: (input: SaveTextSpill): Promise<SpillRef> =>
-      Promise.resolve({ locator: spillLocator(LOCATOR), bytes: utf8ByteLength(input.content), retrievalHint: HINT }),
-    async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
-      let bytes = 0;
-      for await (const c of input.content) bytes += utf8ByteLength(c);
-      return { locator: spillLocator(LOCATOR), bytes, retrievalHint: HINT };
-    },
-  };
-}
+/** A backend that keeps nothing and answers one fixed locator. */
+const store = (): SpillBackend => fixedLocatorBackend('spill+test://store/item');
 
 const exec = { toolName: 'bash', callId: 'call-1', sessionId: 's1' };
 

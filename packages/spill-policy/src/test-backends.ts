@@ -243,3 +243,17 @@ export function readLines(text: string, options: ReadOptions, pageBytes = Number
     totalBytes,
   };
 }
+
+/** A backend that stores nothing, counts the bytes it is given, and answers one fixed locator. */
+export function fixedLocatorBackend(locator: string, hint = 'Use spill_read with offset/limit, or spill_grep to search within it.'): SpillBackend {
+  return {
+    name: 'test',
+    saveText: (input: SaveTextSpill): Promise<SpillRef> =>
+      Promise.resolve({ locator: spillLocator(locator), bytes: utf8ByteLength(input.content), retrievalHint: hint }),
+    async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
+      let bytes = 0;
+      for await (const c of input.content) bytes += utf8ByteLength(c);
+      return { locator: spillLocator(locator), bytes, retrievalHint: hint };
+    },
+  };
+}
