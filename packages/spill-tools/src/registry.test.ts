@@ -1,8 +1,7 @@
 // The registry every surface maps: what a surface offers follows from what it has, each
 // spec's run answers what the tool's own function answers, and no answer exceeds the
 // bound the spec declares (which the MCP proxy tells hosts to expect).
-import { callId, sessionId, type SpillSearcher } from '@spillway/core';
-import { createMemoryBackend } from '@spillway/memory';
+import { sessionId, type SpillSearcher } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,19 +13,10 @@ import {
   spillToolSpecs,
   withSurfaceDefaults,
 } from './index.js';
+import { stored } from './test-stored.js';
 
 const encoder = new TextEncoder();
 
-async function stored(text: string) {
-  const backend = createMemoryBackend();
-  const ref = await backend.saveText({
-    owner: { sessionId: sessionId('s') },
-    source: { toolName: 'web_fetch', callId: callId('c1') },
-    suggestedName: 'web_fetch.txt',
-    content: text,
-  });
-  return { reader: backend.reader, locator: ref.locator as string };
-}
 
 /** A searcher that answers one hit holding `text`, and records the sessions it was asked for. */
 function fakeSearcher(text: string): SpillSearcher & { readonly sessions: (string | undefined)[] } {

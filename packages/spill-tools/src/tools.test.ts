@@ -1,7 +1,5 @@
 // The model-facing retrieval tools over a real backend: every argument the model can get
 // wrong answers a readable error, and good calls answer what the reader answers.
-import { sessionId, callId } from '@spillway/core';
-import { createMemoryBackend } from '@spillway/memory';
 import { describe, expect, it } from 'vitest';
 import {
   SPILL_GREP_TOOL,
@@ -13,17 +11,8 @@ import {
   runSpillTool,
   spillToolSpecs,
 } from './index.js';
+import { stored } from './test-stored.js';
 
-async function stored(text: string) {
-  const backend = createMemoryBackend();
-  const ref = await backend.saveText({
-    owner: { sessionId: sessionId('s') },
-    source: { toolName: 'web_fetch', callId: callId('c1') },
-    suggestedName: 'web_fetch.txt',
-    content: text,
-  });
-  return { reader: backend.reader, locator: ref.locator as string };
-}
 
 const lines = Array.from({ length: 50 }, (_, i) => `line ${String(i + 1)}${i === 41 ? ' needle' : ''}`).join('\n');
 
