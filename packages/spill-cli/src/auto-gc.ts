@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { releaseLockFile, takeLockFile } from './lock-file.js';
 
 /** Retention without a scheduler: what the proxy and the hooks sweep, and how often. */
 export interface AutoGcSettings {
@@ -30,9 +31,6 @@ export const AUTO_GC_DEFAULTS: AutoGcSettings = {
 export const AUTO_GC_STAMP = '.auto-gc-stamp';
 /** The lock a sweeping process holds, so that two processes never sweep one root together. */
 export const AUTO_GC_LOCK = '.auto-gc-lock';
-/** A lock older than this is taken for one left by a process that died. */
-const STALE_LOCK_MS = 10 * 60_000;
-
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The config file: `$XDG_CONFIG_HOME/spillway/config.json`, else `~/.config/spillway/config.json`. */
@@ -137,34 +135,12 @@ export function startAutoGc(root: string, settings: AutoGcSettings, env: Env, no
 
 /** Takes the root's sweep lock, or answers false when another live process holds it. */
 export function takeAutoGcLock(root: string, now = Date.now()): boolean {
-  const path = join(root, AUTO_GC_LOCK);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      // O_EXCL: a link planted at the lock's name makes this fail, never followed.
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      writeSync(fd, `${process.pid} ${now}\n`);
-      closeSync(fd);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
-      try {
-        if (now - lstatSync(path).mtimeMs < STALE_LOCK_MS) return false;
-        unlinkSync(path);
-      } catch {
-        return false;
-      }
-    }
-  }
-  return false;
+  return takeLockFile(join(root, AUTO_GC_LOCK), now);
 }
 
 /** Releases the lock. */
 export function releaseAutoGcLock(root: string): void {
-  try {
-    unlinkSync(join(root, AUTO_GC_LOCK));
-  } catch {
-    // Already gone.
-  }
+  releaseLockFile(join(root, AUTO_GC_LOCK));
 }
 
 /** Marks the root as swept now (creating the stamp when missing). */

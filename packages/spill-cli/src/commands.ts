@@ -6,6 +6,7 @@ import { registerGc } from './commands/gc.js';
 import { registerGcAuto } from './commands/gc-auto.js';
 import { registerGrep } from './commands/grep.js';
 import { registerHook } from './commands/hook.js';
+import { registerIndexAuto } from './commands/index-auto.js';
 import { registerLs } from './commands/ls.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerRead } from './commands/read.js';
@@ -34,4 +35,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerStats,
   registerAudit,
   registerGcAuto,
+  registerIndexAuto,
 ];

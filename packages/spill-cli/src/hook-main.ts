@@ -196,7 +196,10 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   const answer = parsed.host === 'claude-code' ? claudeCodeReplacement(input, replacement) : geminiReplacement(replacement, failed);
   // Storage grew: a sweep may be due. It runs in a detached child, after this answer.
   const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
-  setImmediate(() => autoGc.startAutoGc(root, settings, io.env));
+  setImmediate(() => {
+    autoGc.startAutoGc(root, settings, io.env);
+    void import('./auto-index.js').then(({ startAutoIndex }) => startAutoIndex(root, sessionId, io.env, io.homedir)).catch(() => undefined);
+  });
   return `${JSON.stringify(answer)}\n`;
 }
 

@@ -8,6 +8,7 @@ import type { SessionId, SpillCatalog, SpillEntry, SpillReader } from '@spillway
 import { isBusy, type Database } from './database.js';
 import { IndexLost, indexArtifact, removeArtifact } from './indexer.js';
 import type { SearchStatements } from './search-statements.js';
+import type { SpillSearchProgress } from './spill-search.js';
 
 /** True when an error says the artifact no longer exists (deleted, expired or never valid). */
 export function isGone(error: unknown): boolean {
@@ -26,6 +27,8 @@ export interface SyncOptions {
   readonly owner: string;
   /** False for a sync that only drops what is gone (gc): nothing new is indexed. */
   readonly index?: boolean;
+  /** How far indexing has got: once the listing is known, then after each page. */
+  readonly onProgress?: ((progress: SpillSearchProgress) => void) | undefined;
 }
 
 /**
@@ -81,12 +84,35 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   const rows = new Map<string, Row>();
   const prefetched = (sessionId === undefined ? st.allArtifactRows.all() : st.artifactRowsOfSession.all(sessionId)) as Row[];
   for (const row of prefetched) rows.set(row.locator, row);
+  const upToDate = (row: Row | undefined, entry: SpillEntry): boolean =>
+    row !== undefined && row.complete === 1 && row.bytes === entry.bytes && row.created === entry.createdAt.getTime();
+  // What must be indexed, as far as the prefetched rows tell: for a progress line only.
+  const progress = { artifacts: 0, artifactsDone: 0, bytes: 0, bytesDone: 0 };
+  const tell = (): void => {
+    try {
+      options.onProgress?.({ ...progress });
+    } catch {
+      // A progress line never stops indexing.
+    }
+  };
+  if (indexNew && options.onProgress !== undefined) {
+    for (const entry of listing) {
+      if (upToDate(rows.get(entry.locator) ?? (st.artifactByLocator.get(entry.locator) as Row | undefined), entry)) continue;
+      progress.artifacts += 1;
+      progress.bytes += entry.bytes;
+    }
+    if (progress.artifacts > 0) tell();
+  }
+  const onPage = options.onProgress === undefined ? undefined : (chars: number): void => {
+    progress.bytesDone = Math.min(progress.bytes, progress.bytesDone + chars);
+    tell();
+  };
   for (const entry of listing) {
     throwIfAborted(signal);
     sessions.add(entry.session);
     const row = rows.get(entry.locator) ?? (st.artifactByLocator.get(entry.locator) as Row | undefined);
     rows.delete(entry.locator); // what follows may change it: a repeat is looked up afresh
-    if (row !== undefined && row.complete === 1 && row.bytes === entry.bytes && row.created === entry.createdAt.getTime()) {
+    if (row !== undefined && upToDate(row, entry)) {
       inScope.set(row.id, entry.locator);
       continue;
     }
@@ -103,9 +129,13 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
     let written: number | undefined;
     try {
       if (row !== undefined) removeArtifact(db, st, row.id);
-      const result = await indexArtifact(db, st, reader, entry, owner, (id) => (written = id), signal);
+      const result = await indexArtifact(db, st, reader, entry, owner, (id) => (written = id), signal, onPage);
       inScope.set(result.id, entry.locator);
       indexed += 1;
+      if (onPage !== undefined) {
+        progress.artifactsDone += 1;
+        tell();
+      }
       lines += result.lines;
     } catch (error) {
       if (isBusy(error)) {

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { createSpillSearch, DEFAULT_MAX_SNIPPET_BYTES, MIN_SEARCH_MAX_BYTES } from './spill-search.js';
-export type { SpillSearch, SpillSearchGc, SpillSearchOptions, SpillSearchRefresh } from './spill-search.js';
+export type { SpillSearch, SpillSearchGc, SpillSearchOptions, SpillSearchProgress, SpillSearchRefresh, SpillSearchRefreshOptions } from './spill-search.js';
 export { createBackendSearch, defaultIndexLocation, isSearchable } from './backend-search.js';
 export type { BackendSearchOptions } from './backend-search.js';
 export { indexDirFor, INDEX_FILE_NAME } from './index-file.js';

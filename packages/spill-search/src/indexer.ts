@@ -117,6 +117,7 @@ export async function indexArtifact(
   owner: string,
   onRow: (id: number) => void,
   signal?: AbortSignal,
+  onPage?: (chars: number) => void,
 ): Promise<IndexedArtifact> {
   let id = 0;
   let section: Section | undefined;
@@ -202,6 +203,7 @@ export async function indexArtifact(
       lines += pageLines.length;
       pending += page.text.length;
       if (pending >= COMMIT_TEXT_CHARS) commit();
+      onPage?.(page.text.length);
       if (!page.hasMore) break;
       offset = page.nextOffset ?? page.endLine + 1;
     }

@@ -55,6 +55,30 @@ export interface SpillSearchRefresh {
   readonly busy: boolean;
 }
 
+/** How far a {@link SpillSearch.refresh} has got with what it must index. */
+export interface SpillSearchProgress {
+  /** Artifacts the listing showed that are not indexed yet (new or changed). */
+  readonly artifacts: number;
+  /** Of those, indexed so far. */
+  readonly artifactsDone: number;
+  /** Their stored size, in bytes. */
+  readonly bytes: number;
+  /** Of that, about how much is indexed so far (UTF-16 code units read, counted as bytes). */
+  readonly bytesDone: number;
+}
+
+/** Options of {@link SpillSearch.refresh}. */
+export interface SpillSearchRefreshOptions {
+  /** The session to bring up to date; every session when omitted. */
+  readonly sessionId?: SessionId;
+  readonly signal?: AbortSignal;
+  /**
+   * Called once the listing is known (when something must be indexed) and after each page
+   * indexed: for a progress line. An error it throws is ignored.
+   */
+  readonly onProgress?: (progress: SpillSearchProgress) => void;
+}
+
 /** What {@link SpillSearch.gc} did. */
 export interface SpillSearchGc extends SpillSearchRefresh {
   /** The database file's size after compaction, in bytes (0 in memory). */
@@ -70,7 +94,7 @@ export interface SpillSearch extends SpillSearcher {
    * and drops what the catalog no longer lists. A search does this itself; call it after
    * a save, without awaiting it on the save's path, to have the index warm.
    */
-  refresh(options?: { readonly sessionId?: SessionId; readonly signal?: AbortSignal }): Promise<SpillSearchRefresh>;
+  refresh(options?: SpillSearchRefreshOptions): Promise<SpillSearchRefresh>;
   /** Drops every artifact the catalog no longer lists, in every session, and compacts the index. */
   gc(options?: { readonly signal?: AbortSignal }): Promise<SpillSearchGc>;
   /**
@@ -149,15 +173,15 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
     return opened;
   };
 
-  const sync = async (sessionId: SessionId | undefined, signal: AbortSignal | undefined, index = true) => {
+  const sync = async (sessionId: SessionId | undefined, signal: AbortSignal | undefined, index = true, onProgress?: SpillSearchRefreshOptions['onProgress']) => {
     const { db, st } = await open();
-    const result = await syncCatalog({ db, st, catalog, reader, sessionId, signal, owner, index });
+    const result = await syncCatalog({ db, st, catalog, reader, sessionId, signal, owner, index, ...(onProgress === undefined ? {} : { onProgress }) });
     return { db, st, ...result };
   };
 
   const refresh: SpillSearch['refresh'] = (opts = {}) =>
     serial(async () => {
-      const { indexed, removed, lines, busy } = await sync(opts.sessionId, opts.signal);
+      const { indexed, removed, lines, busy } = await sync(opts.sessionId, opts.signal, true, opts.onProgress);
       return { indexed, removed, lines, busy };
     });
 

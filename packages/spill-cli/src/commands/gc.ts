@@ -22,6 +22,7 @@ import { addCommonOptions, type CliContext, type CommonOptions, type OutputStrea
 import { EXIT_CODES, exitCodeForSpillError } from '../exit-codes.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
+import { ProgressLine, progressBar } from '../progress-line.js';
 import { gcSearchIndex, type IndexGcOutcome } from '../search-support.js';
 
 interface GcOptions extends CommonOptions {
@@ -107,32 +108,29 @@ async function* allFiles(paths: readonly string[]): AsyncGenerator<string> {
  * {@link PROGRESS_THRESHOLD} artifacts.
  */
 export class ProgressBar {
-  private lastDraw = 0;
+  private readonly line: ProgressLine;
   private lastPass = 0;
-  private drawn = false;
 
   constructor(
-    private readonly stream: OutputStream,
+    stream: OutputStream,
     private readonly dryRun: boolean,
-    private readonly clock: () => number = () => performance.now(),
-  ) {}
+    clock: () => number = () => performance.now(),
+  ) {
+    this.line = new ProgressLine(stream, clock);
+  }
 
   /** Takes one progress report from the sweep. */
   update(p: SweepProgress): void {
     const size = Math.max(p.seen, p.total ?? 0);
     if (size <= PROGRESS_THRESHOLD) return;
-    const now = this.clock();
-    if (this.drawn && now - this.lastDraw < 100 && p.pass === this.lastPass) return;
-    this.lastDraw = now;
+    // A new pass is drawn at once.
+    this.line.draw(renderProgress(p, this.dryRun), p.pass !== this.lastPass);
     this.lastPass = p.pass;
-    this.drawn = true;
-    this.stream.write(`\r\u001b[K${renderProgress(p, this.dryRun)}`);
   }
 
   /** Clears the bar, if one was drawn. */
   done(): void {
-    if (this.drawn) this.stream.write('\r\u001b[K');
-    this.drawn = false;
+    this.line.done();
   }
 }
 
@@ -143,9 +141,7 @@ export function renderProgress(p: SweepProgress, dryRun: boolean): string {
   const tail = p.deleted > 0 ? `, ${p.deleted.toLocaleString('en-US')} ${dryRun ? 'to delete' : 'deleted'}` : '';
   if (p.total === undefined || p.total === 0) return `${head} ${p.seen.toLocaleString('en-US')} artifacts${tail}`;
   const ratio = Math.min(1, p.seen / p.total);
-  const width = 24;
-  const filled = Math.round(ratio * width);
-  const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+  const bar = progressBar(ratio);
   return `${head} ${bar} ${String(Math.round(ratio * 100)).padStart(3)}% ${p.seen.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}${tail}`;
 }
 

@@ -105,7 +105,13 @@ export function registerMcp(program: Command, ctx: CliContext): void {
           ctx.recordUsage({ kind: spill.type, surface: 'mcp', host: options.host, tool: spill.toolName, session: proxy.sessionId, artifact, bytes: spill.bytes, shownBytes: spill.type === 'spilled' ? spill.shownBytes : undefined });
         }
         // Storage grew: a sweep may be due, in a detached child that never delays an answer.
-        if (spill.type === 'spilled' && rootPath !== undefined) setImmediate(() => void sweepIfDue(ctx, rootPath));
+        if (spill.type === 'spilled' && rootPath !== undefined) {
+          setImmediate(() => {
+            void sweepIfDue(ctx, rootPath);
+            // A searched store's index is brought up to date in a detached child.
+            void import('../auto-index.js').then(({ startAutoIndex }) => startAutoIndex(rootPath, proxy.sessionId, ctx.io.env, ctx.io.homedir)).catch(() => undefined);
+          });
+        }
       },
       // The proxy keeps one index for its life; over an object store it starts from the
       // user's cache, so a new proxy reads only what changed since the last one.

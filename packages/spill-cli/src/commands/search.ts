@@ -1,10 +1,13 @@
 import { Command } from 'commander';
 import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, type SpillSearchResult, type SpillSearcher } from '@spillway/core';
+import type { SpillSearchProgress } from '@spillway/search';
 import { runSpillSearch } from '@spillway/tools';
 import { CliError } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { jsonLine } from '../json.js';
+import { formatBytes } from '../format.js';
 import { positiveInt } from '../options.js';
+import { ProgressLine, progressBar } from '../progress-line.js';
 
 interface SearchOptions extends CommonOptions {
   readonly session?: string;
@@ -29,6 +32,16 @@ on the first search and kept up to date on each one: beside the root for a local
 $XDG_CACHE_HOME/spillway/search (else ~/.cache/spillway/search) for an object store, unless
 --no-index-cache or SPILLWAY_SEARCH_CACHE=0 keeps it in memory (see docs/search.md).
 `;
+
+/** Indexing smaller than this is over too soon to be worth a progress line. */
+const PROGRESS_MIN_BYTES = 1024 * 1024;
+
+/** One progress line of indexing, such as `indexing 2 of 5 spilled outputs [####------] 40% 113 MB of 283 MB`. */
+export function renderIndexProgress(p: SpillSearchProgress): string {
+  const ratio = p.bytes === 0 ? 1 : p.bytesDone / p.bytes;
+  const which = Math.min(p.artifacts, p.artifactsDone + 1);
+  return `indexing ${String(which)} of ${String(p.artifacts)} spilled output${p.artifacts === 1 ? '' : 's'} ${progressBar(ratio)} ${String(Math.round(ratio * 100)).padStart(3)}% ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytes)}`;
+}
 
 /** `spillway search --json`: the snippets, best first. */
 export interface SearchJson {
@@ -92,9 +105,14 @@ export function registerSearch(program: Command, ctx: CliContext): void {
     const { createBackendSearch } = await import('@spillway/search');
     const searcher = await createBackendSearch(backend, location === undefined ? {} : { location });
     try {
-      if (ctx.options?.verbose === true) {
-        const fresh = await searcher.refresh(session === undefined ? {} : { sessionId: session });
-        await ctx.info(`index ${searcher.location}: ${String(fresh.indexed)} artifacts indexed, ${String(fresh.removed)} dropped`);
+      // What is not indexed yet is indexed first; on a terminal, with a progress line.
+      const line = ctx.io.stderr.isTTY === true ? new ProgressLine(ctx.io.stderr) : undefined;
+      if (line !== undefined || ctx.options?.verbose === true) {
+        const onProgress = (p: SpillSearchProgress): void => {
+          if (p.bytes >= PROGRESS_MIN_BYTES) line?.draw(renderIndexProgress(p), p.bytesDone === 0);
+        };
+        const fresh = await searcher.refresh({ ...(session === undefined ? {} : { sessionId: session }), onProgress }).finally(() => line?.done());
+        if (ctx.options?.verbose === true) await ctx.info(`index ${searcher.location}: ${String(fresh.indexed)} artifacts indexed, ${String(fresh.removed)} dropped`);
       }
       // The tool's own run, so that the shell and a model get one answer to one request;
       // a failure of the index is kept to be reported as the error it is.

@@ -201,5 +201,18 @@ export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcom
   }
   // The notice speaks to a model; a person at a terminal also gets the commands to type.
   if (shown.locator !== undefined && ctx.io.stderr.isTTY === true) await ctx.note(spillHintLine(shown.locator));
+  if (shown.locator !== undefined) await indexInBackground(input);
   await finish(ctx, file, outcome);
+}
+
+/** A searched store's index is brought up to date in a detached child (see `auto-index.ts`). */
+async function indexInBackground(input: RouteInput): Promise<void> {
+  try {
+    const root = await input.backend.root?.();
+    if (root === undefined) return;
+    const { startAutoIndex } = await import('../../auto-index.js');
+    startAutoIndex(root, input.sessionId, input.ctx.io.env, input.ctx.io.homedir);
+  } catch {
+    // Best effort: the next search indexes it.
+  }
 }
