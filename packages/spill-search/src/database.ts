@@ -22,7 +22,7 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '6';
+export const SCHEMA_VERSION = '7';
 
 /** How long a statement waits for another process's write lock, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 1000;

@@ -13,8 +13,17 @@ import { camelPartsOf } from './tokens.js';
 export const CHUNK_MAX_LINES = 24;
 /** Most UTF-16 code units in one chunk (a longer single line makes a chunk of its own). */
 export const CHUNK_MAX_CHARS = 2048;
-/** How much of one very long line is indexed; the rest of it cannot be found. */
-export const LONG_LINE_INDEX_CHARS = 16 * 1024;
+/**
+ * The most of one line that is read to index it, and to show a snippet from it, in UTF-8
+ * bytes: a line longer than a page (minified code, a one-line JSON report) is read again on
+ * its own, up to this much. Past it, the rest of the line cannot be found.
+ */
+export const LONG_LINE_READ_BYTES = 16 * 1024 * 1024;
+/**
+ * Where a long line is cut into chunks: the last character that is not a word's within the
+ * final part of a chunk's room, so that no word is split between two chunks.
+ */
+const SEGMENT_BREAK = /[^\p{L}\p{N}_]/u;
 /** Lines per read while indexing. */
 const PAGE_LINES = 4000;
 /** Bytes per read while indexing: the bound on an index run's memory for text. */
@@ -147,8 +156,11 @@ export async function indexArtifact(
     chunk = undefined;
   };
 
-  const add = (lineNo: number, raw: string): void => {
-    const line = raw.length > LONG_LINE_INDEX_CHARS ? raw.slice(0, LONG_LINE_INDEX_CHARS) : raw;
+  const add = (lineNo: number, line: string): void => {
+    if (line.length > CHUNK_MAX_CHARS) {
+      addLongLine(lineNo, line);
+      return;
+    }
     if (isSectionLine(line)) {
       const text = sectionText(line);
       section = { id: Number(st.insertSection.run(id, lineNo, text).lastInsertRowid), line: lineNo, text };
@@ -159,6 +171,15 @@ export async function indexArtifact(
     chunk ??= { start: lineNo, lines: [], chars: 0, section };
     chunk.lines.push(line);
     chunk.chars += line.length + 1;
+  };
+
+  /** A line longer than a chunk: chunks of its own, each a segment of it, cut between words. */
+  const addLongLine = (lineNo: number, line: string): void => {
+    flush();
+    for (const segment of segmentsOf(line)) {
+      chunk = { start: lineNo, lines: [segment], chars: segment.length, section };
+      flush();
+    }
   };
 
   // Pages are written in transactions of about COMMIT_TEXT_CHARS of text.
@@ -187,24 +208,50 @@ export async function indexArtifact(
     open = false;
     pending = 0;
   };
+  const indexPage = (first: number, pageLines: readonly string[]): void => {
+    begin();
+    let chars = 0;
+    for (let i = 0; i < pageLines.length; i += 1) {
+      const line = pageLines[i] ?? '';
+      add(first + i, line);
+      chars += line.length + 1;
+    }
+    lines += pageLines.length;
+    pending += chars;
+    if (pending >= COMMIT_TEXT_CHARS) commit();
+    onPage?.(chars);
+  };
   try {
     let offset = 1;
+    let long = false;
     for (;;) {
-      const page = await reader.read(entry.locator, { offset, limit: PAGE_LINES, maxBytes: PAGE_BYTES, ...(signal ? { signal } : {}) });
+      const page = await reader.read(entry.locator, {
+        offset,
+        limit: long ? 1 : PAGE_LINES,
+        maxBytes: long ? LONG_LINE_READ_BYTES : PAGE_BYTES,
+        ...(signal ? { signal } : {}),
+      });
       if (page.endLine < page.startLine) {
         if (!page.hasMore) break;
         // Nothing fits (cannot happen with a page this size, but never loop): skip the line.
         offset += 1;
+        long = false;
         continue;
       }
       const pageLines = splitLines(page.text);
-      begin();
-      for (let i = 0; i < pageLines.length; i += 1) add(page.startLine + i, pageLines[i] ?? '');
-      lines += pageLines.length;
-      pending += page.text.length;
-      if (pending >= COMMIT_TEXT_CHARS) commit();
-      onPage?.(page.text.length);
+      if (page.truncated && !long) {
+        // The page's last line is cut: index the whole lines before it, then read that line
+        // again on its own, up to LONG_LINE_READ_BYTES.
+        long = true;
+        if (page.endLine === page.startLine) continue;
+        indexPage(page.startLine, pageLines.slice(0, page.endLine - page.startLine));
+        offset = page.endLine;
+        continue;
+      }
+      long = false;
+      indexPage(page.startLine, pageLines);
       if (!page.hasMore) break;
+      // After a line read on its own and still cut, its rest is skipped.
       offset = page.nextOffset ?? page.endLine + 1;
     }
     begin();
@@ -223,4 +270,32 @@ export async function indexArtifact(
     throw error;
   }
   return { id, lines, chunks };
+}
+
+/**
+ * Cuts a long line into segments of at most {@link CHUNK_MAX_CHARS} code units, each ending
+ * after a character that is not a word's (looked for in the last eighth of the room), or at
+ * the room's end when there is none; never between the halves of a surrogate pair.
+ */
+export function segmentsOf(line: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  while (from < line.length) {
+    let to = Math.min(line.length, from + CHUNK_MAX_CHARS);
+    if (to < line.length) {
+      const floor = to - Math.floor(CHUNK_MAX_CHARS / 8);
+      let cut = -1;
+      for (let i = to - 1; i >= floor; i -= 1) {
+        if (SEGMENT_BREAK.test(line[i] ?? '')) {
+          cut = i + 1;
+          break;
+        }
+      }
+      if (cut > from) to = cut;
+      else if (/[\uD800-\uDBFF]/.test(line[to - 1] ?? '')) to -= 1;
+    }
+    out.push(line.slice(from, to));
+    from = to;
+  }
+  return out;
 }

@@ -6,6 +6,7 @@
 import { spillLocator } from '@spillway/core';
 import type { SpillReader } from '@spillway/core';
 import { isGone } from './catalog-sync.js';
+import { LONG_LINE_READ_BYTES } from './indexer.js';
 import type { Candidate, ChunkLines } from './ranking.js';
 import { splitLines } from './text.js';
 
@@ -52,12 +53,27 @@ export function createChunkReader(options: ReadBackOptions): (c: Candidate) => P
         first = c.startLine;
         page = await read(first, READ_BACK_BYTES);
       }
+      // A segment of a line longer than the read: that line alone, read as far as it was indexed.
+      if (page.truncated && page.endLine === c.startLine && c.endLine === c.startLine) return await longLine(locator, c);
       return { first, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated };
     } catch (error) {
       if (!isGone(error)) throw error;
       options.onGone(c.artifact);
       return null;
     }
+  };
+  // Every segment of one long line shares one read of it.
+  const longLines = new Map<string, Promise<ChunkLines>>();
+  const longLine = (locator: string, c: Candidate): Promise<ChunkLines> => {
+    const key = `${String(c.artifact)}:${String(c.startLine)}`;
+    let read = longLines.get(key);
+    if (read === undefined) {
+      read = reader
+        .read(spillLocator(locator), { offset: c.startLine, limit: 1, maxBytes: LONG_LINE_READ_BYTES, ...(signal ? { signal } : {}) })
+        .then((page) => ({ first: c.startLine, lines: splitLines(page.text), endLine: page.endLine, truncated: page.truncated }));
+      longLines.set(key, read);
+    }
+    return read;
   };
   return (c) => {
     let page = pages.get(c.chunk);
