@@ -7,7 +7,7 @@
 import { throwIfAborted } from '@spillway/core';
 import type { CandidateLimits } from './bm25-candidates.js';
 import type { QueryTerm } from './query.js';
-import { lineScore } from './snippet.js';
+import { fieldScore, lineScore } from './snippet.js';
 
 /** Candidates taken from BM25 before the coverage ranking. */
 const ANY_CANDIDATES = 60;
@@ -17,6 +17,8 @@ const RERANK = 8;
 /** Weight of the best line's coverage, and of the section line's, in that ranking. */
 const LINE_WEIGHT = 0.6;
 const SECTION_WEIGHT = 0.25;
+/** Weight of the query's terms standing as whole fields of that line (see `fieldScore`). */
+const FIELD_WEIGHT = 0.3;
 /** Chunks counted for a term's document frequency at most. */
 export const DF_CAP = 1000;
 /** Chunks of one artifact ranked as they score; each further one loses {@link ARTIFACT_REPEAT_PENALTY}. */
@@ -135,11 +137,13 @@ export async function rankCandidates(terms: readonly QueryTerm[], source: Rankin
     }
     let bestLine = 0;
     for (let n = c.startLine; n <= c.endLine; n += 1) {
-      bestLine = Math.max(bestLine, lineScore(page.lines[n - page.first] ?? '', terms, weights));
+      const line = page.lines[n - page.first] ?? '';
+      const covers = lineScore(line, terms, weights);
+      if (covers > 0) bestLine = Math.max(bestLine, LINE_WEIGHT * covers + FIELD_WEIGHT * fieldScore(line, terms, weights));
     }
     const section = c.section === null ? undefined : source.section(c.section);
     const sectionScore = section === undefined ? 0 : lineScore(section.text, terms, weights);
-    c.score += (LINE_WEIGHT * bestLine + SECTION_WEIGHT * sectionScore) / weightSum;
+    c.score += (bestLine + SECTION_WEIGHT * sectionScore) / weightSum;
   }
   head.sort((a, b) => b.score - a.score || a.chunk - b.chunk);
   return { order: [...head.filter((c) => c.score > -Infinity), ...ranked.slice(RERANK)], weights };

@@ -39,6 +39,38 @@ export function lineScore(line: string, terms: readonly QueryTerm[], weights: re
   return score;
 }
 
+/** Fields of a line looked at for {@link fieldScore}: names and ids come early in a record. */
+const MAX_FIELDS = 48;
+/** Punctuation around a field that does not make it another word (`"openssl",` is `openssl`). */
+const FIELD_EDGES = /^[\s"'`([{<]+|[\s"'`)\]}>,;:.]+$/g;
+
+/**
+ * How much of the query a line holds as whole fields: a term counts when one of the
+ * line's whitespace-separated fields, bar the punctuation around it, is exactly that term
+ * (`openssl` in `ii  openssl  3.0`, not in `perl-openssl-defaults`), weighted less the
+ * later the field comes, since a record names its subject early.
+ */
+export function fieldScore(line: string, terms: readonly QueryTerm[], weights: readonly number[]): number {
+  const fields = line.split(/\s+/, MAX_FIELDS + 1);
+  let score = 0;
+  for (let i = 0; i < terms.length; i += 1) {
+    const want = terms[i]?.tokens.join(' ');
+    if (want === undefined || want === '') continue;
+    let at = -1;
+    for (let j = 0, k = 0; j < fields.length && k < MAX_FIELDS; j += 1) {
+      const field = (fields[j] ?? '').replace(FIELD_EDGES, '');
+      if (field === '') continue;
+      if (tokensOf(field).join(' ') === want) {
+        at = k;
+        break;
+      }
+      k += 1;
+    }
+    if (at >= 0) score += (weights[i] ?? 1) / (1 + at);
+  }
+  return score;
+}
+
 function firstMatchIndex(line: string, terms: readonly QueryTerm[]): number {
   const lower = line.toLowerCase();
   if (lower.length !== line.length) return 0;
@@ -68,13 +100,26 @@ export function growSnippet(
   const to = Math.min(lastLine, candidates.to);
   // None of the chunk's lines was read (a read cut short): there is nothing to show.
   if (from > to) return undefined;
+  // The centre: the line that holds the most of the query; of equals, the one that holds
+  // it as whole fields (the record that is about the query, not one that mentions it).
   let best = from;
   let bestScore = -1;
+  let bestFields = -1;
   for (let n = from; n <= to; n += 1) {
-    const s = lineScore(lines[n - firstLine] ?? '', terms, weights);
-    if (s > bestScore) {
+    const line = lines[n - firstLine] ?? '';
+    const s = lineScore(line, terms, weights);
+    if (s < bestScore || s <= 0) {
+      if (bestScore < 0) {
+        best = n;
+        bestScore = s;
+      }
+      continue;
+    }
+    const f = fieldScore(line, terms, weights);
+    if (s > bestScore || f > bestFields) {
       best = n;
       bestScore = s;
+      bestFields = f;
     }
   }
   const shown = new Map<number, string>();
