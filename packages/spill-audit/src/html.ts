@@ -2,6 +2,10 @@
 import type { AuditGroup, AuditReport, CapFigures } from './audit.js';
 import { CHART_WIDTH, barChart, chartSvg, escapeHtml as esc, figure, htmlPage, shortCount as tokens } from './page.js';
 
+function count(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 function pct(rate: number): string {
   return `${(rate * 100).toFixed(rate > 0 && rate < 0.1 ? 1 : 0)} %`;
 }
@@ -9,7 +13,7 @@ function pct(rate: number): string {
 function groupTable(title: string, groups: readonly AuditGroup[]): string {
   if (groups.length === 0) return '';
   const rows = groups
-    .map((g) => `<tr><td>${esc(g.name)}</td><td>${String(g.calls)}</td><td>${String(g.spilled)}</td><td>${tokens(g.tokens)}</td><td>${tokens(g.tokensKeptOut)}</td><td>${String(g.neededLater)}</td><td>${String(g.neededLaterHeadTail)}</td></tr>`)
+    .map((g) => `<tr><td class="name">${esc(g.name)}</td><td>${String(g.calls)}</td><td>${String(g.spilled)}</td><td>${tokens(g.tokens)}</td><td>${tokens(g.tokensKeptOut)}</td><td>${String(g.neededLater)}</td><td>${String(g.neededLaterHeadTail)}</td></tr>`)
     .join('\n');
   return `<h2>${esc(title)}</h2>\n<table><thead><tr><th>name</th><th>calls</th><th>spilled</th><th>tokens</th><th>kept out</th><th>needed later</th><th>needed, head+tail</th></tr></thead>\n<tbody>\n${rows}\n</tbody></table>`;
 }
@@ -43,9 +47,8 @@ function chart(candidates: readonly CapFigures[], maxNeeded: number, chosen: num
     parts.push(`<text x="${(x + step / 2).toFixed(1)}" y="${String(h - pad + 16)}" text-anchor="middle">${String(c.cap)}</text>`);
   }
   parts.push(`<line x1="${String(pad)}" x2="${String(w - pad)}" y1="${y(maxNeeded).toFixed(1)}" y2="${y(maxNeeded).toFixed(1)}" stroke="#c0392b" stroke-dasharray="4 4"/>`);
-  parts.push(`<text x="${String(w - pad)}" y="${(y(maxNeeded) - 4).toFixed(1)}" text-anchor="end" fill="#c0392b">needed-later limit ${pct(maxNeeded)}</text>`);
   parts.push(`<line x1="${String(pad)}" x2="${String(w - pad)}" y1="${String(h - pad)}" y2="${String(h - pad)}" stroke="#333"/>`);
-  parts.push(`<text x="${String(pad)}" y="${String(pad - 12)}">bars: tokens kept out (most ${tokens(most)}); dots: needed-later rate (0 to 100 %)</text>`);
+  parts.push(`<text x="${String(pad)}" y="${String(pad - 12)}">bars: tokens kept out (most ${tokens(most)}); dots: needed-later rate (0 to 100 %); dashed: its limit, ${pct(maxNeeded)}</text>`);
   parts.push(`<text x="${String(w / 2)}" y="${String(h - 6)}" text-anchor="middle">cap, bytes</text>`);
   return chartSvg('caps', h, 'tokens kept out and needed-later rate per cap', parts);
 }
@@ -65,10 +68,10 @@ export function renderAuditHtml(report: AuditReport, options: { readonly example
     options.examples === true && report.examples.length > 0
       ? `<h2>Needed later</h2>\n<ul>${report.examples.map((e) => `<li>${esc(e.tool)} (${String(e.bytes)} bytes, session ${esc(e.session)}): <code>${esc(e.string)}</code></li>`).join('')}</ul>`
       : '';
-  const body = `<p>${String(report.files)} transcript files, ${String(report.sessions.length)} sessions, ${String(t.calls)} tool outputs, about ${tokens(t.tokens)} tokens (4 bytes a token).</p>
+  const body = `<p>${count(report.files, 'transcript file')}, ${count(report.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens (4 bytes a token).</p>
 <p>At the cap of ${String(report.cap)} bytes: ${String(t.spilled)} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context; needed later ${String(t.neededLater)} with spillway's preview, ${String(t.neededLaterHeadTail)} with a plain head+tail. The host itself would cut or refuse ${String(t.overHostLimit)}.</p>
 ${advice}
-${host === undefined ? '' : figure('Tokens kept out and needed-later rate per cap', chart(host.candidates, report.maxNeeded, host.cap))}
+${host === undefined ? '' : figure('Tokens kept out and needed-later rate per cap', chart(host.candidates, report.maxNeeded, host.cap), 'The recommended cap is the green bar: the one keeping most out while the needed-later rate stays under its limit.')}
 ${keptOutChart('tools', `Tokens kept out per tool at ${String(report.cap)} bytes`, report.tools)}
 ${keptOutChart('servers', `Tokens kept out per MCP server at ${String(report.cap)} bytes`, report.servers)}
 ${groupTable('Tools', report.tools)}

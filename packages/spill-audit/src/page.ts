@@ -18,9 +18,10 @@ const STYLE = [
   'body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:60em;padding:0 1em;color:#222;background:#fff}',
   'h2{margin-top:1.6em;font-size:1.15em}',
   'table{border-collapse:collapse;margin:.5em 0}',
-  'td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}',
-  'td:first-child,th:first-child{text-align:left;max-width:28em;overflow-wrap:anywhere}',
-  'figure{margin:1em 0}figcaption{color:#555;font-size:.9em}',
+  'td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right;white-space:nowrap}',
+  'td:first-child,th:first-child,.name{text-align:left}',
+  'td.name{white-space:normal;min-width:16em;max-width:24em;overflow-wrap:anywhere}',
+  'figure{margin:1.4em 0}figcaption{font-weight:600;margin-bottom:.3em}.note{color:#555;font-size:.9em;margin:.2em 0 0}',
   'svg{max-width:100%;height:auto}svg text{font:11px system-ui,sans-serif;fill:#333}',
   '.empty{color:#777;font-style:italic}',
 ].join('');
@@ -64,10 +65,14 @@ export function chartSvg(name: string, height: number, label: string, parts: rea
   return `<svg xmlns="http://www.w3.org/2000/svg" class="chart" data-chart="${escapeHtml(name)}" viewBox="0 0 ${String(WIDTH)} ${String(height)}" width="${String(WIDTH)}" height="${String(height)}" role="img" aria-label="${escapeHtml(label)}">${parts.join('')}</svg>`;
 }
 
-/** A chart in a figure with its caption, or a line saying there is nothing to draw. */
-export function figure(caption: string, chart: string | undefined): string {
+/**
+ * A chart in a figure under its caption, with an optional `note` (how to read it) below;
+ * or, with no chart, a line saying there is nothing to draw. Caption and note are text.
+ */
+export function figure(caption: string, chart: string | undefined, note?: string): string {
   if (chart === undefined) return `<p class="empty">${escapeHtml(caption)}: no data.</p>`;
-  return `<figure>${chart}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
+  const below = note === undefined ? '' : `<p class="note">${escapeHtml(note)}</p>`;
+  return `<figure><figcaption>${escapeHtml(caption)}</figcaption>${chart}${below}</figure>`;
 }
 
 function cut(label: string, max: number): string {
@@ -130,6 +135,8 @@ export interface TimelineLane {
     /** Drawn larger for a larger value (0 draws the smallest dot). */
     readonly value: number;
     readonly accent?: boolean;
+    /** Drawn as a ring rather than a dot (e.g. a read rather than a result). */
+    readonly hollow?: boolean;
     /** The tooltip (text). */
     readonly note: string;
   }[];
@@ -150,7 +157,9 @@ export function timelineChart(name: string, label: string, lanes: readonly Timel
   const from = Math.min(...all);
   const to = Math.max(...all);
   const span = Math.max(1, to - from);
-  const x = (t: number): number => left + ((WIDTH - left - right) * (t - from)) / span;
+  // Inset by the largest dot's radius, so that no dot runs into a label or off the edge.
+  const inset = 10;
+  const x = (t: number): number => left + inset + ((WIDTH - left - right - 2 * inset) * (t - from)) / span;
   const most = Math.max(1, ...lanes.flatMap((l) => l.points.map((p) => p.value)));
   const parts: string[] = [];
   for (const [i, lane] of lanes.entries()) {
@@ -161,13 +170,16 @@ export function timelineChart(name: string, label: string, lanes: readonly Timel
     parts.push(`<line x1="${x(Math.min(...times)).toFixed(1)}" x2="${x(Math.max(...times)).toFixed(1)}" y1="${String(y)}" y2="${String(y)}" stroke="#bbb" stroke-width="2"/>`);
     for (const p of lane.points) {
       const r = 2.5 + 6.5 * Math.sqrt(Math.max(0, p.value) / most);
-      parts.push(`<circle class="mark" cx="${x(p.t).toFixed(1)}" cy="${String(y)}" r="${r.toFixed(1)}" fill="${p.accent === true ? ACCENT : BAR}" fill-opacity="0.8"><title>${escapeHtml(p.note)}</title></circle>`);
+      const colour = p.accent === true ? ACCENT : BAR;
+      const paint = p.hollow === true ? `fill="#fff" stroke="${colour}" stroke-width="1.5"` : `fill="${colour}" fill-opacity="0.8"`;
+      parts.push(`<circle class="mark" cx="${x(p.t).toFixed(1)}" cy="${String(y)}" r="${r.toFixed(1)}" ${paint}><title>${escapeHtml(p.note)}</title></circle>`);
     }
   }
   const axisY = top + lanes.length * row + 6;
   parts.push(`<line x1="${String(left)}" x2="${String(WIDTH - right)}" y1="${String(axisY)}" y2="${String(axisY)}" stroke="#333"/>`);
   const stamp = (t: number): string => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
   parts.push(`<text x="${String(left)}" y="${String(axisY + 16)}">${escapeHtml(stamp(from))}</text>`);
+  if (span >= 120_000) parts.push(`<text x="${x(from + span / 2).toFixed(1)}" y="${String(axisY + 16)}" text-anchor="middle">${escapeHtml(stamp(from + span / 2).slice(11))}</text>`);
   parts.push(`<text x="${String(WIDTH - right)}" y="${String(axisY + 16)}" text-anchor="end">${escapeHtml(`${stamp(to)} UTC`)}</text>`);
   return chartSvg(name, height, label, parts);
 }
