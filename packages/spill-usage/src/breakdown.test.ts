@@ -5,7 +5,7 @@ import { summarizeUsage, toStored, usageBreakdown, usageDigest, USAGE_SIZE_BOUND
 const serverOf = (tool: string): string | undefined => /^mcp__([^_]+)__/.exec(tool)?.[1];
 
 const eventArb = fc.record({
-  kind: fc.constantFrom('passed', 'spilled', 'kept', 'read') as fc.Arbitrary<UsageEvent['kind']>,
+  kind: fc.constantFrom<UsageEvent['kind'][]>('passed', 'spilled', 'kept', 'read'),
   tool: fc.constantFrom('Bash', 'mcp__gh__issues', 'mcp__fs__read', undefined),
   session: fc.constantFrom('s1', 's2', 's3', undefined),
   artifact: fc.constantFrom('a1', 'a2', 'a3', 'a4', undefined),
@@ -14,7 +14,7 @@ const eventArb = fc.record({
   t: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_900_000 }),
 });
 
-const stored = (events: readonly (UsageEvent & { t: number })[]): StoredUsageEvent[] => events.map((e) => toStored({ ...e, surface: 'hook' }, e.t));
+const stored = (events: readonly (Omit<UsageEvent, 'surface'> & { t: number })[]): StoredUsageEvent[] => events.map((e) => toStored({ ...e, surface: 'hook' }, e.t));
 
 describe('usageBreakdown', () => {
   it('counts every result once in the sizes and the tools, and keeps out what summarizeUsage does', () => {

@@ -110,7 +110,7 @@ export function usageBreakdown(events: Iterable<StoredUsageEvent>, options: Usag
   const only = options.session === undefined ? null : usageDigest(options.session);
   const maxSessions = options.maxSessions ?? 20;
   const maxPoints = options.maxPoints ?? 500;
-  const sizes = USAGE_SIZE_BOUNDS.map((upTo, i) => ({ from: USAGE_SIZE_BOUNDS[i - 1] ?? 0, upTo: upTo as number | null, results: 0, spilled: 0 }));
+  const sizes: { from: number; upTo: number | null; results: number; spilled: number }[] = USAGE_SIZE_BOUNDS.map((upTo, i) => ({ from: USAGE_SIZE_BOUNDS[i - 1] ?? 0, upTo, results: 0, spilled: 0 }));
   sizes.push({ from: USAGE_SIZE_BOUNDS[USAGE_SIZE_BOUNDS.length - 1] ?? 0, upTo: null, results: 0, spilled: 0 });
   const tools = new Map<string, GroupAcc>();
   const servers = new Map<string, GroupAcc>();
