@@ -43,6 +43,7 @@ ${body}
 export interface ChartBar {
   /** The label under or beside the bar (text, escaped when drawn). */
   readonly label: string;
+  /** Its length against the largest value (a bar chart draws a hairline for 0, so every row shows; a column chart draws nothing). */
   readonly value: number;
   /** The tooltip (text); the label and value when absent. */
   readonly note?: string;
@@ -128,7 +129,9 @@ export function columnChart(name: string, label: string, bars: readonly ChartBar
 
 /** One row of {@link timelineChart}: its label and its points in time. */
 export interface TimelineLane {
+  /** Text beside the lane (escaped when drawn). */
   readonly label: string;
+  /** The lane's points, in any order. */
   readonly points: readonly {
     /** Epoch milliseconds. */
     readonly t: number;

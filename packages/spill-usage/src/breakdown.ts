@@ -10,16 +10,23 @@ export interface UsageSizeBucket {
   readonly from: number;
   /** …up to (not including) this many; `null` for the last bucket. */
   readonly upTo: number | null;
+  /** Results of that size (passed, spilled and kept). */
   readonly results: number;
+  /** Of those, the results spilled. */
   readonly spilled: number;
 }
 
 /** The numbers for one tool or one MCP server. */
 export interface UsageGroup {
+  /** The tool's or the server's name. */
   readonly name: string;
+  /** Results seen (passed, spilled and kept). */
   readonly results: number;
+  /** Results spilled. */
   readonly spilled: number;
+  /** UTF-8 bytes kept out of context: each spilled result's size minus what was shown. */
   readonly bytesKeptOut: number;
+  /** {@link UsageGroup.bytesKeptOut} over {@link BYTES_PER_TOKEN}, rounded. */
   readonly tokensKeptOut: number;
 }
 
@@ -28,6 +35,7 @@ export interface UsagePoint {
   /** Epoch milliseconds. */
   readonly t: number;
   readonly kind: UsageKind;
+  /** The tool (`-` when unknown, empty for a read). */
   readonly tool: string;
   /** Size of the result; 0 for a read. */
   readonly bytes: number;
@@ -39,8 +47,10 @@ export interface UsagePoint {
 export interface UsageSessionTimeline {
   /** The digest of the session id, as stored. */
   readonly session: string;
+  /** Epoch milliseconds of its first and last event. */
   readonly from: number;
   readonly to: number;
+  /** Results seen, spilled, reads of its spills, and tokens kept out, as in {@link UsageGroup}. */
   readonly results: number;
   readonly spilled: number;
   readonly reads: number;
