@@ -73,6 +73,8 @@ interface Rendered {
   readonly bodyText: string;
   readonly errors: readonly string[];
   readonly requests: readonly string[];
+  /** The full-page screenshot. */
+  readonly png: string;
 }
 
 /** Runs in the page (as text: this package is typed without the DOM): what the browser made of it. */
@@ -104,12 +106,11 @@ async function render(file: string): Promise<Rendered> {
   });
   try {
     await page.goto(url, { waitUntil: 'load' });
-    const seen = await page.evaluate<Omit<Rendered, 'errors' | 'requests'>>(READ_PAGE);
+    const seen = await page.evaluate<Omit<Rendered, 'errors' | 'requests' | 'png'>>(READ_PAGE);
     const shots = process.env.SPILLWAY_SCREENSHOT_DIR ?? dir;
     const png = join(shots, `${seen.title.replace(/[^a-z]+/gi, '-')}.png`);
     await page.screenshot({ path: png, fullPage: true });
-    expect(statSync(png).size).toBeGreaterThan(10_000);
-    return { ...seen, errors, requests };
+    return { ...seen, errors, requests, png };
   } finally {
     await page.close();
   }
@@ -128,6 +129,7 @@ function expectDrawn(r: Rendered, charts: readonly string[]): void {
     expect(c.height).toBeGreaterThan(50);
   }
   expect(r.bodyText).toContain(HOSTILE);
+  expect(statSync(r.png).size).toBeGreaterThan(10_000);
 }
 
 describe.skipIf(SKIP)('report pages in a headless browser', () => {
@@ -142,6 +144,21 @@ describe.skipIf(SKIP)('report pages in a headless browser', () => {
   afterAll(async () => {
     await context?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the checks see a request, a script, a console error and an empty chart', async () => {
+    const page = join(dir, 'tampered.html');
+    writeFileSync(
+      page,
+      `<!doctype html><html><head><title>tampered</title></head><body><svg class="chart" data-chart="empty"></svg>` +
+        `<img src="http://127.0.0.1:9/x.png"><script>console.error('boom')</script></body></html>`,
+    );
+    const seen = await render(page);
+    expect(seen.requests).toContain('http://127.0.0.1:9/x.png');
+    expect(seen.errors).toContainEqual(expect.stringContaining('boom'));
+    expect(seen.active).toBe(2);
+    expect(seen.charts).toEqual([expect.objectContaining({ name: 'empty', marks: 0 })]);
+    expect(() => expectDrawn(seen, ['empty'])).toThrow();
   });
 
   it('spillway audit --html: the caps, tools and servers charts, names as text', async () => {
