@@ -158,7 +158,9 @@ describe.skipIf(SKIP)('report pages in a headless browser', () => {
     expect(seen.errors).toContainEqual(expect.stringContaining('boom'));
     expect(seen.active).toBe(2);
     expect(seen.charts).toEqual([expect.objectContaining({ name: 'empty', marks: 0 })]);
-    expect(() => expectDrawn(seen, ['empty'])).toThrow();
+    expect(() => {
+      expectDrawn(seen, ['empty']);
+    }).toThrow();
   });
 
   it('spillway audit --html: the caps, tools and servers charts, names as text', async () => {
