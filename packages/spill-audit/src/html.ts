@@ -26,7 +26,8 @@ function keptOutChart(name: string, caption: string, groups: readonly AuditGroup
   if (groups.length === 0) return '';
   const top = [...groups].sort((a, b) => b.tokensKeptOut - a.tokensKeptOut).slice(0, MAX_BARS);
   const bars = top.map((g) => ({ label: g.name, value: g.tokensKeptOut, note: `${g.name}: about ${tokens(g.tokensKeptOut)} tokens kept out, ${String(g.spilled)} of ${String(g.calls)} outputs spilled` }));
-  return figure(caption, barChart(name, caption, bars));
+  const title = groups.length > MAX_BARS ? `${caption} (the ${String(MAX_BARS)} that kept most out of ${String(groups.length)})` : caption;
+  return figure(title, barChart(name, caption, bars));
 }
 
 /** Bars: tokens kept out per cap; dots: the needed-later rate; a dashed line: the accepted rate. */

@@ -76,8 +76,11 @@ export function figure(caption: string, chart: string | undefined, note?: string
   return `<figure><figcaption>${escapeHtml(caption)}</figcaption>${chart}${below}</figure>`;
 }
 
+/** `label` in at most `max` characters, cut in the middle: names that share a prefix (mcp__github__…) stay apart. */
 function cut(label: string, max: number): string {
-  return label.length > max ? `${label.slice(0, max - 1)}…` : label;
+  if (label.length <= max) return label;
+  const head = Math.ceil((max - 1) / 2);
+  return `${label.slice(0, head)}…${label.slice(label.length - (max - 1 - head))}`;
 }
 
 /**
@@ -87,7 +90,7 @@ function cut(label: string, max: number): string {
 export function barChart(name: string, label: string, bars: readonly ChartBar[], format: (n: number) => string = shortCount): string | undefined {
   if (bars.length === 0 || bars.every((b) => b.value <= 0)) return undefined;
   const row = 22;
-  const left = 190;
+  const left = 215;
   const right = 70;
   const height = bars.length * row + 10;
   const most = Math.max(...bars.map((b) => b.value));

@@ -43,6 +43,11 @@ function keptOutBars(groups: readonly UsageGroup[]): ChartBar[] {
   }));
 }
 
+/** The caption, saying when the chart shows only the first {@link MAX_BARS}. */
+function most(caption: string, groups: readonly UsageGroup[]): string {
+  return groups.length > MAX_BARS ? `${caption} (the ${String(MAX_BARS)} that kept most out of ${String(groups.length)})` : caption;
+}
+
 function table(rows: readonly UsageRow[]): string {
   if (rows.length === 0) return '';
   const body = rows
@@ -102,8 +107,8 @@ ${notes}
 <p>Results seen ${String(t.results)}, spilled ${String(t.spilled)}${t.kept > 0 ? `, over the cap but kept whole ${String(t.kept)}` : ''}. Kept out of context: ${esc(formatBytes(t.bytesKeptOut))} of ${esc(formatBytes(t.bytesSeen))} seen, about ${shortCount(t.tokensKeptOut)} tokens (4 bytes a token).</p>
 <p>Read back: ${String(rb.artifacts)} of ${String(t.spilled)} spilled results, ${String(rb.reads)} read${rb.reads === 1 ? '' : 's'}${rb.artifacts > 0 ? `, first read after ${esc(seconds(rb.medianSecondsToFirstRead))} (median; longest ${esc(seconds(rb.maxSecondsToFirstRead))})` : ''}.</p>
 ${figure('Results by size', sizes, 'A green column: every result of that size was spilled.')}
-${figure('Tokens kept out per tool', barChart('tools', 'tokens kept out per tool', keptOutBars(breakdown.tools)))}
-${figure('Tokens kept out per MCP server', barChart('servers', 'tokens kept out per MCP server', keptOutBars(breakdown.servers)), 'Servers are named by the tool names hosts give MCP tools, such as mcp__github__list_issues.')}
+${figure(most('Tokens kept out per tool', breakdown.tools), barChart('tools', 'tokens kept out per tool', keptOutBars(breakdown.tools)))}
+${figure(most('Tokens kept out per MCP server', breakdown.servers), barChart('servers', 'tokens kept out per MCP server', keptOutBars(breakdown.servers)), 'Servers are named by the tool names hosts give MCP tools, such as mcp__github__list_issues.')}
 ${figure(`Sessions in time${leftOut}`, timelineChart('sessions', 'results per session in time', lanes(breakdown)), 'Green dots were spilled, their area growing with the tokens kept out; blue dots passed or were kept whole; rings are reads of a spilled result.')}
 ${table(stats.rows)}`;
   return htmlPage(source.session === undefined ? 'spillway stats' : `spillway stats: session ${source.session}`, body);
