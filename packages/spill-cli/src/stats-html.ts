@@ -108,7 +108,11 @@ ${notes}
 <p>Read back: ${String(rb.artifacts)} of ${String(t.spilled)} spilled results, ${String(rb.reads)} read${rb.reads === 1 ? '' : 's'}${rb.artifacts > 0 ? `, first read after ${esc(seconds(rb.medianSecondsToFirstRead))} (median; longest ${esc(seconds(rb.maxSecondsToFirstRead))})` : ''}.</p>
 ${figure('Results by size', sizes, 'A green column: every result of that size was spilled.')}
 ${figure(most('Tokens kept out per tool', breakdown.tools), barChart('tools', 'tokens kept out per tool', keptOutBars(breakdown.tools)))}
-${figure(most('Tokens kept out per MCP server', breakdown.servers), barChart('servers', 'tokens kept out per MCP server', keptOutBars(breakdown.servers)), 'Servers are named by the tool names hosts give MCP tools, such as mcp__github__list_issues.')}
+${
+  breakdown.servers.length === 0
+    ? '<p class="empty">Tokens kept out per MCP server: no tool in the log names its server (as mcp__github__list_issues does); the MCP proxy records bare tool names.</p>'
+    : figure(most('Tokens kept out per MCP server', breakdown.servers), barChart('servers', 'tokens kept out per MCP server', keptOutBars(breakdown.servers)), 'Servers are named by the tool names hosts give MCP tools, such as mcp__github__list_issues.')
+}
 ${figure(`Sessions in time${leftOut}`, timelineChart('sessions', 'results per session in time', lanes(breakdown)), 'Green dots were spilled, their area growing with the tokens kept out; blue dots passed or were kept whole; rings are reads of a spilled result.')}
 ${table(stats.rows)}`;
   return htmlPage(source.session === undefined ? 'spillway stats' : `spillway stats: session ${source.session}`, body);
