@@ -1,12 +1,9 @@
 /** The audit as one self-contained HTML page: inline CSS and SVG, no script, no outside asset. */
 import type { AuditGroup, AuditReport, CapFigures } from './audit.js';
+import { CHART_WIDTH, barChart, chartSvg, escapeHtml as esc, figure, htmlPage, shortCount as tokens } from './page.js';
 
-function esc(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => `&#${String(ch.charCodeAt(0))};`);
-}
-
-function tokens(n: number): string {
-  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
+function count(n: number, noun: string): string {
+  return `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function pct(rate: number): string {
@@ -16,14 +13,26 @@ function pct(rate: number): string {
 function groupTable(title: string, groups: readonly AuditGroup[]): string {
   if (groups.length === 0) return '';
   const rows = groups
-    .map((g) => `<tr><td>${esc(g.name)}</td><td>${String(g.calls)}</td><td>${String(g.spilled)}</td><td>${tokens(g.tokens)}</td><td>${tokens(g.tokensKeptOut)}</td><td>${String(g.neededLater)}</td><td>${String(g.neededLaterHeadTail)}</td></tr>`)
+    .map((g) => `<tr><td class="name">${esc(g.name)}</td><td>${String(g.calls)}</td><td>${String(g.spilled)}</td><td>${tokens(g.tokens)}</td><td>${tokens(g.tokensKeptOut)}</td><td>${String(g.neededLater)}</td><td>${String(g.neededLaterHeadTail)}</td></tr>`)
     .join('\n');
   return `<h2>${esc(title)}</h2>\n<table><thead><tr><th>name</th><th>calls</th><th>spilled</th><th>tokens</th><th>kept out</th><th>needed later</th><th>needed, head+tail</th></tr></thead>\n<tbody>\n${rows}\n</tbody></table>`;
 }
 
+/** Bars a chart draws at most; the tables list every group. */
+const MAX_BARS = 12;
+
+/** The groups that kept most out, as bars (the first {@link MAX_BARS}). */
+function keptOutChart(name: string, caption: string, groups: readonly AuditGroup[]): string {
+  if (groups.length === 0) return '';
+  const top = [...groups].sort((a, b) => b.tokensKeptOut - a.tokensKeptOut).slice(0, MAX_BARS);
+  const bars = top.map((g) => ({ label: g.name, value: g.tokensKeptOut, note: `${g.name}: about ${tokens(g.tokensKeptOut)} tokens kept out, ${String(g.spilled)} of ${String(g.calls)} outputs spilled` }));
+  const title = groups.length > MAX_BARS ? `${caption} (the ${String(MAX_BARS)} that kept most out of ${String(groups.length)})` : caption;
+  return figure(title, barChart(name, caption, bars));
+}
+
 /** Bars: tokens kept out per cap; dots: the needed-later rate; a dashed line: the accepted rate. */
 function chart(candidates: readonly CapFigures[], maxNeeded: number, chosen: number | null): string {
-  const w = 640;
+  const w = CHART_WIDTH;
   const h = 260;
   const pad = 40;
   const most = Math.max(1, ...candidates.map((c) => c.tokensKeptOut));
@@ -34,16 +43,15 @@ function chart(candidates: readonly CapFigures[], maxNeeded: number, chosen: num
     const x = pad + i * step;
     const bar = ((h - 2 * pad) * c.tokensKeptOut) / most;
     const fill = c.cap === chosen ? '#2b7a3d' : '#7aa6c2';
-    parts.push(`<rect x="${(x + step * 0.15).toFixed(1)}" y="${(h - pad - bar).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${bar.toFixed(1)}" fill="${fill}"><title>${String(c.cap)} bytes: ${tokens(c.tokensKeptOut)} tokens kept out, ${String(c.neededLater)} of ${String(c.spilled)} needed later</title></rect>`);
-    parts.push(`<circle cx="${(x + step / 2).toFixed(1)}" cy="${y(c.neededRate).toFixed(1)}" r="4" fill="#c0392b"/>`);
+    parts.push(`<rect class="mark" x="${(x + step * 0.15).toFixed(1)}" y="${(h - pad - bar).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${bar.toFixed(1)}" fill="${fill}"><title>${String(c.cap)} bytes: ${tokens(c.tokensKeptOut)} tokens kept out, ${String(c.neededLater)} of ${String(c.spilled)} needed later</title></rect>`);
+    parts.push(`<circle class="mark" cx="${(x + step / 2).toFixed(1)}" cy="${y(c.neededRate).toFixed(1)}" r="4" fill="#c0392b"/>`);
     parts.push(`<text x="${(x + step / 2).toFixed(1)}" y="${String(h - pad + 16)}" text-anchor="middle">${String(c.cap)}</text>`);
   }
   parts.push(`<line x1="${String(pad)}" x2="${String(w - pad)}" y1="${y(maxNeeded).toFixed(1)}" y2="${y(maxNeeded).toFixed(1)}" stroke="#c0392b" stroke-dasharray="4 4"/>`);
-  parts.push(`<text x="${String(w - pad)}" y="${(y(maxNeeded) - 4).toFixed(1)}" text-anchor="end" fill="#c0392b">needed-later limit ${pct(maxNeeded)}</text>`);
   parts.push(`<line x1="${String(pad)}" x2="${String(w - pad)}" y1="${String(h - pad)}" y2="${String(h - pad)}" stroke="#333"/>`);
-  parts.push(`<text x="${String(pad)}" y="${String(pad - 12)}">bars: tokens kept out (most ${tokens(most)}); dots: needed-later rate (0 to 100 %)</text>`);
+  parts.push(`<text x="${String(pad)}" y="${String(pad - 12)}">bars: tokens kept out (most ${tokens(most)}); dots: needed-later rate (0 to 100 %); dashed: its limit, ${pct(maxNeeded)}</text>`);
   parts.push(`<text x="${String(w / 2)}" y="${String(h - 6)}" text-anchor="middle">cap, bytes</text>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${String(w)} ${String(h)}" width="${String(w)}" height="${String(h)}" role="img" aria-label="tokens kept out and needed-later rate per cap">${parts.join('')}</svg>`;
+  return chartSvg('caps', h, 'tokens kept out and needed-later rate per cap', parts);
 }
 
 /**
@@ -61,20 +69,15 @@ export function renderAuditHtml(report: AuditReport, options: { readonly example
     options.examples === true && report.examples.length > 0
       ? `<h2>Needed later</h2>\n<ul>${report.examples.map((e) => `<li>${esc(e.tool)} (${String(e.bytes)} bytes, session ${esc(e.session)}): <code>${esc(e.string)}</code></li>`).join('')}</ul>`
       : '';
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>spillway audit: ${esc(report.format)}</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}td:first-child,th:first-child{text-align:left}svg text{font:11px system-ui,sans-serif}</style>
-</head><body>
-<h1>spillway audit: ${esc(report.format)}</h1>
-<p>${String(report.files)} transcript files, ${String(report.sessions.length)} sessions, ${String(t.calls)} tool outputs, about ${tokens(t.tokens)} tokens (4 bytes a token).</p>
+  const body = `<p>${count(report.files, 'transcript file')}, ${count(report.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens (4 bytes a token).</p>
 <p>At the cap of ${String(report.cap)} bytes: ${String(t.spilled)} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context; needed later ${String(t.neededLater)} with spillway's preview, ${String(t.neededLaterHeadTail)} with a plain head+tail. The host itself would cut or refuse ${String(t.overHostLimit)}.</p>
 ${advice}
-${host === undefined ? '' : chart(host.candidates, report.maxNeeded, host.cap)}
+${host === undefined ? '' : figure('Tokens kept out and needed-later rate per cap', chart(host.candidates, report.maxNeeded, host.cap), 'The recommended cap is the green bar: the one keeping most out while the needed-later rate stays under its limit.')}
+${keptOutChart('tools', `Tokens kept out per tool at ${String(report.cap)} bytes`, report.tools)}
+${keptOutChart('servers', `Tokens kept out per MCP server at ${String(report.cap)} bytes`, report.servers)}
 ${groupTable('Tools', report.tools)}
 ${groupTable('MCP servers', report.servers)}
 ${groupTable('Sessions', report.sessions)}
-${examples}
-</body></html>
-`;
+${examples}`;
+  return htmlPage(`spillway audit: ${report.format}`, body);
 }

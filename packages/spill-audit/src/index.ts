@@ -15,4 +15,6 @@ export type { DiscoverOptions } from './discover.js';
 export { distinctiveStrings, estimateTokens, utf8Bytes, MIN_DISTINCTIVE_LENGTH } from './estimate.js';
 export { AuditError, isAuditError } from './errors.js';
 export { renderAuditHtml } from './html.js';
+export { escapeHtml, shortCount, htmlPage, figure, barChart, columnChart, timelineChart } from './page.js';
+export type { ChartBar, TimelineLane } from './page.js';
 export type { AuditErrorCode } from './errors.js';

@@ -103,6 +103,10 @@ describe('spillway audit', () => {
     expect(html).toContain('<svg');
     expect(html).not.toMatch(/<script|src="|href="/i);
     expect(html).not.toContain(SECRET);
+    const again = await spillway(['audit', '--html', page, '--json'], { env: env() });
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr)).toMatchObject({ error: { code: 'FILE_EXISTS', exitCode: 1 } });
+    expect(readFileSync(page, 'utf8')).toBe(html);
     const inside = await spillway(['audit', '--html', join(config, 'projects', 'x.html')], { env: env() });
     expect(inside.code).toBe(2);
     expect(inside.stderr).toContain('[USAGE]');

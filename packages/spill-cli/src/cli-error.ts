@@ -6,9 +6,10 @@ import { SEARCH_CACHE_ADVICE } from './search-cache-dir.js';
 /**
  * The codes of failures that belong to the CLI itself rather than to a backend.
  * `BYTES_UNSUPPORTED`: the backend cannot hand back or keep bytes exactly (no
- * `reader.readBytes` for `cat`).
+ * `reader.readBytes` for `cat`). `FILE_EXISTS`: a file the command writes only new (`--html`)
+ * is already there.
  */
-export type CliErrorCode = 'USAGE' | 'COMMAND_NOT_FOUND' | 'COMMAND_NOT_EXECUTABLE' | 'FAILED' | 'BYTES_UNSUPPORTED';
+export type CliErrorCode = 'USAGE' | 'COMMAND_NOT_FOUND' | 'COMMAND_NOT_EXECUTABLE' | 'FAILED' | 'BYTES_UNSUPPORTED' | 'FILE_EXISTS';
 
 /**
  * The marker that identifies a {@link CliError}. `Symbol.for` makes it the same symbol in
@@ -64,6 +65,7 @@ function defaultExitCode(code: CliErrorCode): number {
       return EXIT_CODES.COMMAND_NOT_EXECUTABLE;
     case 'FAILED':
     case 'BYTES_UNSUPPORTED':
+    case 'FILE_EXISTS':
       return EXIT_CODES.FAILURE;
   }
 }

@@ -87,7 +87,7 @@ export interface RmJson {
 /** What `--json` writes to stderr when a command fails. */
 export interface ErrorJson {
   readonly error: {
-    /** A `SPILL_*` code, `USAGE`, `COMMAND_NOT_FOUND`, `COMMAND_NOT_EXECUTABLE`, `FAILED` or `INTERNAL`. */
+    /** A `SPILL_*` code, `USAGE`, `COMMAND_NOT_FOUND`, `COMMAND_NOT_EXECUTABLE`, `FAILED`, `BYTES_UNSUPPORTED`, `FILE_EXISTS`, an `AUDIT_*` code or `INTERNAL`. */
     readonly code: string;
     readonly message: string;
     readonly exitCode: number;

@@ -1,10 +1,10 @@
-import { writeFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { renderAuditHtml, runAudit, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
+import { assertNewPage, writeNewPage } from '../write-page.js';
 
 interface AuditOptions {
   readonly host: TranscriptFormat;
@@ -113,7 +113,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
-    .option('--html <file>', 'also write the report as one self-contained HTML page')
+    .option('--html <file>', 'also write the report as one self-contained HTML page, to a new file')
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: AuditOptions) => {
       const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
@@ -122,6 +122,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         const roots = paths.length > 0 ? paths : [transcriptRoot(options.host, { env: ctx.io.env, home: ctx.io.homedir }) ?? ''];
         const inside = roots.filter((r) => r !== '').map((r) => relative(resolve(ctx.io.cwd, r), html)).some((rel) => rel === '' || (!rel.startsWith('..') && !rel.startsWith('/')));
         if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
+        assertNewPage(html);
       }
       const report = await runAudit({
         format: options.host,
@@ -132,11 +133,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         home: ctx.io.homedir,
       });
       if (html !== undefined) {
-        try {
-          await writeFile(html, renderAuditHtml(report, { examples: options.examples === true }), { mode: 0o600 });
-        } catch (cause) {
-          throw new CliError('FAILED', `Cannot write ${html}: ${(cause as Error).message}. Pick a file in a directory you can write.`, undefined, { cause });
-        }
+        await writeNewPage(html, renderAuditHtml(report, { examples: options.examples === true }));
       }
       if (options.json === true) {
         // Without --examples, nothing of the transcripts but names and sizes.

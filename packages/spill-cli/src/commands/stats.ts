@@ -1,18 +1,24 @@
 import { Command } from 'commander';
-import { createUsageLog, summarizeUsage, type UsageRow } from '@spillway/usage';
+import { resolve } from 'node:path';
+import { splitMcpName } from '@spillway/audit';
+import { createUsageLog, summarizeUsage, usageBreakdown, type UsageRow } from '@spillway/usage';
 import type { CliContext } from '../context.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
+import { renderStatsHtml } from '../stats-html.js';
+import { assertNewPage, writeNewPage } from '../write-page.js';
 
 interface StatsOptions {
   readonly session?: string;
   readonly json?: boolean;
+  readonly html?: string;
 }
 
 const EXAMPLES = `
 Examples:
   $ spillway stats
   $ spillway stats --session 3f9c2a1e-… --json | jq .total
+  $ spillway stats --html usage.html
 
 Every surface (the MCP proxy, the host hooks, the adapters given a usage listener, and
 run, save, read, grep, cat and search) records a small event per result and per read of a
@@ -20,7 +26,9 @@ spilled artifact: no content, only sizes, tool names and digests of ids. The log
 $SPILLWAY_USAGE_DIR, else $XDG_STATE_HOME/spillway-usage, else ~/.local/state/spillway-usage
 (private, rotated at 1 MiB); SPILLWAY_USAGE=off turns it off. Tokens are estimated at 4
 bytes each. The proxy reports only results over its cap (spilled or kept), so its
-"results" count those.
+"results" count those. --html writes a new file (never replaces one): a page with no
+script and no outside asset, charting results by size, tokens kept out per tool and per
+MCP server (from Claude Code's mcp__server__tool names), and each session in time.
 `;
 
 function seconds(value: number | null): string {
@@ -57,11 +65,18 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .description('Show what spillway kept out of context, per host and tool, and how often it was read back.')
     .option('--session <id>', 'only this session (the id as the host or harness knows it)')
     .option('--json', 'print one JSON document instead of text')
+    .option('--html <file>', 'also write the figures as one self-contained HTML page, to a new file')
     .addHelpText('after', EXAMPLES)
     .action(async (options: StatsOptions) => {
+      const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
+      if (html !== undefined) assertNewPage(html);
       const log = createUsageLog({ env: ctx.io.env, home: ctx.io.homedir });
       const { events, skipped } = log.scan();
       const stats = summarizeUsage(events, { session: options.session });
+      if (html !== undefined) {
+        const breakdown = usageBreakdown(events, { session: options.session, serverOf: (tool) => splitMcpName(tool).server });
+        await writeNewPage(html, renderStatsHtml(stats, breakdown, { dir: log.dir, enabled: log.enabled, session: options.session, skippedLines: skipped }));
+      }
       if (options.json === true) {
         await ctx.print(jsonLine({ enabled: log.enabled, dir: log.dir, skippedLines: skipped, ...stats }));
         return;
@@ -82,6 +97,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
       if (skipped > 0) lines.push(ctx.out.dim(`(${String(skipped)} lines of the log are not events and were skipped)`));
       if (stats.unmatchedReads > 0) lines.push(ctx.out.dim(`(${stats.unmatchedReads} reads of artifacts spilled before the log began)`));
       if (stats.rows.length > 0) lines.push('', table(stats.rows));
+      if (html !== undefined) lines.push(ctx.out.dim(`(the page is in ${html})`));
       await ctx.print(`${lines.join('\n')}\n`);
     });
 }
