@@ -3,7 +3,7 @@ import { callId, type SpillFileSinkHandle, type SpillRef } from '@spillway/core'
 import { copyOut, readRange, runIntoSink } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { LiveOutput } from './live-output.js';
-import { SCAN_READBACK_BYTES, capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
+import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
 
 /**
  * Opens the backend's file sink for the output; `undefined` (with the failure) when it
@@ -102,7 +102,8 @@ async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, store
   const window = previewWindow(cap);
   const head = await readRange(sink, 0, Math.min(window, stored));
   const tail = await readRange(sink, Math.max(0, stored - window), Math.min(window, stored));
-  const scan = stored <= SCAN_READBACK_BYTES ? await scanSink(sink, stored, cap) : undefined;
+  // Read back once, in bounded memory, whatever the size: a huge failing log keeps its first error.
+  const scan = await scanSink(sink, stored, cap);
   const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan, reader: options.noticeReader });
   if (preview !== undefined) return preview;
   // Even the notice does not fit: keep the original, as the policy does, and remove the

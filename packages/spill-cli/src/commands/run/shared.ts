@@ -130,13 +130,6 @@ export async function previewFromEnds(input: {
 }
 
 /**
- * Stored output up to this size is read back once after a byte-exact run to find the lines
- * its preview excerpts (the first error, a failing assertion); past it the preview is the
- * plain head and tail, so that a huge output does not pay a second pass over the disk.
- */
-export const SCAN_READBACK_BYTES = 64 * 1024 * 1024;
-
-/**
  * The policy's scan for salient lines over output that arrives as bytes: decoded as UTF-8
  * across chunk boundaries (lossily, which keeps every line break, so line numbers hold).
  */
