@@ -78,14 +78,7 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     const upstream = upstreamFrom(file, args, options, ctx.io.env);
     const fromEnv = ctx.io.env[SESSION_ENV];
     const sessionId = options.session !== undefined || (fromEnv !== undefined && fromEnv !== '') ? ctx.session(options.session) : undefined;
-    const backend = withReadUsage(ctx.backend(options), ctx, options.host);
-    try {
-      await backend.root?.();
-    } catch (error) {
-      // The proxy still serves; every spill keeps its result, as the policy does.
-      const why = isSpillError(error) ? `${cliMessage(error.code, error.message)} [${error.code}]` : String(error);
-      await ctx.warn(`${why}: results are passed on in full, without spilling.`);
-    }
+    const backend = withReadUsage(await usableBackend(ctx, options), ctx, options.host);
     const rootPath = await backend.root?.().catch(() => undefined);
     // Loaded here: the MCP SDK costs more to load than every other command needs.
     const { createSpillProxy, isSpillProxyError } = await import('@spillway/mcp');
@@ -168,6 +161,36 @@ function upstreamFrom(
 }
 
 /** The backend with its reader recording each read and grep for `spillway stats`. */
+/**
+ * The configured store, or when its root cannot be used (missing, unsafe), the private
+ * per-user fallback root that `spillway run` and the hooks use too: no flood while any
+ * store can be written. Only when neither can be does the proxy pass results on in full.
+ */
+async function usableBackend(ctx: CliContext, options: McpOptions): Promise<CliBackend> {
+  const configured = ctx.backend(options);
+  const failure = await rootFailure(configured);
+  if (failure === undefined) return configured;
+  const why = isSpillError(failure) ? `${cliMessage(failure.code, failure.message)} [${failure.code}]` : failure instanceof Error ? failure.message : 'the store cannot be used';
+  const fallback = ctx.fallbackBackend(options);
+  if (fallback !== undefined && (await rootFailure(fallback.backend)) === undefined) {
+    await ctx.warn(`${why}: results are stored in the fallback root ${fallback.path} instead.`);
+    return fallback.backend;
+  }
+  // The proxy still serves; every spill keeps its result, as the policy does.
+  await ctx.warn(`${why}: results are passed on in full, without spilling.`);
+  return configured;
+}
+
+/** Why a backend's root cannot be used, or `undefined` when it can (or has no root). */
+async function rootFailure(backend: CliBackend): Promise<unknown> {
+  try {
+    await backend.root?.();
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
 function withReadUsage(backend: CliBackend, ctx: CliContext, host: string | undefined): CliBackend {
   const reader: SpillReader = Object.create(backend.reader) as SpillReader;
   reader.read = (locator, options) => {
