@@ -1,7 +1,14 @@
-import { isAuditError } from '@spillway/audit';
 import { isSpillError, type SpillErrorCode } from '@spillway/core';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
 import { SEARCH_CACHE_ADVICE } from './search-cache-dir.js';
+
+/**
+ * An `AuditError` of `@spillway/audit`, told by its name and code as that package's
+ * `isAuditError` does, without loading the audit package into every command.
+ */
+function isAuditFailure(error: unknown): error is Error & { readonly code: string } {
+  return error instanceof Error && error.name === 'AuditError' && typeof (error as { code?: unknown }).code === 'string';
+}
 
 /**
  * The codes of failures that belong to the CLI itself rather than to a backend.
@@ -161,7 +168,7 @@ export function describeError(error: unknown): DescribedError {
   if (isCliError(error)) {
     return { code: error.code, message: oneLine(error.message), exitCode: error.exitCode };
   }
-  if (isAuditError(error)) {
+  if (isAuditFailure(error)) {
     const exitCode = error.code === 'AUDIT_NOT_FOUND' ? EXIT_CODES.NOT_FOUND : error.code === 'AUDIT_INVALID_OPTION' ? EXIT_CODES.USAGE : EXIT_CODES.FAILURE;
     return { code: error.code, message: oneLine(error.message), exitCode };
   }

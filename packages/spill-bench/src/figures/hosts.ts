@@ -38,6 +38,20 @@ function specs(): FigureSpec[] {
       target: ratioAtMost(1.3),
     },
     {
+      id: 'hosts.cli.version',
+      title: 'spillway --version: wall time per call',
+      baseline: 'node -e 0 (same stdin, through sh)',
+      unit: 'ms',
+      target: ratioAtMost(1.3),
+    },
+    {
+      id: 'hosts.cli.help',
+      title: 'spillway --help (stdout a pipe): wall time per call',
+      baseline: 'node -e 0 (same stdin, through sh)',
+      unit: 'ms',
+      target: ratioAtMost(1.3),
+    },
+    {
       id: 'hosts.shell-prefix.small',
       title: "a small Bash command through Claude Code's shell prefix (spillway run --live): wall time per call",
       baseline: 'the same shell script run by bash directly',
@@ -104,6 +118,12 @@ export const hostsGroup: FigureGroup = {
     await mkdir(runEnv.SPILLWAY_ROOT, { mode: 0o700 });
     const run = await pair('"$NODE" "$SCRIPT" run -- true < "$INPUT"', '"$NODE" -e 0 < "$INPUT"', runEnv);
     ctx.record('hosts.run.startup', { spillway: run.spillway, baseline: run.baseline, notes: [`${String(rounds)} interleaved calls per side; the run writes its usage event`] });
+
+    // The commands a person or a script tries first.
+    const version = await pair('"$NODE" "$SCRIPT" --version < "$INPUT" > /dev/null', '"$NODE" -e 0 < "$INPUT"', runEnv);
+    ctx.record('hosts.cli.version', { spillway: version.spillway, baseline: version.baseline, notes: [`${String(rounds)} interleaved calls per side`] });
+    const help = await pair('"$NODE" "$SCRIPT" --help < "$INPUT" | cat > /dev/null', '"$NODE" -e 0 < "$INPUT" | cat > /dev/null', runEnv);
+    ctx.record('hosts.cli.help', { spillway: help.spillway, baseline: help.baseline, notes: [`${String(rounds)} interleaved calls per side; the help file written at build time`] });
 
     // The prefix as Claude Code calls it: one argument, the whole script, ending with the
     // write of the working directory; stdout an empty file, as Claude Code gives it.

@@ -8,7 +8,7 @@ import { byteSaveOf, runIntoByteStream } from './run/byte-stream-route.js';
 import { openSink, runWithSink } from './run/file-sink-route.js';
 import { passThrough } from './run/pass-through.js';
 import { runThroughPolicy } from './run/policy-route.js';
-import { describeError, loadPolicy, type RouteInput, type RunOptions } from './run/shared.js';
+import { describeError, type RouteInput, type RunOptions } from './run/shared.js';
 
 const EXAMPLES = `
 Examples:
@@ -55,8 +55,8 @@ export function registerRun(program: Command, ctx: CliContext): void {
       sessionId: ctx.session(options.session),
       toolName: options.name ?? (basename(file) || 'output'),
       maxStoredBytes: resolveMaxStoredBytes(options.maxStoredBytes, ctx.io.env),
+      // The policy is loaded only once the output is past the cap: most commands print less.
       onSpawn: (child) => {
-        loadPolicy().catch(() => undefined);
         void ctx.info(`started ${file} (pid ${String(child.pid)})`);
       },
     };

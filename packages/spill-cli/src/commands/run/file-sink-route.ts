@@ -130,7 +130,8 @@ async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, store
  */
 class SinkScan {
   readonly #sink: SpillFileSinkHandle;
-  readonly #scan: Promise<OutputScan>;
+  readonly #cap: number;
+  #scan: Promise<OutputScan> | undefined;
   #scanned = 0;
   #reading: Promise<void> = Promise.resolve();
   #failed = false;
@@ -138,11 +139,13 @@ class SinkScan {
   constructor(sink: SpillFileSinkHandle, cap: number) {
     this.#sink = sink;
     // The command's own cap: the one the other routes scan with, before they know how it ends.
-    this.#scan = outputScan(cap);
+    this.#cap = cap;
   }
 
-  /** Scans up to `size` bytes, after what is being scanned already. */
+  /** Scans up to `size` bytes, after what is being scanned already, once the output is past the cap. */
   follow(size: number): void {
+    // An output within the cap is shown whole: the policy is not even loaded for it.
+    if (size <= this.#cap) return;
     this.#reading = this.#reading.then(() => this.#scanTo(size)).catch(() => {
       this.#failed = true;
     });
@@ -153,11 +156,13 @@ class SinkScan {
     await this.#reading;
     if (this.#failed) throw new Error('the stored output could not be read back for its preview');
     await this.#scanTo(stored);
+    this.#scan ??= outputScan(this.#cap);
     return this.#scan;
   }
 
   async #scanTo(size: number): Promise<void> {
     if (size <= this.#scanned) return;
+    this.#scan ??= outputScan(this.#cap);
     const scan = await this.#scan;
     const buffer = Buffer.allocUnsafe(Math.min(SCAN_PIECE_BYTES, size - this.#scanned));
     while (this.#scanned < size) {
