@@ -5,6 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { readStoredOutput, storedOutputFile } from './stored-output.js';
 
 /** The transcript formats an audit reads. */
 export type TranscriptFormat = 'claude-code' | 'codex' | 'gemini' | 'generic';
@@ -15,8 +16,12 @@ export type TranscriptEvent =
   | { readonly kind: 'text'; readonly session: string; readonly text: string }
   /** A tool call: its arguments as text (JSON for structured ones). */
   | { readonly kind: 'call'; readonly session: string; readonly id: string; readonly tool: string; readonly server?: string; readonly input: string }
-  /** A tool call's output, as the host recorded it. */
-  | { readonly kind: 'result'; readonly session: string; readonly id: string; readonly output: string };
+  /**
+   * A tool call's output, as the host recorded it; or, when the host stored the output in a
+   * file and left a note in the transcript, read from that file (`stored` says which file,
+   * and whether it could be read: when not, `output` is the note).
+   */
+  | { readonly kind: 'result'; readonly session: string; readonly id: string; readonly output: string; readonly stored?: { readonly file: string; readonly read: boolean } };
 
 /** A line that was skipped: where, and why (never its content). */
 export interface SkippedLine {
@@ -244,7 +249,17 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
       continue;
     }
     const events = parse(value, fallback);
-    if (typeof events === 'string') skip(events);
-    else yield* events;
+    if (typeof events === 'string') {
+      skip(events);
+      continue;
+    }
+    for (const event of events) {
+      const file = format === 'claude-code' && event.kind === 'result' ? storedOutputFile(event.output) : undefined;
+      if (file === undefined || event.kind !== 'result') yield event;
+      else {
+        const whole = await readStoredOutput(file);
+        yield { ...event, output: whole ?? event.output, stored: { file, read: whole !== undefined } };
+      }
+    }
   }
 }

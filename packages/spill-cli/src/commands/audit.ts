@@ -81,6 +81,8 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
   if (t.overHostLimit > 0) lines.push(`the host itself would cut or refuse ${t.overHostLimit} of these outputs`);
   if (r.skippedLines > 0) lines.push(ctx.out.dim(`(${r.skippedLines} of ${r.lines} lines could not be read and were skipped; --json names the first)`));
   if (r.callsWithoutOutput > 0) lines.push(ctx.out.dim(`(${r.callsWithoutOutput} tool calls have no output in the transcript)`));
+  const { read, missing } = r.storedOutputs;
+  if (read + missing > 0) lines.push(ctx.out.dim(`(${count(read + missing, 'output')} the host stored in files itself: ${read} read from their files, ${missing} judged by the note left in the transcript, their files gone or over 64 MiB)`));
   if (r.tools.length > 0) lines.push('', ...table(r.tools, 'tool', 8));
   if (r.servers.length > 0) lines.push('', ...table(r.servers, 'MCP server', 4));
   const host = r.recommendations[0];
