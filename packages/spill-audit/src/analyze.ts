@@ -54,7 +54,7 @@ export interface CallFigures {
  * The host's own limit for a tool's output, as the host documents it: Claude Code cuts
  * Bash output over 30,000 characters and refuses MCP output over 25,000 tokens; Codex
  * keeps about 10 KiB of any tool's output; Gemini CLI cuts shell output over 40,000
- * characters. `null`: not known.
+ * characters; OpenCode keeps 2,000 lines or 50 KiB of any output. `null`: not known.
  */
 export function overHostLimit(format: TranscriptFormat, tool: string, server: string | undefined, output: string, bytes: number): boolean | null {
   if (format === 'claude-code') {
@@ -64,7 +64,14 @@ export function overHostLimit(format: TranscriptFormat, tool: string, server: st
   }
   if (format === 'codex') return bytes > 10 * 1024;
   if (format === 'gemini') return tool === 'run_shell_command' ? output.length > 40_000 : null;
+  if (format === 'opencode') return bytes > 50 * 1024 || lineCount(output) > 2000;
   return null;
+}
+
+function lineCount(text: string): number {
+  let n = text.length > 0 && !text.endsWith('\n') ? 1 : 0;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+  return n;
 }
 
 /**

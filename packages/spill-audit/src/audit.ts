@@ -5,7 +5,7 @@ import { AuditError } from './errors.js';
 import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
 
 /** The cap `spillway setup` gives each host, which an audit measures unless told another. */
-export const SETUP_CAPS: Readonly<Record<TranscriptFormat, number>> = { 'claude-code': 24576, codex: 8192, gemini: 32768, generic: 24576 };
+export const SETUP_CAPS: Readonly<Record<TranscriptFormat, number>> = { 'claude-code': 24576, codex: 8192, gemini: 32768, opencode: 16384, generic: 24576 };
 
 /** Options of {@link runAudit}. */
 export interface AuditOptions {
@@ -17,7 +17,7 @@ export interface AuditOptions {
   readonly cap?: number;
   /** The highest share of spilled outputs whose omitted part may be needed later, 0–1. Default 0.1. */
   readonly maxNeeded?: number;
-  /** Environment, for `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `GEMINI_CLI_HOME`. */
+  /** Environment, for `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` and `XDG_DATA_HOME`. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The home directory. */
   readonly home: string;
