@@ -16,7 +16,7 @@ function isObject(value: unknown): value is Json {
 
 /**
  * Yields the events of every session in an OpenCode database, session by session, each
- * session's parts in the order they were made (`time_created`, then id). `skip` is told of a
+ * session's parts in the order they were made (`time_created`, then the order written). `skip` is told of a
  * part that cannot be read: its rowid and why.
  *
  * @throws Error when the file is not a SQLite database or has no `part` table.
@@ -25,9 +25,9 @@ export async function* readOpenCode(file: string, count: () => void, skip: (rowi
   const db = new SqliteFile(file);
   try {
     if (!db.hasTable('part')) throw new Error('no part table: not an OpenCode database');
-    // First the order (a few numbers per part), then each part's JSON, one at a time.
-    const sessions = new Map<string, { rowid: number; time: number; id: string }[]>();
-    for (const { rowid, values } of db.table('part')) {
+    // First the order (two numbers per part, the parts' JSON left unread), then each part's JSON, one at a time.
+    const sessions = new Map<string, { rowid: number; time: number }[]>();
+    for (const { rowid, values } of db.table('part', ['session_id', 'time_created'])) {
       count();
       const session = values.session_id;
       if (typeof session !== 'string') {
@@ -35,11 +35,11 @@ export async function* readOpenCode(file: string, count: () => void, skip: (rowi
         continue;
       }
       const list = sessions.get(session) ?? [];
-      list.push({ rowid, time: typeof values.time_created === 'number' ? values.time_created : 0, id: typeof values.id === 'string' ? values.id : '' });
+      list.push({ rowid, time: typeof values.time_created === 'number' ? values.time_created : 0 });
       sessions.set(session, list);
     }
     for (const [session, parts] of sessions) {
-      parts.sort((a, b) => a.time - b.time || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      parts.sort((a, b) => a.time - b.time || a.rowid - b.rowid);
       for (const { rowid } of parts) {
         const data = db.row('part', rowid)?.values.data;
         let part: unknown;

@@ -71,10 +71,16 @@ export class SqliteFile {
     return this.columns.has(name);
   }
 
-  /** Every row of a table, in rowid order; nothing when there is no such table. */
-  *table(name: string): Generator<SqliteRow> {
+  /**
+   * Every row of a table, in rowid order; nothing when there is no such table. With
+   * `only`, just those columns are decoded, and overflow pages are not read when the
+   * columns lie before them (the large last column of a row is then never loaded).
+   */
+  *table(name: string, only?: readonly string[]): Generator<SqliteRow> {
     const t = this.columns.get(name);
-    if (t !== undefined) yield* this.rows(t.root, t.names);
+    if (t === undefined) return;
+    const wanted = only === undefined ? t.names : t.names.map((n) => (only.includes(n) ? n : ''));
+    yield* this.rows(t.root, wanted);
   }
 
   /** The row of a table with that rowid. */
@@ -141,8 +147,11 @@ export class SqliteFile {
     return (((p[at] ?? 0) << 24) >>> 0) + (((p[at + 1] ?? 0) << 16) | ((p[at + 2] ?? 0) << 8) | (p[at + 3] ?? 0));
   }
 
-  /** The payload of the table leaf cell at `cell`, its overflow pages followed. */
-  private payload(p: Uint8Array, cell: number): Uint8Array {
+  /**
+   * The payload of the table leaf cell at `cell`, its overflow pages followed; or, when
+   * `enough` bytes lie on the page itself, just those.
+   */
+  private payload(p: Uint8Array, cell: number, enough = Number.POSITIVE_INFINITY): Uint8Array {
     const [size, afterSize] = varint(p, cell);
     const [, start] = varint(p, afterSize);
     const u = this.usable;
@@ -151,6 +160,7 @@ export class SqliteFile {
     const m = Math.floor(((u - 12) * 32) / 255) - 23;
     const k = m + ((size - m) % (u - 4));
     const local = k <= x ? k : m;
+    if (enough <= local) return p.subarray(start, start + local);
     const out = new Uint8Array(size);
     out.set(p.subarray(start, start + local), 0);
     let filled = local;
@@ -167,38 +177,31 @@ export class SqliteFile {
     return out;
   }
 
+  /** The columns of a row named in `names` (an empty name: not decoded). */
   private record(p: Uint8Array, cell: number, names: readonly string[]): Record<string, SqliteValue> {
-    const b = this.payload(p, cell);
+    let b = this.payload(p, cell, 9);
     const [headerSize, first] = varint(b, 0);
+    if (b.length < headerSize) b = this.payload(p, cell);
     const types: number[] = [];
     for (let at = first; at < headerSize; ) {
       const [t, next] = varint(b, at);
       types.push(t);
       at = next;
     }
+    // The bytes up to the end of the last column wanted: when on the page, no overflow page is read.
+    let end = headerSize;
+    let needed = headerSize;
+    for (const [i, t] of types.entries()) {
+      end += serialSize(t);
+      if (names[i] !== undefined && names[i] !== '') needed = end;
+    }
+    if (b.length < needed) b = this.payload(p, cell, needed);
     const values: Record<string, SqliteValue> = {};
     let at = headerSize;
     for (const [i, t] of types.entries()) {
-      let v: SqliteValue = null;
-      let n = 0;
-      if (t >= 1 && t <= 6) {
-        n = [0, 1, 2, 3, 4, 6, 8][t] ?? 0;
-        let big = 0n;
-        for (let j = 0; j < n; j++) big = (big << 8n) | BigInt(b[at + j] ?? 0);
-        if ((b[at] ?? 0) & 0x80) big -= 1n << BigInt(8 * n);
-        v = big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
-      } else if (t === 7) {
-        n = 8;
-        v = new DataView(b.buffer, b.byteOffset + at, 8).getFloat64(0);
-      } else if (t === 8 || t === 9) {
-        v = t - 8;
-      } else if (t >= 12) {
-        n = Math.floor((t - 12) / 2);
-        v = t % 2 === 1 ? Buffer.from(b.buffer, b.byteOffset + at, n).toString('utf8') : b.slice(at, at + n);
-      }
-      at += n;
       const name = names[i];
-      if (name !== undefined) values[name] = v;
+      if (name !== undefined && name !== '') values[name] = decode(b, at, t);
+      at += serialSize(t);
     }
     return values;
   }
@@ -256,6 +259,30 @@ export class SqliteFile {
       }
     }
   }
+}
+
+/** The value of serial type `t` at `b[at]`. */
+function decode(b: Uint8Array, at: number, t: number): SqliteValue {
+  if (t >= 1 && t <= 6) {
+    const n = serialSize(t);
+    let big = 0n;
+    for (let j = 0; j < n; j++) big = (big << 8n) | BigInt(b[at + j] ?? 0);
+    if ((b[at] ?? 0) & 0x80) big -= 1n << BigInt(8 * n);
+    return big >= BigInt(Number.MIN_SAFE_INTEGER) && big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+  }
+  if (t === 7) return new DataView(b.buffer, b.byteOffset + at, 8).getFloat64(0);
+  if (t === 8 || t === 9) return t - 8;
+  if (t >= 12) {
+    const n = serialSize(t);
+    return t % 2 === 1 ? Buffer.from(b.buffer, b.byteOffset + at, n).toString('utf8') : b.slice(at, at + n);
+  }
+  return null;
+}
+
+/** The bytes a value of serial type `t` takes in a record. */
+function serialSize(t: number): number {
+  if (t >= 12) return Math.floor((t - 12) / 2);
+  return [0, 1, 2, 3, 4, 6, 8, 8, 0, 0, 0, 0][t] ?? 0;
 }
 
 /** SQLite's log checksum over `b` (a multiple of 8 bytes), continuing from `s0`, `s1`. */
