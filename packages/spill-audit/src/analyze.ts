@@ -180,7 +180,12 @@ export class SessionAnalyzer {
     forEachDistinctive(output, (s) => {
       if (index.get(s) !== undefined) return false;
       if (this.seen.has(s)) index.set(s, -1);
-      else index.set(s, fresh.push(detach(s)) - 1);
+      else {
+        const kept = detach(s);
+        index.set(s, fresh.push(kept) - 1);
+        // Seen from now on: a later repeat in this output is found in `index` first.
+        if (this.seen.size < MAX_SEEN) this.seen.add(kept);
+      }
       return index.size >= MAX_STRINGS_PER_OUTPUT;
     });
     const caps: CapOutcome[] = [];
@@ -217,7 +222,6 @@ export class SessionAnalyzer {
         this.omitted.add(s, this.results.length, bits);
       }
     }
-    this.see(fresh);
     this.results.push(figures);
   }
 
