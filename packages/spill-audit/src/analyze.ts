@@ -9,8 +9,6 @@ import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 /** Most distinctive strings kept per output and per session, so memory stays bounded. */
 export const MAX_STRINGS_PER_OUTPUT = 20_000;
 const MAX_SEEN = 500_000;
-/** Most omitted strings followed per session (each with the output that held it). */
-const MAX_OMITTED = 500_000;
 
 /** The most caps one {@link SessionAnalyzer} measures (two bits of a 32-bit mask each). */
 export const MAX_CAPS = 15;
@@ -218,7 +216,6 @@ export class SessionAnalyzer {
       for (const [at, s] of fresh.entries()) {
         const bits = all & ~(shown[at] ?? 0);
         if (bits === 0) continue;
-        if (this.omitted.size >= MAX_OMITTED) break;
         this.omitted.add(s, this.results.length, bits);
       }
     }
