@@ -62,12 +62,6 @@ export function candidateLimit(cap: number): number {
   return Math.max(16, Math.min(256, Math.floor(cap / 48)));
 }
 
-/**
- * Finds salient lines in one pass over text that arrives in chunks, holding a bounded set
- * of candidates (never more than {@link candidateLimit}) and at most one partial line of
- * {@link LINE_SCAN_UNITS} code units. Every decision depends on whole lines only, so the
- * result is the same for any chunking of the same text.
- */
 /** What a scan keeps for one cap: its best candidates and its sample of a list. */
 interface Tier {
   readonly limit: number;
@@ -79,6 +73,12 @@ interface Tier {
   readonly list: ListScanner;
 }
 
+/**
+ * Finds salient lines in one pass over text that arrives in chunks, holding a bounded set
+ * of candidates (never more than {@link candidateLimit}) and at most one partial line of
+ * {@link LINE_SCAN_UNITS} code units. Every decision depends on whole lines only, so the
+ * result is the same for any chunking of the same text.
+ */
 export class PreviewScanner {
   /** One per cap: every line is classified once, and what each cap keeps of it kept apart. */
   readonly #tiers: Tier[];
