@@ -104,7 +104,7 @@ class OmittedIndex {
     this.newest.set(s, at);
   }
 
-  /** Calls `f` for each output that omitted `s`, with the previews that did. */
+  /** Calls `f` for each output that omitted `s`, with the previews that did (newest first: each output's outcomes are its own, so their order does not matter). */
   forEach(s: string, f: (output: number, bits: number) => void): void {
     for (let at = this.newest.get(s) ?? -1; at >= 0; at = this.next[at] ?? -1) f(this.output[at] ?? 0, this.bits[at] ?? 0);
   }
