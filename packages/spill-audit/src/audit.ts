@@ -5,7 +5,7 @@ import { AuditError } from './errors.js';
 import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
 
 /** The cap `spillway setup` gives each host, which an audit measures unless told another. */
-export const SETUP_CAPS: Readonly<Record<TranscriptFormat, number>> = { 'claude-code': 24576, codex: 8192, gemini: 32768, generic: 24576 };
+export const SETUP_CAPS: Readonly<Record<TranscriptFormat, number>> = { 'claude-code': 24576, codex: 8192, gemini: 32768, opencode: 16384, generic: 24576 };
 
 /** Options of {@link runAudit}. */
 export interface AuditOptions {
@@ -17,7 +17,7 @@ export interface AuditOptions {
   readonly cap?: number;
   /** The highest share of spilled outputs whose omitted part may be needed later, 0–1. Default 0.1. */
   readonly maxNeeded?: number;
-  /** Environment, for `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `GEMINI_CLI_HOME`. */
+  /** Environment, for `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME` and `XDG_DATA_HOME`. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The home directory. */
   readonly home: string;
@@ -103,6 +103,11 @@ export interface AuditReport {
   readonly skipped: readonly SkippedLine[];
   /** Tool calls whose output the transcript lacks. */
   readonly callsWithoutOutput: number;
+  /**
+   * Outputs the host stored in a file itself, leaving a note in the transcript: `read`, judged
+   * from the file; `missing`, whose file is gone, too large or unreadable, judged by the note.
+   */
+  readonly storedOutputs: { readonly read: number; readonly missing: number };
   /** All calls. */
   readonly total: AuditTotals;
   /** Per session, most tokens kept out first. */
@@ -196,6 +201,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   const stats: ReadStats = { lines: 0, skipped: 0, skippedLines: [] };
   const calls: CallFigures[] = [];
   let callsWithoutOutput = 0;
+  const storedOutputs = { read: 0, missing: 0 };
   for (const file of files) {
     // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
     const analyzers = new Map<string, SessionAnalyzer>();
@@ -204,6 +210,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
         let a = analyzers.get(event.session);
         if (a === undefined) analyzers.set(event.session, (a = new SessionAnalyzer(format, caps)));
         a.push(event);
+        if (event.kind === 'result' && event.stored !== undefined) storedOutputs[event.stored.read ? 'read' : 'missing']++;
       }
     } catch (cause) {
       throw new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${(cause as Error).message}. Check its permissions, or leave it out.`, { cause });
@@ -245,6 +252,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     skippedLines: stats.skipped,
     skipped: stats.skippedLines,
     callsWithoutOutput,
+    storedOutputs,
     total,
     sessions: sessions.list(),
     tools: tools.list(),

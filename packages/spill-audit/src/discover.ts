@@ -1,12 +1,12 @@
 /** Where each host keeps its transcripts, and the walk that finds them. */
-import { readdir, stat } from 'node:fs/promises';
+import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AuditError } from './errors.js';
 import type { TranscriptFormat } from './transcript.js';
 
 /** Where to look: the environment and home directory to resolve hosts' directories from. */
 export interface DiscoverOptions {
-  /** Environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`). */
+  /** Environment (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `XDG_DATA_HOME`). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The home directory. */
   readonly home: string;
@@ -17,10 +17,12 @@ export function transcriptRoot(format: TranscriptFormat, options: DiscoverOption
   if (format === 'claude-code') return join(options.env.CLAUDE_CONFIG_DIR ?? join(options.home, '.claude'), 'projects');
   if (format === 'codex') return join(options.env.CODEX_HOME ?? join(options.home, '.codex'), 'sessions');
   if (format === 'gemini') return join(options.env.GEMINI_CLI_HOME ?? options.home, '.gemini', 'tmp');
+  if (format === 'opencode') return join(options.env.XDG_DATA_HOME ?? join(options.home, '.local', 'share'), 'opencode');
   return undefined;
 }
 
 function isTranscript(format: TranscriptFormat, name: string): boolean {
+  if (format === 'opencode') return name === 'opencode.db';
   if (!name.endsWith('.jsonl')) return false;
   return format === 'codex' ? name.startsWith('rollout-') : format === 'gemini' ? name.startsWith('session-') : true;
 }
@@ -38,7 +40,8 @@ async function walk(dir: string, format: TranscriptFormat, out: string[]): Promi
 
 /**
  * The transcript files under `paths` (files as given, directories walked for `*.jsonl`,
- * Codex's for `rollout-*.jsonl`), or under the host's own directory when `paths` is empty.
+ * Codex's for `rollout-*.jsonl`, Gemini CLI's for `session-*.jsonl`, OpenCode's for
+ * `opencode.db`), or under the host's own directory when `paths` is empty.
  *
  * @throws {@link AuditError} `AUDIT_NOT_FOUND` when a path does not exist, or nothing is
  * found; `AUDIT_UNREADABLE` when a directory cannot be listed.
@@ -57,6 +60,11 @@ export async function findTranscripts(format: TranscriptFormat, paths: readonly 
     }
     if (info.isFile()) {
       files.push(start);
+      continue;
+    }
+    // OpenCode's data directory holds its database at the top, beside snapshots not worth walking.
+    if (format === 'opencode' && (await access(join(start, 'opencode.db')).then(() => true, () => false))) {
+      files.push(join(start, 'opencode.db'));
       continue;
     }
     try {

@@ -22,9 +22,36 @@ export function estimateTokens(bytes: number): number {
 /** The shortest distinctive string, in UTF-16 code units. */
 export const MIN_DISTINCTIVE_LENGTH = 6;
 
-// A candidate: a run of letters, digits and the characters paths, ids and versions are made of.
-const CANDIDATE = /[\p{L}\p{N}_./\-@#~+]+/gu;
-const MARK = /[\d/._]/;
+// A candidate is a run of letters, digits and the characters paths, ids and versions are
+// made of: `[\p{L}\p{N}_./\-@#~+]+`. ASCII is classed by table; other code points by a
+// sticky Unicode class, so a surrogate pair is one code point, as a `u` regular expression sees it.
+const ASCII_RUN = new Uint8Array(128);
+for (const c of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-@#~+') ASCII_RUN[c.charCodeAt(0)] = 1;
+const OTHER_RUN = /[\p{L}\p{N}]/uy;
+const DOT = 0x2e;
+const DASH = 0x2d;
+const SLASH = 0x2f;
+const UNDERSCORE = 0x5f;
+
+/** Code units of the run character at `i`: 0 when there is none. */
+function runUnits(text: string, i: number, code: number): number {
+  if (code < 128) return ASCII_RUN[code] ?? 0;
+  OTHER_RUN.lastIndex = i;
+  return OTHER_RUN.test(text) ? OTHER_RUN.lastIndex - i : 0;
+}
+
+function isTrimmed(code: number): boolean {
+  return code === DOT || code === DASH || code === SLASH;
+}
+
+/** Whether `text[from, to)` holds a digit, a slash, a dot or an underscore. */
+function hasMark(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || c === SLASH || c === DOT || c === UNDERSCORE) return true;
+  }
+  return false;
+}
 
 /**
  * The distinctive strings of `text`: runs of letters, digits and `_ . / - @ # ~ +`, with
@@ -37,23 +64,49 @@ const MARK = /[\d/._]/;
  */
 export function distinctiveStrings(text: string, limit = Number.POSITIVE_INFINITY): Set<string> {
   const found = new Set<string>();
-  const take = (token: string): boolean => {
-    if (token.length >= MIN_DISTINCTIVE_LENGTH && MARK.test(token)) found.add(token);
+  forEachDistinctive(text, (s) => {
+    found.add(s);
     return found.size >= limit;
-  };
-  for (const match of text.matchAll(CANDIDATE)) {
-    const token = trim(match[0]);
-    if (take(token)) break;
-    // A path's parts too, so `/var/cache/key_9d8e` matches the `key_9d8e` an output held.
-    if (token.includes('/') && token.split('/').some((part) => take(trim(part)))) break;
-  }
+  });
   return found;
 }
 
-function trim(token: string): string {
-  let start = 0;
-  let end = token.length;
-  while (start < end && '.-/'.includes(token.charAt(start))) start++;
-  while (end > start && '.-/'.includes(token.charAt(end - 1))) end--;
-  return token.slice(start, end);
+/**
+ * Calls `take` with each distinctive string of `text` in order (a path, then its parts;
+ * repeats included) until it answers `true`. One pass over the text, and a string is
+ * cut out of it only when it qualifies.
+ */
+export function forEachDistinctive(text: string, take: (s: string) => boolean): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    let units = runUnits(text, i, text.charCodeAt(i));
+    if (units === 0) {
+      i++;
+      continue;
+    }
+    const runStart = i;
+    while (units > 0) {
+      i += units;
+      units = i < n ? runUnits(text, i, text.charCodeAt(i)) : 0;
+    }
+    let start = runStart;
+    let end = i;
+    while (start < end && isTrimmed(text.charCodeAt(start))) start++;
+    while (end > start && isTrimmed(text.charCodeAt(end - 1))) end--;
+    // A part is no longer than its path: a path too short gives nothing.
+    if (end - start < MIN_DISTINCTIVE_LENGTH) continue;
+    if (hasMark(text, start, end) && take(text.slice(start, end))) return;
+    for (let from = start, first = true; from < end; first = false) {
+      let to = from;
+      while (to < end && text.charCodeAt(to) !== SLASH) to++;
+      if (first && to === end) break; // not a path
+      let a = from;
+      let b = to;
+      while (a < b && isTrimmed(text.charCodeAt(a))) a++;
+      while (b > a && isTrimmed(text.charCodeAt(b - 1))) b--;
+      if (b - a >= MIN_DISTINCTIVE_LENGTH && hasMark(text, a, b) && take(text.slice(a, b))) return;
+      from = to + 1;
+    }
+  }
 }

@@ -11,6 +11,7 @@ const report: AuditReport = {
   skippedLines: 0,
   skipped: [],
   callsWithoutOutput: 0,
+  storedOutputs: { read: 0, missing: 0 },
   total: { calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 },
   sessions: [{ name: 's1', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
   tools: [{ name: '<img src=x onerror=alert(1)>', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],

@@ -5,9 +5,11 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { readOpenCode } from './read-opencode.js';
+import { readStoredOutput, storedOutputFile } from './stored-output.js';
 
 /** The transcript formats an audit reads. */
-export type TranscriptFormat = 'claude-code' | 'codex' | 'gemini' | 'generic';
+export type TranscriptFormat = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'generic';
 
 /** One thing a transcript records, in the order it happened. */
 export type TranscriptEvent =
@@ -15,8 +17,12 @@ export type TranscriptEvent =
   | { readonly kind: 'text'; readonly session: string; readonly text: string }
   /** A tool call: its arguments as text (JSON for structured ones). */
   | { readonly kind: 'call'; readonly session: string; readonly id: string; readonly tool: string; readonly server?: string; readonly input: string }
-  /** A tool call's output, as the host recorded it. */
-  | { readonly kind: 'result'; readonly session: string; readonly id: string; readonly output: string };
+  /**
+   * A tool call's output, as the host recorded it; or, when the host stored the output in a
+   * file and left a note in the transcript, read from that file (`stored` says which file,
+   * and whether it could be read: when not, `output` is the note).
+   */
+  | { readonly kind: 'result'; readonly session: string; readonly id: string; readonly output: string; readonly stored?: { readonly file: string; readonly read: boolean } };
 
 /** A line that was skipped: where, and why (never its content). */
 export interface SkippedLine {
@@ -217,9 +223,22 @@ function genericParser(): LineParser {
  * Reads one transcript file line by line (node:readline over a file stream) and yields its
  * events in order. Lines that are not JSON objects, or lack the fields their type needs, are
  * counted in `stats` and skipped. The session of a Claude Code line without `sessionId`, or
- * of Codex lines before `session_meta`, is the file's name.
+ * of Codex lines before `session_meta`, is the file's name. An OpenCode database is read
+ * part by part instead (each part counts as a line; a skipped one is named by its rowid).
  */
 export async function* readTranscript(file: string, format: TranscriptFormat, stats: ReadStats): AsyncGenerator<TranscriptEvent> {
+  if (format === 'opencode') {
+    // A database, not lines: its parts are counted as lines, and a skipped one named by its rowid.
+    const count = (): void => {
+      stats.lines++;
+    };
+    const skip = (rowid: number, reason: string): void => {
+      stats.skipped++;
+      if (stats.skippedLines.length < MAX_NAMED_SKIPS) stats.skippedLines.push({ file, line: rowid, reason });
+    };
+    yield* readOpenCode(file, count, skip);
+    return;
+  }
   const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : format === 'gemini' ? geminiParser() : genericParser();
   const fallback = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl$/, '');
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
@@ -244,7 +263,17 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
       continue;
     }
     const events = parse(value, fallback);
-    if (typeof events === 'string') skip(events);
-    else yield* events;
+    if (typeof events === 'string') {
+      skip(events);
+      continue;
+    }
+    for (const event of events) {
+      const file = format === 'claude-code' && event.kind === 'result' ? storedOutputFile(event.output) : undefined;
+      if (file === undefined || event.kind !== 'result') yield event;
+      else {
+        const whole = await readStoredOutput(file);
+        yield { ...event, output: whole ?? event.output, stored: { file, read: whole !== undefined } };
+      }
+    }
   }
 }

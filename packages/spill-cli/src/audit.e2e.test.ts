@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
 
@@ -55,6 +56,22 @@ describe('spillway audit', () => {
     expect(r.out).not.toContain(SECRET);
     expect(r.out).not.toContain('line-000');
     expect({ bytes: readFileSync(transcript), mtime: statSync(transcript).mtimeMs, entries: readdirSync(config, { recursive: true }) }).toEqual(before);
+  });
+
+  it('--host opencode reads the database under XDG_DATA_HOME and writes nothing beside it', async () => {
+    // Trimmed from a recorded OpenCode 1.18.33 session (see @spillway/audit's fixtures).
+    const data = join(dir, 'share');
+    cpSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'spill-audit', 'src', 'fixtures', 'opencode'), join(data, 'opencode'), { recursive: true });
+    const before = readdirSync(join(data, 'opencode'), { recursive: true }).sort();
+    const r = await spillway(['audit', '--host', 'opencode'], { env: { ...env(), XDG_DATA_HOME: data } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('opencode: 1 transcript file, 1 session, 3 tool outputs');
+    expect(r.out).toContain('at the cap of 16384 bytes: 1 spilled');
+    expect(r.out).toContain("needed later: 1 of 1 with spillway's preview, 1 with a plain head+tail");
+    expect(r.out).toContain('(2 outputs the host stored in files itself: 1 read from their files, 1 judged by the note');
+    expect(r.out).not.toContain('key_9d8e');
+    expect(readdirSync(join(data, 'opencode'), { recursive: true }).sort()).toEqual(before);
   });
 
   it('--max-needed 100% gives the setup command; --examples shows the string', async () => {

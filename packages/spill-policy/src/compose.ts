@@ -58,6 +58,29 @@ export function createSpillPreviewScanner(maxInlineBytes: number): SpillPreviewS
   return { push: (chunk) => { scanner.push(chunk); }, finish: () => scanner.finish() };
 }
 
+/** Feeds a text, in chunks of any size, to one scan for several caps. */
+export interface SpillPreviewMultiScanner {
+  /** Scans the next piece of the text. */
+  push(chunk: string): void;
+  /** Ends the text and answers, for each cap in the order given, what {@link createSpillPreviewScanner} at that cap would. */
+  finish(): SpillPreviewScan[];
+}
+
+/**
+ * {@link createSpillPreviewScanner} for several caps at once, for callers that compare
+ * previews at different caps (an audit of past outputs): each line is classified once,
+ * and each cap keeps its own candidates and list sample, so the answers are exactly those
+ * of one scanner per cap at about the cost of one.
+ *
+ * @throws TypeError when a cap is not a non-negative integer, or there is none.
+ */
+export function createSpillPreviewScanners(maxInlineBytes: readonly number[]): SpillPreviewMultiScanner {
+  if (maxInlineBytes.length === 0) throw new TypeError('Pass at least one cap.');
+  for (const cap of maxInlineBytes) if (!Number.isSafeInteger(cap) || cap < 0) throw new TypeError(`maxInlineBytes must be non-negative integers; got ${String(cap)}.`);
+  const scanner = new PreviewScanner([...maxInlineBytes]);
+  return { push: (chunk) => { scanner.push(chunk); }, finish: () => scanner.finishAll() };
+}
+
 /** The replacement {@link composeSpillPreview} composed. */
 export interface SpillPreview {
   /** What the model sees: head, marker, tail, a blank line, the preface if any, the notice. */

@@ -62,6 +62,17 @@ export function candidateLimit(cap: number): number {
   return Math.max(16, Math.min(256, Math.floor(cap / 48)));
 }
 
+/** What a scan keeps for one cap: its best candidates and its sample of a list. */
+interface Tier {
+  readonly limit: number;
+  readonly set: Candidate[];
+  /** For each shape kept: how many of its lines are kept apart, and the latest of them. */
+  readonly shapes: Map<string, { kept: number; latest: Candidate }>;
+  /** Candidates waiting for the line after them. */
+  awaiting: Candidate[];
+  readonly list: ListScanner;
+}
+
 /**
  * Finds salient lines in one pass over text that arrives in chunks, holding a bounded set
  * of candidates (never more than {@link candidateLimit}) and at most one partial line of
@@ -69,34 +80,34 @@ export function candidateLimit(cap: number): number {
  * result is the same for any chunking of the same text.
  */
 export class PreviewScanner {
-  readonly #limit: number;
+  /** One per cap: every line is classified once, and what each cap keeps of it kept apart. */
+  readonly #tiers: Tier[];
   readonly #prefilters = blockPrefilters();
   #lineNo = 1;
   #carry = '';
   #carryLength = 0;
   #prev: ExcerptLine | undefined;
-  #awaiting: Candidate[] = [];
-  #set: Candidate[] = [];
-  /** For each shape kept: how many of its lines are kept apart, and the latest of them. */
-  readonly #shapes = new Map<string, { kept: number; latest: Candidate }>();
   readonly #bySeverity = [0, 0, 0, 0, 0, 0];
   #json: JsonShapeScanner | undefined = new JsonShapeScanner();
-  readonly #list: ListScanner;
   /** Fed only while the text may still be JSON; its answer is used only when it is. */
   readonly #failures = new JsonFailureScanner();
   #endsOpen = false;
   #work = 0;
 
-  constructor(cap: number) {
-    this.#limit = candidateLimit(cap);
-    this.#list = new ListScanner(cap);
+  /** @param cap - the cap, or several: {@link finishAll} then answers one scan per cap, as separate scanners would. */
+  constructor(cap: number | readonly number[]) {
+    const caps = typeof cap === 'number' ? [cap] : cap;
+    this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], shapes: new Map(), awaiting: [], list: new ListScanner(c) }));
   }
 
   /** Code units held (the partial line and the candidates' texts). For tests. */
   get retainedUnits(): number {
-    let units = this.#carry.length;
-    for (const c of this.#set) units += c.text.length + (c.before?.text.length ?? 0) + (c.after?.text.length ?? 0) + c.shape.length;
-    return units + this.#list.retainedUnits + this.#failures.retainedUnits;
+    let units = this.#carry.length + this.#failures.retainedUnits;
+    for (const t of this.#tiers) {
+      for (const c of t.set) units += c.text.length + (c.before?.text.length ?? 0) + (c.after?.text.length ?? 0) + c.shape.length;
+      units += t.list.retainedUnits;
+    }
+    return units;
   }
 
   /**
@@ -112,7 +123,7 @@ export class PreviewScanner {
     if (chunk.length === 0) return;
     if (this.#json !== undefined && !this.#json.push(chunk)) this.#json = undefined;
     if (this.#json !== undefined) this.#failures.push(chunk);
-    this.#list.push(chunk);
+    for (const t of this.#tiers) t.list.push(chunk);
     const first = chunk.indexOf('\n');
     if (first < 0) {
       this.#extendCarry(chunk, 0, chunk.length);
@@ -131,8 +142,13 @@ export class PreviewScanner {
     this.#endsOpen = last + 1 < chunk.length;
   }
 
-  /** Ends the text and answers what was found. */
+  /** Ends the text and answers what was found (for the first cap). */
   finish(): PreviewScan {
+    return this.finishAll()[0] as PreviewScan;
+  }
+
+  /** Ends the text and answers what was found for each cap, in the order given. */
+  finishAll(): PreviewScan[] {
     if (this.#endsOpen) {
       const carried = this.#carry;
       this.#lineEnded(viewOf(carried, 0, carried.length, this.#carryLength));
@@ -141,7 +157,7 @@ export class PreviewScanner {
     const lines = this.#lineNo - 1;
     const json = this.#json?.finish();
     const failures = json === undefined ? [] : this.#failures.finish();
-    return { lines, salientBySeverity: [...this.#bySeverity], candidates: this.#set, json, list: this.#list.finish(), failures };
+    return this.#tiers.map((t) => ({ lines, salientBySeverity: [...this.#bySeverity], candidates: t.set, json, list: t.list.finish(), failures }));
   }
 
   #extendCarry(chunk: string, from: number, to: number): void {
@@ -161,11 +177,18 @@ export class PreviewScanner {
     this.#lineNo = here + 1;
   }
 
+  #anyAwaiting(): boolean {
+    for (const t of this.#tiers) if (t.awaiting.length > 0) return true;
+    return false;
+  }
+
   #fillAwaiting(view: LineView, lineNo: number): void {
-    if (this.#awaiting.length === 0) return;
+    if (!this.#anyAwaiting()) return;
     const line = excerptOf(view, lineNo);
-    for (const c of this.#awaiting) c.after = line;
-    this.#awaiting = [];
+    for (const t of this.#tiers) {
+      for (const c of t.awaiting) c.after = line;
+      t.awaiting = [];
+    }
   }
 
   /**
@@ -175,7 +198,7 @@ export class PreviewScanner {
   #block(s: string, from: number, to: number): void {
     let counted = from; // newlines before `counted` are in `this.#lineNo`
     this.#work += (this.#prefilters.length + 1) * (to - from);
-    if (this.#awaiting.length > 0) {
+    if (this.#anyAwaiting()) {
       const end = s.indexOf('\n', from);
       this.#fillAwaiting(viewAt(s, from, end), this.#lineNo);
     }
@@ -191,7 +214,7 @@ export class PreviewScanner {
       if (severity > 0) {
         const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), this.#lineNo - 1);
         this.#consider(severity, view, this.#lineNo, before);
-        if (le + 1 < to && this.#awaiting.length > 0) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), this.#lineNo + 1);
+        if (le + 1 < to && this.#anyAwaiting()) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), this.#lineNo + 1);
       }
     }
     for (let k = s.indexOf('\n', counted); k >= 0 && k < to; k = s.indexOf('\n', k + 1)) this.#lineNo++;
@@ -212,34 +235,37 @@ export class PreviewScanner {
     return starts.filter((ls, i) => i === 0 || ls !== starts[i - 1]);
   }
 
-  /** Keeps a salient line if it ranks among the best, or counts it into a flood. */
+  /** Keeps a salient line, for each cap, if it ranks among the best, or counts it into a flood. */
   #consider(severity: number, view: LineView, lineNo: number, before: ExcerptLine | undefined): void {
     this.#bySeverity[severity] = (this.#bySeverity[severity] ?? 0) + 1;
     const shape = shapeOf(view.scan);
-    const same = this.#shapes.get(shape);
-    if (same !== undefined && same.kept >= FLOOD_KEEP) {
-      const c = same.latest;
-      c.count++;
-      c.lastLine = lineNo;
-      c.last = excerptOf(view, lineNo);
-      return;
+    let line: ExcerptLine | undefined;
+    for (const t of this.#tiers) {
+      const same = t.shapes.get(shape);
+      if (same !== undefined && same.kept >= FLOOD_KEEP) {
+        const c = same.latest;
+        c.count++;
+        c.lastLine = lineNo;
+        c.last = line ??= excerptOf(view, lineNo);
+        continue;
+      }
+      const set = t.set;
+      if (set.length >= t.limit) {
+        const worst = set[set.length - 1] as Candidate;
+        if (worst.severity >= severity) continue;
+        set.pop();
+        if (t.shapes.get(worst.shape)?.latest === worst) t.shapes.delete(worst.shape);
+      }
+      line ??= excerptOf(view, lineNo);
+      const candidate: Candidate = { ...line, severity, before, after: undefined, count: 1, lastLine: lineNo, last: undefined, shape };
+      // Later than every kept line, so it goes after all of at least its severity.
+      let at = set.length;
+      while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
+      set.splice(at, 0, candidate);
+      const kept = t.shapes.get(shape);
+      t.shapes.set(shape, { kept: (kept?.kept ?? 0) + 1, latest: candidate });
+      t.awaiting.push(candidate);
     }
-    const set = this.#set;
-    if (set.length >= this.#limit) {
-      const worst = set[set.length - 1] as Candidate;
-      if (worst.severity >= severity) return;
-      set.pop();
-      if (this.#shapes.get(worst.shape)?.latest === worst) this.#shapes.delete(worst.shape);
-    }
-    const line = excerptOf(view, lineNo);
-    const candidate: Candidate = { ...line, severity, before, after: undefined, count: 1, lastLine: lineNo, last: undefined, shape };
-    // Later than every kept line, so it goes after all of at least its severity.
-    let at = set.length;
-    while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
-    set.splice(at, 0, candidate);
-    const kept = this.#shapes.get(shape);
-    this.#shapes.set(shape, { kept: (kept?.kept ?? 0) + 1, latest: candidate });
-    this.#awaiting.push(candidate);
   }
 }
 

@@ -14,7 +14,7 @@ function specs(): FigureSpec[] {
       title: 'runAudit over generated Claude Code transcripts (every cap, needed-later): wall time',
       baseline: 'node:readline over the same files, JSON.parse of every line',
       unit: 'ms',
-      target: ratioAtMost(150),
+      target: ratioAtMost(3),
     },
   ];
 }

@@ -15,17 +15,19 @@ interface AuditOptions {
   readonly html?: string;
 }
 
-const FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'gemini', 'generic'];
+const FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'gemini', 'opencode', 'generic'];
 
 const EXAMPLES = `
 Examples:
   $ spillway audit
   $ spillway audit --host codex --cap 4096
+  $ spillway audit --host opencode
   $ spillway audit --host generic ./traces/*.jsonl --json
 
 Reads the transcripts the host keeps (Claude Code: $CLAUDE_CONFIG_DIR or ~/.claude,
 projects/**/*.jsonl; Codex: $CODEX_HOME or ~/.codex, sessions/**/rollout-*.jsonl; Gemini CLI:
-$GEMINI_CLI_HOME or ~, .gemini/tmp/**/session-*.jsonl), or the files and directories given;
+$GEMINI_CLI_HOME or ~, .gemini/tmp/**/session-*.jsonl; OpenCode: $XDG_DATA_HOME or
+~/.local/share, opencode/opencode.db), or the files and directories given;
 never writes them. Tokens are estimated at 4 bytes each.
 An output's omitted part counts as needed later when a later tool call's arguments use a
 distinctive string (6+ characters with a digit, /, . or _) that only that part held.
@@ -81,6 +83,8 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
   if (t.overHostLimit > 0) lines.push(`the host itself would cut or refuse ${t.overHostLimit} of these outputs`);
   if (r.skippedLines > 0) lines.push(ctx.out.dim(`(${r.skippedLines} of ${r.lines} lines could not be read and were skipped; --json names the first)`));
   if (r.callsWithoutOutput > 0) lines.push(ctx.out.dim(`(${r.callsWithoutOutput} tool calls have no output in the transcript)`));
+  const { read, missing } = r.storedOutputs;
+  if (read + missing > 0) lines.push(ctx.out.dim(`(${count(read + missing, 'output')} the host stored in files itself: ${read} read from their files, ${missing} judged by the note left in the transcript, their files gone or over 64 MiB)`));
   if (r.tools.length > 0) lines.push('', ...table(r.tools, 'tool', 8));
   if (r.servers.length > 0) lines.push('', ...table(r.servers, 'MCP server', 4));
   const host = r.recommendations[0];
@@ -109,7 +113,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .description('Tell, from the transcripts a host keeps, what spilling would keep out of context and which cap to set.')
     .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
     .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
-    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768)', parseCap)
+    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', parseCap)
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')

@@ -1,0 +1,85 @@
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runAudit } from './audit.js';
+import { isAuditError } from './errors.js';
+import { columnNames } from './sqlite-file.js';
+import { readTranscript, type ReadStats, type TranscriptEvent } from './transcript.js';
+
+// Trimmed from a session of OpenCode 1.18.33 recorded offline: a 3,001-line bash log whose
+// middle names lib/QX_77/key_9d8e.bin, a 540 KB MCP result (both stored by OpenCode in
+// tool-output/, of which only the log's file is kept here), and a call that uses that name.
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+const data = join(fixtures, 'opencode');
+const tmp = mkdtempSync(join(tmpdir(), 'audit-opencode-'));
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+async function events(file: string): Promise<{ events: TranscriptEvent[]; stats: ReadStats }> {
+  const stats: ReadStats = { lines: 0, skipped: 0, skippedLines: [] };
+  const out: TranscriptEvent[] = [];
+  for await (const e of readTranscript(file, 'opencode', stats)) out.push(e);
+  return { events: out, stats };
+}
+
+describe('OpenCode sessions', () => {
+  it('are read part by part, in order: texts, calls with their JSON input, outputs', async () => {
+    const { events: all, stats } = await events(join(data, 'opencode.db'));
+    expect(stats).toEqual({ lines: 13, skipped: 0, skippedLines: [] });
+    expect(new Set(all.map((e) => e.session)).size).toBe(1);
+    expect(all[0]?.session).toMatch(/^ses_/);
+    expect(all.map((e) => (e.kind === 'call' ? `call ${e.tool}` : e.kind))).toEqual(['text', 'call bash', 'result', 'call big_get_big', 'result', 'call bash', 'result', 'text']);
+    const [, firstCall, log, , mcp, lastCall, last] = all;
+    expect(firstCall?.kind === 'call' && JSON.parse(firstCall.input)).toMatchObject({ description: 'print a long log' });
+    // The log was stored by OpenCode: read whole from the tool-output directory beside the database.
+    expect(log?.kind === 'result' && log.stored?.read).toBe(true);
+    expect(log?.kind === 'result' && log.output).toContain('stored at lib/QX_77/key_9d8e.bin');
+    expect(log?.kind === 'result' && log.output.split('\n')).toHaveLength(3002);
+    // The MCP result's file is not there: the part OpenCode kept, with its note, is the output.
+    expect(mcp?.kind === 'result' && mcp.stored?.read).toBe(false);
+    expect(mcp?.kind === 'result' && mcp.output).toContain('Full output saved to: ');
+    expect(lastCall?.kind === 'call' && lastCall.input).toContain('lib/QX_77/key_9d8e.bin');
+    expect(last).toMatchObject({ kind: 'result', output: expect.stringContaining('No such file or directory') as string });
+  });
+
+  it('runAudit --host opencode finds the database under XDG_DATA_HOME and judges the stored log like any output', async () => {
+    const report = await runAudit({ format: 'opencode', env: { XDG_DATA_HOME: fixtures }, home: '/nowhere' });
+    expect(report).toMatchObject({ format: 'opencode', cap: 16384, files: 1, lines: 13, skippedLines: 0, callsWithoutOutput: 0, storedOutputs: { read: 1, missing: 1 } });
+    expect(report.calls.map((c) => [c.tool, c.bytes, c.overHostLimit])).toEqual([
+      ['bash', statSync(join(data, 'tool-output', readdirSync(join(data, 'tool-output'))[0] ?? '')).size, true],
+      ['big_get_big', expect.any(Number), false],
+      ['bash', 78, false],
+    ]);
+    expect(report.total).toMatchObject({ calls: 3, spilled: 1, neededLater: 1, neededLaterHeadTail: 1 });
+    expect(report.examples).toEqual([expect.objectContaining({ tool: 'bash', string: 'key_9d8e.bin' })]);
+  });
+
+  it('reads the writes still in the write-ahead log, and writes nothing beside the database', async () => {
+    const wal = join(fixtures, 'opencode-wal');
+    const before = readdirSync(wal).map((f) => [f, statSync(join(wal, f)).mtimeMs]);
+    const withLog = await runAudit({ format: 'opencode', paths: [wal], env: {}, home: '/nowhere' });
+    expect(withLog.total.calls).toBe(4);
+    expect(withLog.calls[3]?.tool).toBe('bash');
+    expect(readdirSync(wal).map((f) => [f, statSync(join(wal, f)).mtimeMs])).toEqual(before);
+    copyFileSync(join(wal, 'opencode.db'), join(tmp, 'opencode.db'));
+    const withoutLog = await runAudit({ format: 'opencode', paths: [join(tmp, 'opencode.db')], env: {}, home: '/nowhere' });
+    expect(withoutLog.total.calls).toBe(3);
+  });
+
+  it('a file that is not a SQLite database is unreadable, named', async () => {
+    const bad = join(tmp, 'not-a-db');
+    writeFileSync(bad, 'just text, not SQLite at all; long enough to have a header of a hundred bytes or more, surely. '.repeat(2));
+    const error: unknown = await runAudit({ format: 'opencode', paths: [bad], env: {}, home: '/nowhere' }).catch((e: unknown) => e);
+    expect(isAuditError(error, 'AUDIT_UNREADABLE')).toBe(true);
+    expect((error as Error).message).toMatch(/not a SQLite database/);
+  });
+});
+
+describe('columnNames', () => {
+  it('names the columns of a CREATE TABLE in order, quoted or not, without constraints', () => {
+    expect(columnNames('CREATE TABLE `part` (`id` text PRIMARY KEY, "message_id" text NOT NULL, [t] integer DEFAULT (1 + 2), data text, CONSTRAINT `fk` FOREIGN KEY (`message_id`) REFERENCES `message`(`id`))')).toEqual(['id', 'message_id', 't', 'data']);
+  });
+});
