@@ -1,24 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import {
-  claudeCodeReplacement,
-  GEMINI_FAILED_PREFIX,
-  GEMINI_PREFIX,
-  geminiCommandFailed,
-  geminiReplacement,
-  isHookHost,
-  readClaudeCodeInput,
-  readGeminiInput,
-  type HookHost,
-} from '@spillway/hosts/hook';
+import { HOOK_CONTRACTS, isHookHost, type HookHost } from '@spillway/hosts/hook';
 import { createUsageLog, type UsageEvent } from '@spillway/usage';
 import { openPersistedOutput, persistedChunks } from './persisted-output.js';
 
 /** How long the hook may take before it gives up and answers nothing (the host keeps its result). */
 export const HOOK_TIMEOUT_MS = 20_000;
-/** Each host's cap when `--max-inline-bytes` is not given (the same as `spillway setup` writes). */
-const DEFAULT_CAPS: Record<HookHost, number> = { 'claude-code': 24 * 1024, gemini: 32 * 1024 };
 
 /** What the hook needs from its process; injectable for tests. */
 export interface HookIO {
@@ -39,7 +27,7 @@ interface HookArgs {
 function parseArgs(args: readonly string[]): HookArgs | undefined {
   const [host, ...rest] = args;
   if (host === undefined || !isHookHost(host)) return undefined;
-  let cap = DEFAULT_CAPS[host];
+  let cap = HOOK_CONTRACTS[host].defaultCap;
   let root: string | undefined;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] ?? '';
@@ -104,10 +92,10 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   } catch {
     return '';
   }
-  const call = parsed.host === 'claude-code' ? readClaudeCodeInput(input) : readGeminiInput(input);
+  const contract = HOOK_CONTRACTS[parsed.host];
+  const call = contract.read(input);
   if (call === undefined) return '';
-  const failed = parsed.host === 'gemini' && geminiCommandFailed(call.text);
-  const prefixBytes = parsed.host === 'gemini' ? Buffer.byteLength(failed ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX) : 0;
+  const prefixBytes = Buffer.byteLength(contract.prefix(call));
   const cap = Math.max(0, parsed.cap - prefixBytes);
   // Small output: the common case, answered without loading anything else.
   if (call.persistedOutputPath === undefined && fits(call.text + (call.stderr ?? ''), cap)) {
@@ -150,7 +138,7 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
       local = createLocalBackend({ root, createRoot: true });
     }
   }
-  const hint = parsed.host === 'gemini' ? shellHint(autoGc.SPILLWAY_SCRIPT) : undefined;
+  const hint = contract.shellHint ? shellHint(autoGc.SPILLWAY_SCRIPT) : undefined;
   const backend =
     hint === undefined
       ? local
@@ -193,7 +181,7 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   }
   const replacement = String(block.text);
   record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + prefixBytes });
-  const answer = parsed.host === 'claude-code' ? claudeCodeReplacement(input, replacement) : geminiReplacement(replacement, failed);
+  const answer = contract.replace(input, replacement, call);
   // Storage grew: a sweep may be due. It runs in a detached child, after this answer.
   const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
   setImmediate(() => {

@@ -142,3 +142,35 @@ export function geminiCommandFailed(text: string): boolean {
 export function geminiReplacement(text: string, failed = false): Record<string, unknown> {
   return { decision: 'deny', reason: `${failed ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX}${text}` };
 }
+
+/** Everything `spillway hook` needs to know of one host: no code outside this table names a host. */
+export interface HookContract {
+  /** The cap when `--max-inline-bytes` is not given: the one `spillway setup` writes. */
+  readonly defaultCap: number;
+  /** Reads the host's hook input; `undefined` when it is not an output the hook can replace. */
+  read(input: unknown): HookToolCall | undefined;
+  /** The text the host's answer puts before the preview, for this call (its bytes count against the cap). */
+  prefix(call: HookToolCall): string;
+  /** True when the model's file tools cannot reach the store, so the notice names `spillway` commands to run in the shell. */
+  readonly shellHint: boolean;
+  /** The hook's answer that replaces the output with `text` (the preview and notice, without the prefix). */
+  replace(input: unknown, text: string, call: HookToolCall): Record<string, unknown>;
+}
+
+/** The output-hook contract of each host that has one. */
+export const HOOK_CONTRACTS: Readonly<Record<HookHost, HookContract>> = {
+  'claude-code': {
+    defaultCap: 24 * 1024,
+    read: readClaudeCodeInput,
+    prefix: () => '',
+    shellHint: false,
+    replace: (input, text) => claudeCodeReplacement(input, text),
+  },
+  gemini: {
+    defaultCap: 32 * 1024,
+    read: readGeminiInput,
+    prefix: (call) => (geminiCommandFailed(call.text) ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX),
+    shellHint: true,
+    replace: (_input, text, call) => geminiReplacement(text, geminiCommandFailed(call.text)),
+  },
+};

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCodeShellScript, claudeCodeShellScriptName, hookCommandLine, isClaudeCodeShellScript } from './command.js';
+import { HOOK_CONTRACTS } from './hook-contracts.js';
 import { spillwayStateDir } from './undo-records.js';
 import type { ConfigFileSpec, ConfigPath, HostDefinition, HostId, SetupEnvironment } from './types.js';
 
@@ -37,7 +38,7 @@ const CLAUDE_CODE_FAILURE_CAP = 9000;
 const claudeCode: HostDefinition = {
   id: 'claude-code',
   label: 'Claude Code',
-  cap: 24 * 1024,
+  cap: HOOK_CONTRACTS['claude-code'].defaultCap,
   capReason:
     'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens)',
   notCovered: 'built-in tools other than Bash (their hook output contract is not checked); Bash commands run in the background show only the first 24 KiB of their output while they run',
@@ -96,7 +97,7 @@ const claudeCode: HostDefinition = {
 const gemini: HostDefinition = {
   id: 'gemini',
   label: 'Gemini CLI',
-  cap: 32 * 1024,
+  cap: HOOK_CONTRACTS.gemini.defaultCap,
   capReason: 'under the 40,000 characters over which Gemini CLI cuts shell output to its first 8,000 and last 32,000',
   notCovered: 'built-in tools other than run_shell_command, web_fetch and google_web_search',
   files(env, cap) {
