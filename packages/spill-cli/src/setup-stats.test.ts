@@ -93,7 +93,7 @@ describe('spillway stats', () => {
     const t = testIO({ env, homedir: dir });
     expect(await main(['stats'], t.io)).toBe(0);
     expect(t.stdout.text()).toContain('results seen 2, spilled 1');
-    expect(t.stdout.text()).toContain('read back: 1 of 1 spilled results, 1 reads');
+    expect(t.stdout.text()).toContain('read back: 1 of 1 spilled results, 1 read,');
     expect(t.stdout.text()).toMatch(/claude-code\s+Bash\s+2\s+1\s+1\.9 MiB/);
     const j = testIO({ env, homedir: dir });
     expect(await main(['stats', '--session', 'b', '--json'], j.io)).toBe(0);

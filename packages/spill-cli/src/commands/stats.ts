@@ -91,11 +91,11 @@ export function registerStats(program: Command, ctx: CliContext): void {
       lines.push(`kept out of context: ${formatBytes(t.bytesKeptOut)} of ${formatBytes(t.bytesSeen)} seen, about ${tokens(t.tokensKeptOut)} tokens`);
       const rb = t.readBack;
       lines.push(
-        `read back: ${rb.artifacts} of ${t.spilled} spilled results, ${rb.reads} reads` +
+        `read back: ${rb.artifacts} of ${t.spilled} spilled results, ${rb.reads} ${rb.reads === 1 ? 'read' : 'reads'}` +
           (rb.artifacts > 0 ? `, first read after ${seconds(rb.medianSecondsToFirstRead)} (median; longest ${seconds(rb.maxSecondsToFirstRead)})` : ''),
       );
       if (skipped > 0) lines.push(ctx.out.dim(`(${String(skipped)} lines of the log are not events and were skipped)`));
-      if (stats.unmatchedReads > 0) lines.push(ctx.out.dim(`(${stats.unmatchedReads} reads of artifacts spilled before the log began)`));
+      if (stats.unmatchedReads > 0) lines.push(ctx.out.dim(`(${stats.unmatchedReads} ${stats.unmatchedReads === 1 ? 'read' : 'reads'} of artifacts spilled before the log began)`));
       if (stats.rows.length > 0) lines.push('', table(stats.rows));
       if (html !== undefined) lines.push(ctx.out.dim(`(the page is in ${html})`));
       await ctx.print(`${lines.join('\n')}\n`);
