@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { releaseLockFile, takeLockFile } from './lock-file.js';
+import { releaseLockFile, startLockedChild, takeLockFile } from './lock-file.js';
 
 /** Retention without a scheduler: what the proxy and the hooks sweep, and how often. */
 export interface AutoGcSettings {
@@ -110,24 +109,9 @@ export const SPILLWAY_SCRIPT = fileURLToPath(new URL('../bin/spillway.js', impor
 export function startAutoGc(root: string, settings: AutoGcSettings, env: Env, now = Date.now()): boolean {
   try {
     if (!autoGcDue(root, settings, now)) return false;
-    // The lock is taken here, before forking, so a burst of spills (or of hook processes)
-    // starts one sweeper, not one each; the child releases it when it is done.
-    if (!takeAutoGcLock(root, now)) return false;
-    try {
-      const child = spawn(process.execPath, [SPILLWAY_SCRIPT, 'gc-auto', '--root', root, '--locked'], {
-        detached: true,
-        stdio: 'ignore',
-        env: { ...env },
-      });
-      child.on('error', () => {
-        releaseAutoGcLock(root);
-      });
-      child.unref();
-    } catch (error) {
-      releaseAutoGcLock(root);
-      throw error;
-    }
-    return true;
+    // The lock is taken before forking, so a burst of spills (or of hook processes) starts
+    // one sweeper, not one each; the child releases it when it is done.
+    return startLockedChild(join(root, AUTO_GC_LOCK), SPILLWAY_SCRIPT, ['gc-auto', '--root', root, '--locked'], env, now);
   } catch {
     return false;
   }

@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { configFilePath, SPILLWAY_SCRIPT } from './auto-gc.js';
-import { releaseLockFile, takeLockFile } from './lock-file.js';
+import { startLockedChild } from './lock-file.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -43,23 +42,7 @@ export function startAutoIndex(root: string, sessionId: string, env: Env, home: 
   try {
     const dir = localIndexDir(root);
     if (!existsSync(join(dir, 'index.sqlite')) || !autoIndexEnabled(env, home)) return false;
-    const lock = join(dir, AUTO_INDEX_LOCK);
-    if (!takeLockFile(lock)) return false;
-    try {
-      const child = spawn(process.execPath, [SPILLWAY_SCRIPT, 'index-auto', '--root', root, '--session', sessionId, '--locked'], {
-        detached: true,
-        stdio: 'ignore',
-        env: { ...env },
-      });
-      child.on('error', () => {
-        releaseLockFile(lock);
-      });
-      child.unref();
-    } catch (error) {
-      releaseLockFile(lock);
-      throw error;
-    }
-    return true;
+    return startLockedChild(join(dir, AUTO_INDEX_LOCK), SPILLWAY_SCRIPT, ['index-auto', '--root', root, '--session', sessionId, '--locked'], env);
   } catch {
     return false;
   }

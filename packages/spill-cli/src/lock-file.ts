@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { closeSync, constants, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 
 /** A lock older than this is taken for one left by a process that died. */
@@ -34,5 +35,26 @@ export function releaseLockFile(path: string): void {
     unlinkSync(path);
   } catch {
     // Already gone.
+  }
+}
+
+/**
+ * Starts `node <script> ...args` detached from this process, holding `lock` on its behalf
+ * (taken here, before forking, so that a burst of callers starts one child; the child
+ * releases it when done). Returns whether a child was started; a child that cannot start
+ * releases the lock. Never throws.
+ */
+export function startLockedChild(lock: string, script: string, args: readonly string[], env: Readonly<Record<string, string | undefined>>, now = Date.now()): boolean {
+  if (!takeLockFile(lock, now)) return false;
+  try {
+    const child = spawn(process.execPath, [script, ...args], { detached: true, stdio: 'ignore', env: { ...env } });
+    child.on('error', () => {
+      releaseLockFile(lock);
+    });
+    child.unref();
+    return true;
+  } catch {
+    releaseLockFile(lock);
+    return false;
   }
 }

@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PACKAGE_DIR } from './test-bin.js';
-import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession, waitForBigServer } from './test-real-hosts.js';
+import { BIG_MCP_SERVER, CLAUDE_CODE, claudeCodeSessionEnv, MCP_NEEDLE, realHostSkipReason, runHostSession, waitForBigServer } from './test-real-hosts.js';
 
 // The README's host block, run as typed by a person without root, in a fresh clone, against
 // a Claude Code config directory of their own; then the real Claude Code (offline, in a
@@ -12,7 +12,6 @@ import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSes
 
 const REPO = join(PACKAGE_DIR, '..', '..');
 const USER = 'nobody';
-const CLAUDE = join(HOSTS_CACHE, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
 
 /** The README's one-line host command, with its trailing comment cut off. */
 function hostBlock(): string {
@@ -114,21 +113,8 @@ describe.skipIf(skip !== undefined)(`the README's host block, as ${USER}, from a
       api: 'anthropic',
       dir: session,
       cwd: join(session, 'project'),
-      command: [CLAUDE, '-p', 'Run the scripted tools.', '--output-format', 'json', '--allowedTools', 'Bash,mcp__big__get_big'],
-      env: {
-        PATH: `${join(home, '.local', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-        HOME: session,
-        SHELL: '/bin/bash',
-        CLAUDE_CONFIG_DIR: config,
-        ANTHROPIC_BASE_URL: 'http://127.0.0.1:{PORT}',
-        ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        ENABLE_TOOL_SEARCH: 'false',
-        XDG_STATE_HOME: join(session, 'state'),
-        SPILLWAY_USAGE_DIR: join(session, 'usage'),
-        BIG_MCP_READY_FILE: join(session, 'big-ready'),
-      },
+      command: [CLAUDE_CODE, '-p', 'Run the scripted tools.', '--output-format', 'json', '--allowedTools', 'Bash,mcp__big__get_big'],
+      env: claudeCodeSessionEnv(session, config, `${join(home, '.local', 'bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`),
       steps: [
         waitForBigServer('Bash', join(session, 'big-ready')),
         { name: 'mcp__big__get_big', args: {} },

@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './test-bin.js';
-import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession, waitForBigServer, type SessionRecord } from './test-real-hosts.js';
+import { BIG_MCP_SERVER, CLAUDE_CODE, claudeCodeSessionEnv, MCP_NEEDLE, realHostSkipReason, runHostSession, waitForBigServer, type SessionRecord } from './test-real-hosts.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
 
 const skip = realHostSkipReason();
-const CLAUDE = join(HOSTS_CACHE, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
 /** About 2 MB of shell output with one needle line in the middle. */
 const SHELL = '{ seq 1 150000; echo SHELL-NEEDLE-4242; seq 150001 300000; }';
 const CAP = 24 * 1024;
@@ -23,20 +22,7 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline, after spillwa
   let config: string;
   let record: SessionRecord;
   const files = (): [string, string] => [join(config, '.claude.json'), join(config, 'settings.json')];
-  const sessionEnv = (): Record<string, string> => ({
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: dir,
-    SHELL: '/bin/bash',
-    CLAUDE_CONFIG_DIR: config,
-    ANTHROPIC_BASE_URL: 'http://127.0.0.1:{PORT}',
-    ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    ENABLE_TOOL_SEARCH: 'false',
-    XDG_STATE_HOME: join(dir, 'state'),
-    SPILLWAY_USAGE_DIR: join(dir, 'usage'),
-    BIG_MCP_READY_FILE: join(dir, 'big-ready'),
-  });
+  const sessionEnv = (): Record<string, string> => claudeCodeSessionEnv(dir, config);
   const setup = async (...args: string[]): Promise<{ code: number; out: string }> => {
     const t = testIO({ homedir: dir, cwd: join(dir, 'project'), env: { PATH: process.env.PATH } });
     const code = await main(['setup', 'claude-code', '--config-dir', config, ...args], t.io);
@@ -83,7 +69,7 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline, after spillwa
       api: 'anthropic',
       dir,
       cwd: join(dir, 'project'),
-      command: [CLAUDE, '-p', 'Run the scripted tools.', '--output-format', 'json', '--allowedTools', 'Bash,mcp__big__get_big,mcp__big__spill_grep'],
+      command: [CLAUDE_CODE, '-p', 'Run the scripted tools.', '--output-format', 'json', '--allowedTools', 'Bash,mcp__big__get_big,mcp__big__spill_grep'],
       env: sessionEnv(),
       steps: [
         { name: 'Bash', args: { command: SHELL, description: 'print a long listing' } },
@@ -130,7 +116,7 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline, after spillwa
       api: 'anthropic',
       dir,
       cwd: join(dir, 'project'),
-      command: [CLAUDE, '-p', 'Run the scripted tools.', '--output-format', 'json', '--settings', JSON.stringify({ permissions: { allow: ['Bash(seq:*)'] } })],
+      command: [CLAUDE_CODE, '-p', 'Run the scripted tools.', '--output-format', 'json', '--settings', JSON.stringify({ permissions: { allow: ['Bash(seq:*)'] } })],
       env: sessionEnv(),
       steps: [
         { name: 'Bash', args: { command: 'seq 1 3', description: 'count' } },

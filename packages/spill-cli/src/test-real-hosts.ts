@@ -137,3 +137,28 @@ export function runHostSession(options: {
   if (!existsSync(recordFile)) throw new Error(`the session runner recorded nothing (exit ${String(run.status)}): ${run.stderr}`);
   return JSON.parse(readFileSync(recordFile, 'utf8')) as SessionRecord;
 }
+
+/** The pinned Claude Code's binary. */
+export const CLAUDE_CODE = join(HOSTS_CACHE, 'node_modules', '@anthropic-ai', 'claude-code-linux-x64', 'claude');
+
+/**
+ * The environment of an offline Claude Code session: `dir` is its home (state, usage log
+ * and the big server's ready file go there), `config` its config directory, with fake keys
+ * and the fake model server's port left as `{PORT}`.
+ */
+export function claudeCodeSessionEnv(dir: string, config: string, path = process.env.PATH ?? '/usr/bin:/bin'): Record<string, string> {
+  return {
+    PATH: path,
+    HOME: dir,
+    SHELL: '/bin/bash',
+    CLAUDE_CONFIG_DIR: config,
+    ANTHROPIC_BASE_URL: 'http://127.0.0.1:{PORT}',
+    ANTHROPIC_API_KEY: 'sk-ant-fake-key-for-tests',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    ENABLE_TOOL_SEARCH: 'false',
+    XDG_STATE_HOME: join(dir, 'state'),
+    SPILLWAY_USAGE_DIR: join(dir, 'usage'),
+    BIG_MCP_READY_FILE: join(dir, 'big-ready'),
+  };
+}
