@@ -1,7 +1,7 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
 import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures } from './analyze.js';
 import { findTranscripts } from './discover.js';
-import { AuditError } from './errors.js';
+import { AuditError, TranscriptFormatError } from './errors.js';
 import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
 
 /** The cap `spillway setup` gives each host, which an audit measures unless told another. */
@@ -213,7 +213,12 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
         if (event.kind === 'result' && event.stored !== undefined) storedOutputs[event.stored.read ? 'read' : 'missing']++;
       }
     } catch (cause) {
-      throw new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${(cause as Error).message}. Check its permissions, or leave it out.`, { cause });
+      // Only a failure of the file itself is the transcript's: anything else is a fault of
+      // the audit, reported as what it is rather than as a permission problem.
+      if (cause instanceof AuditError || !(isFileError(cause) || cause instanceof TranscriptFormatError)) throw cause;
+      const code = isFileError(cause) ? cause.code : '';
+      const advice = code === 'EACCES' || code === 'EPERM' ? 'Check its permissions, or leave it out.' : `Check that it is a ${format} transcript, or leave it out.`;
+      throw new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${cause.message}. ${advice}`, { cause });
     }
     for (const a of analyzers.values()) {
       calls.push(...a.results);
@@ -261,4 +266,9 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     calls,
     examples,
   };
+}
+
+/** An error of the file system (`EACCES`, `EISDIR`, `EIO`…), as Node raises them. */
+function isFileError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code ?? '');
 }

@@ -30,3 +30,14 @@ export function isAuditError(error: unknown, code?: AuditErrorCode): error is Au
   const actual = (error as { code?: unknown }).code;
   return typeof actual === 'string' && (code === undefined || actual === code);
 }
+
+/**
+ * A transcript file that is not what its format says (not a SQLite database, a broken
+ * b-tree): the file's fault, which {@link AuditError} `AUDIT_UNREADABLE` reports with its name.
+ */
+export class TranscriptFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TranscriptFormatError';
+  }
+}

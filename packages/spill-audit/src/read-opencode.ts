@@ -3,6 +3,7 @@
  * whose `part` table holds each message's parts as JSON: text, and tool calls with their
  * state (input, output or error). Read without writing, by {@link SqliteFile}.
  */
+import { TranscriptFormatError } from './errors.js';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { SqliteFile } from './sqlite-file.js';
 import { readStoredOutput } from './stored-output.js';
@@ -24,7 +25,7 @@ function isObject(value: unknown): value is Json {
 export async function* readOpenCode(file: string, count: () => void, skip: (rowid: number, reason: string) => void): AsyncGenerator<TranscriptEvent> {
   const db = new SqliteFile(file);
   try {
-    if (!db.hasTable('part')) throw new Error('no part table: not an OpenCode database');
+    if (!db.hasTable('part')) throw new TranscriptFormatError('no part table: not an OpenCode database');
     // First the order (two numbers per part, the parts' JSON left unread), then each part's JSON, one at a time.
     const sessions = new Map<string, { rowid: number; time: number }[]>();
     for (const { rowid, values } of db.table('part', ['session_id', 'time_created'])) {

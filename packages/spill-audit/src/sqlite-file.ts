@@ -5,6 +5,7 @@
  * touches the shared-memory file, so a host's database is never written (a SQLite library
  * would write its `-shm` even to read). UTF-8 databases only.
  */
+import { TranscriptFormatError } from './errors.js';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** A value of a record: SQL NULL, an integer or real, text, or a blob. */
@@ -43,11 +44,11 @@ export class SqliteFile {
     this.fd = openSync(file, 'r');
     try {
       const head = this.readAt(this.fd, 0, 100);
-      if (Buffer.from(head.subarray(0, 16)).toString('latin1') !== MAGIC) throw new Error('not a SQLite database');
+      if (Buffer.from(head.subarray(0, 16)).toString('latin1') !== MAGIC) throw new TranscriptFormatError('not a SQLite database');
       const size = ((head[16] ?? 0) << 8) | (head[17] ?? 0);
       this.pageSize = size === 1 ? 65536 : size;
       this.usable = this.pageSize - (head[20] ?? 0);
-      if (((head[56] ?? 0) << 24 | (head[57] ?? 0) << 16 | (head[58] ?? 0) << 8 | (head[59] ?? 0)) > 1) throw new Error('a SQLite database in UTF-16, which is not read');
+      if (((head[56] ?? 0) << 24 | (head[57] ?? 0) << 16 | (head[58] ?? 0) << 8 | (head[59] ?? 0)) > 1) throw new TranscriptFormatError('a SQLite database in UTF-16, which is not read');
       this.openWal(`${file}-wal`);
       for (const row of this.rows(1, ['type', 'name', 'tbl_name', 'rootpage', 'sql'])) {
         const { type, name, rootpage, sql } = row.values;
@@ -102,7 +103,7 @@ export class SqliteFile {
         }
         return undefined;
       }
-      if (kind !== 0x05) throw new Error(`page ${String(page)} is not part of a table`);
+      if (kind !== 0x05) throw new TranscriptFormatError(`page ${String(page)} is not part of a table`);
       let next = this.u32(p, h + 8);
       for (let i = 0; i < cells; i++) {
         const cell = this.cellAt(p, h + 12, i);
@@ -114,11 +115,11 @@ export class SqliteFile {
       }
       page = next;
     }
-    throw new Error('a table b-tree deeper than 64 pages');
+    throw new TranscriptFormatError('a table b-tree deeper than 64 pages');
   }
 
   private *rows(root: number, names: readonly string[], depth = 0): Generator<SqliteRow> {
-    if (depth > 64) throw new Error('a table b-tree deeper than 64 pages');
+    if (depth > 64) throw new TranscriptFormatError('a table b-tree deeper than 64 pages');
     const p = this.page(root);
     const h = root === 1 ? 100 : 0;
     const kind = p[h];
@@ -132,7 +133,7 @@ export class SqliteFile {
       }
       return;
     }
-    if (kind !== 0x05) throw new Error(`page ${String(root)} is not part of a table`);
+    if (kind !== 0x05) throw new TranscriptFormatError(`page ${String(root)} is not part of a table`);
     const children: number[] = [];
     for (let i = 0; i < cells; i++) children.push(this.u32(p, this.cellAt(p, h + 12, i)));
     children.push(this.u32(p, h + 8));
@@ -166,14 +167,14 @@ export class SqliteFile {
     let filled = local;
     let next = this.u32(p, start + local);
     for (let guard = 0; filled < size && next !== 0; guard++) {
-      if (guard > 1 << 24) throw new Error('an overflow chain that does not end');
+      if (guard > 1 << 24) throw new TranscriptFormatError('an overflow chain that does not end');
       const o = this.page(next);
       const n = Math.min(u - 4, size - filled);
       out.set(o.subarray(4, 4 + n), filled);
       filled += n;
       next = this.u32(o, 0);
     }
-    if (filled < size) throw new Error('an overflow chain that ends early');
+    if (filled < size) throw new TranscriptFormatError('an overflow chain that ends early');
     return out;
   }
 
