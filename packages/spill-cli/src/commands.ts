@@ -15,6 +15,7 @@ import { registerRun } from './commands/run.js';
 import { registerSave } from './commands/save.js';
 import { registerSearch } from './commands/search.js';
 import { registerSetup } from './commands/setup.js';
+import { registerSpillStdout } from './commands/spill-stdout.js';
 import { registerStats } from './commands/stats.js';
 
 /** The commands of `spillway`, in the order `--help` lists them. */
@@ -36,4 +37,5 @@ export const COMMANDS: readonly RegisterCommand[] = [
   registerAudit,
   registerGcAuto,
   registerIndexAuto,
+  registerSpillStdout,
 ];

@@ -148,6 +148,43 @@ describe("Claude Code's shell prefix script", () => {
     expect(r.stdout).toBe('ping and back\n');
   });
 
+  it('starts spillway only for an output past the cap, when stdout is a file', () => {
+    // A stand-in for spillway that leaves a mark: a small output must never start it.
+    const marks = join(base, `marks-${String(++files)}`);
+    const stand = join(base, `stand-in-${String(files)}.mjs`);
+    writeFileSync(stand, `import { appendFileSync } from 'node:fs';\nappendFileSync(${JSON.stringify(marks)}, process.argv.slice(2).join(' ') + '\\n');\n`);
+    const prefix = join(base, `shell-prefix-${String(files)}`);
+    writeFileSync(prefix, claudeCodeShellScript({ node: process.execPath, spillway: stand }, 2048, 1024), { mode: 0o755 });
+    expect(asClaudeCode(prefix, 'head -c 2048 /dev/zero | tr "\\0" x; exit 0', join(base, 'cwd-a'))).toEqual({ code: 0, out: 'x'.repeat(2048) });
+    expect(asClaudeCode(prefix, 'head -c 1024 /dev/zero | tr "\\0" y; exit 5', join(base, 'cwd-b'))).toEqual({ code: 5, out: 'y'.repeat(1024) });
+    expect(existsSync(marks)).toBe(false);
+    asClaudeCode(prefix, 'head -c 1025 /dev/zero | tr "\\0" z; exit 5', join(base, 'cwd-c'));
+    asClaudeCode(prefix, 'head -c 2049 /dev/zero | tr "\\0" z', join(base, 'cwd-d'));
+    const lines = readFileSync(marks, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(/^spill-stdout .*--exit-code 5 /);
+    expect(lines[1]).toMatch(/^spill-stdout .*--exit-code 0 /);
+  });
+
+  it('gives the command its stdin, and spills a large successful output under the cap with the whole stored', () => {
+    const prefix = script();
+    expect(asClaudeCode(prefix, 'cat; echo " and back"', join(base, 'cwd-stdin'), 'ping')).toEqual({ code: 0, out: 'ping and back\n' });
+    const big = asClaudeCode(prefix, 'seq 1 50000; echo "the last line" >&2', join(base, 'cwd-big'));
+    expect(big.code).toBe(0);
+    expect(Buffer.byteLength(big.out)).toBeLessThanOrEqual(2048 + 1);
+    expect(big.out).toContain('the last line');
+    const locator = /stored at: (\S+?)\. /.exec(big.out)?.[1] ?? '';
+    expect(readFileSync(locator, 'utf8')).toBe(`${Array.from({ length: 50000 }, (_, i) => String(i + 1)).join('\n')}\nthe last line\n`);
+  });
+
+  it('goes through spillway run when stdout is not a file (a pipe)', () => {
+    const prefix = script();
+    const r = spawnSync(prefix, [`seq 1 50000; exit 3 && pwd -P >| '${join(base, 'cwd-pipe')}'`], { env: { ...env(), SHELL: '/bin/bash' }, encoding: 'utf8' });
+    expect(r.status).toBe(3);
+    expect(Buffer.byteLength(r.stdout)).toBeLessThanOrEqual(1024 + 1);
+    expect(r.stdout).toContain('Use read with offset/limit');
+  });
+
   it('runs the command as it is when node or spillway is gone', () => {
     const prefix = script(join(base, 'no-such-node'));
     const r = asClaudeCode(prefix, 'seq 1 100000 | wc -l; exit 2', join(base, 'cwd-gone'));

@@ -8,6 +8,9 @@ const WATCH_INTERVAL_MS = 20;
 /** The size of one read when output is read back to be printed. */
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
+/** What reading stored output back needs: a sink, or anything that reads like one. */
+export type StoredReader = Pick<SpillFileSinkHandle, 'read'>;
+
 /** What {@link runIntoSink} needs besides the command. */
 export interface SinkRunOptions {
   /** The open sink the output goes into. */
@@ -131,7 +134,7 @@ export async function runIntoSink(file: string, args: readonly string[], options
 }
 
 /** Prints the first `length` bytes of the sink, a chunk at a time. */
-export async function copyOut(sink: SpillFileSinkHandle, length: number, print: (bytes: Uint8Array) => Promise<void>): Promise<void> {
+export async function copyOut(sink: StoredReader, length: number, print: (bytes: Uint8Array) => Promise<void>): Promise<void> {
   const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, Math.max(length, 1)));
   let position = 0;
   while (position < length) {
@@ -144,7 +147,7 @@ export async function copyOut(sink: SpillFileSinkHandle, length: number, print: 
 }
 
 /** Reads `length` bytes at `position` from the sink (fewer at its end). */
-export async function readRange(sink: SpillFileSinkHandle, position: number, length: number): Promise<Buffer> {
+export async function readRange(sink: StoredReader, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {

@@ -178,9 +178,16 @@ export function isClaudeCodeShellScript(value: unknown): boolean {
  * the way its Bash tool's do, by writing the working directory (`pwd -P >| …`), goes
  * through spillway, and anything else runs as if the script were not there. So does every
  * command when node or spillway is gone.
+ *
+ * When stdout is an empty regular file (how Claude Code runs its Bash tool), the command
+ * writes its output there itself, and spillway starts only once it is done and its output
+ * is past the cap (`spillway spill-stdout`): a small command costs one shell more, not a
+ * node process.
  */
 export function claudeCodeShellScript(spillway: SpillwayCommand, cap: number, failureCap: number): string {
-  const run = [spillway.node, spillway.spillway, 'run', '--live', '--max-inline-bytes', String(cap), '--max-inline-bytes-on-failure', String(failureCap), '--notice-reader', 'file-tools', '--name', 'Bash'];
+  const caps = ['--max-inline-bytes', String(cap), '--max-inline-bytes-on-failure', String(failureCap), '--notice-reader', 'file-tools', '--name', 'Bash'];
+  const run = [spillway.node, spillway.spillway, 'run', '--live', ...caps];
+  const take = [spillway.node, spillway.spillway, 'spill-stdout', ...caps];
   return [
     '#!/bin/sh',
     '# Written by `spillway setup claude-code`; Claude Code runs every Bash command through it',
@@ -195,6 +202,23 @@ export function claudeCodeShellScript(spillway: SpillwayCommand, cap: number, fa
     '  *) exec "$shell" -c "$1" ;;',
     'esac',
     `if [ -x ${shellQuote(spillway.node)} ] && [ -f ${shellQuote(spillway.spillway)} ]; then`,
+    // Claude Code reads the output from a file it gives as stdout: the command writes there
+    // itself, and spillway starts only when the output is past the cap.
+    '  if [ -f /dev/stdout ] && [ ! -s /dev/stdout ]; then',
+    '    "$shell" -c "$1" 2>&1',
+    '    rc=$?',
+    '    size=',
+    '    if [ -r "/proc/$$/fdinfo/1" ]; then',
+    '      while read -r key value; do',
+    '        if [ "$key" = pos: ]; then size=$value; break; fi',
+    '      done < "/proc/$$/fdinfo/1"',
+    '    fi',
+    '    [ -n "$size" ] || size=$(wc -c < /dev/stdout)',
+    `    limit=${String(cap)}`,
+    `    [ "$rc" -eq 0 ] || limit=${String(Math.min(cap, failureCap))}`,
+    '    [ "$size" -le "$limit" ] && exit "$rc"',
+    `    exec ${take.map(shellQuote).join(' ')} --exit-code "$rc" --session "\${CLAUDE_CODE_SESSION_ID:-claude-code}"`,
+    '  fi',
     `  exec ${run.map(shellQuote).join(' ')} --session "\${CLAUDE_CODE_SESSION_ID:-claude-code}" -- "$shell" -c "$1"`,
     'fi',
     'exec "$shell" -c "$1"',

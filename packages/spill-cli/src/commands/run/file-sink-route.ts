@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { callId, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
-import { copyOut, readRange, runIntoSink } from '../../sink-run.js';
+import type { ChildOutcome } from '../../child.js';
+import { copyOut, readRange, runIntoSink, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { LiveOutput } from './live-output.js';
 import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
@@ -65,6 +66,35 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
       `the output went past --max-stored-bytes ${String(maxStoredBytes)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
     );
   }
+  await endWithSink(input, sink, { outcome, stored, dropped, live, follower });
+}
+
+/** Output that can be read back and published as an artifact: a file sink, or an output taken over from stdout. */
+export type PublishableOutput = Pick<SpillFileSinkHandle, 'read' | 'publish'>;
+
+/** How the output in a sink came to be there, for {@link endWithSink}. */
+export interface SinkEnd {
+  /** How the command ended. */
+  readonly outcome: ChildOutcome;
+  /** Bytes in the sink. */
+  readonly stored: number;
+  /** Bytes past the limit that were not kept. */
+  readonly dropped: number;
+  /** stdout, when it shows the output itself (`--live`, or an output taken over from stdout). */
+  readonly live?: LiveOutput | undefined;
+  /** The scan that followed the output while it was written, if one did. */
+  readonly follower?: SinkScan | undefined;
+}
+
+/**
+ * Ends a run whose output is in `sink`: an output within the cap is shown whole, a larger
+ * one is published and shown as the preview and notice (on `live`, it replaces what stdout
+ * holds); the usage log gets the outcome either way.
+ */
+export async function endWithSink(input: RouteInput, sink: PublishableOutput, end: SinkEnd): Promise<void> {
+  const { options } = input;
+  const { outcome, stored, dropped, live, follower } = end;
+  const cap = options.maxInlineBytes;
   const shownCap = capFor(options, outcome);
   let shown: Shown;
   if (stored <= shownCap) {
@@ -80,7 +110,7 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
     const scanned = (): Promise<OutputScan> => (follower !== undefined && dropped === 0 ? follower : new SinkScan(sink, cap)).finish(stored);
     shown = await spillFromSink(input, sink, stored, dropped, shownCap, scanned);
   }
-  if (shown.locator !== undefined) await ctx.info(`spilled ${String(stored)} bytes to ${shown.locator}`);
+  if (shown.locator !== undefined) await input.ctx.info(`spilled ${String(stored)} bytes to ${shown.locator}`);
   if (live !== undefined) {
     if (shown.locator === undefined) await live.complete(sink, stored);
     else await live.replace(shown.text.endsWith('\n') ? shown.text : `${shown.text}\n`);
@@ -95,7 +125,7 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
  * rules. When the store fails at the end, or the notice does not fit the cap, the output
  * is shown in full instead (read back from the sink), as the policy keeps the original.
  */
-async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, stored: number, dropped: number, cap: number, scanned: () => Promise<OutputScan>): Promise<Shown> {
+async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored: number, dropped: number, cap: number, scanned: () => Promise<OutputScan>): Promise<Shown> {
   const { ctx, backend, options, maxStoredBytes } = input;
   const whole = async (): Promise<Shown> =>
     options.json === true
@@ -122,21 +152,20 @@ async function spillFromSink(input: RouteInput, sink: SpillFileSinkHandle, store
   return whole();
 }
 
-/** Reads the stored output back once, in bounded pieces, through the policy's scan. */
 /**
  * The preview's scan of what the sink holds, read back a piece at a time in bounded memory,
  * whatever the size (a huge failing log keeps its first error). `follow` scans up to a size
  * while the command still writes; `finish` scans the rest, up to what was stored.
  */
-class SinkScan {
-  readonly #sink: SpillFileSinkHandle;
+export class SinkScan {
+  readonly #sink: StoredReader;
   readonly #cap: number;
   #scan: Promise<OutputScan> | undefined;
   #scanned = 0;
   #reading: Promise<void> = Promise.resolve();
   #failed = false;
 
-  constructor(sink: SpillFileSinkHandle, cap: number) {
+  constructor(sink: StoredReader, cap: number) {
     this.#sink = sink;
     // The command's own cap: the one the other routes scan with, before they know how it ends.
     this.#cap = cap;

@@ -1,6 +1,5 @@
 import { fstatSync, ftruncateSync, writeSync } from 'node:fs';
-import type { SpillFileSinkHandle } from '@spillway/core';
-import { readRange } from '../../sink-run.js';
+import { readRange, type StoredReader } from '../../sink-run.js';
 
 /**
  * `spillway run --live`: the head of the output is copied to stdout while the command runs,
@@ -34,8 +33,24 @@ export class LiveOutput {
     }
   }
 
+  /**
+   * The live output of a command that already wrote all of its output, `size` bytes, to `fd`
+   * (a regular file of that size); `undefined` when `fd` is not such a file.
+   */
+  static taken(fd: number, size: number): LiveOutput | undefined {
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile() || stat.size !== size) return undefined;
+    } catch {
+      return undefined;
+    }
+    const live = new LiveOutput(fd, size);
+    live.#printed = size;
+    return live;
+  }
+
   /** Copies what the sink holds past what was copied, up to the limit; one copy at a time. */
-  follow(sink: SpillFileSinkHandle, size: number): Promise<void> {
+  follow(sink: StoredReader, size: number): Promise<void> {
     this.#copying = this.#copying.then(async () => {
       const end = Math.min(size, this.#limit);
       if (end <= this.#printed) return;
@@ -48,7 +63,7 @@ export class LiveOutput {
   }
 
   /** The output fits: copies the rest of it, so stdout holds it whole. */
-  async complete(sink: SpillFileSinkHandle, stored: number): Promise<void> {
+  async complete(sink: StoredReader, stored: number): Promise<void> {
     await this.#copying;
     if (stored > this.#printed) this.#write(await readRange(sink, this.#printed, stored - this.#printed));
   }
