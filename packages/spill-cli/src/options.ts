@@ -3,9 +3,9 @@ import { defaultLocalRoot, localRootOf } from '@spillway/local';
 import { InvalidArgumentError } from 'commander';
 import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
 import { CliError } from './cli-error.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV, sessionFrom } from './defaults.js';
 
-/** `--max-inline-bytes` when neither the option nor anything else sets it. */
-export const DEFAULT_MAX_INLINE_BYTES = 32_768;
+export { DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV };
 
 /** `--max-stored-bytes` when neither the option nor `SPILLWAY_MAX_STORED_BYTES` sets it: 1 GiB. */
 export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
@@ -13,15 +13,9 @@ export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
 /** Environment variable for the most bytes `spillway run` stores (`--max-stored-bytes` wins over it). */
 export const MAX_STORED_ENV = 'SPILLWAY_MAX_STORED_BYTES';
 
-/** The session id used when neither `--session` nor `SPILLWAY_SESSION` gives one. */
-export const DEFAULT_SESSION_ID = 'shell';
-
 /** Environment variable naming the root (`--root` wins over it). */
 export const ROOT_ENV = 'SPILLWAY_ROOT';
-/** Environment variable naming the session (`--session` wins over it). */
-export const SESSION_ENV = 'SPILLWAY_SESSION';
 
-const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 
 function parseInteger(value: string, min: number, what: string): number {
   const n = DECIMAL.test(value) ? Number(value) : Number.NaN;
@@ -97,12 +91,8 @@ export function resolveRootFor(
 
 /** Picks the session id: `--session`, else `SPILLWAY_SESSION`, else {@link DEFAULT_SESSION_ID}. */
 export function resolveSession(option: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
-  if (option !== undefined) {
-    if (option === '') throw new CliError('USAGE', '--session needs a non-empty id.');
-    return option;
-  }
-  const fromEnv = env[SESSION_ENV];
-  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : DEFAULT_SESSION_ID;
+  if (option === '') throw new CliError('USAGE', '--session needs a non-empty id.');
+  return sessionFrom(option, env);
 }
 
 /**

@@ -10,6 +10,9 @@ export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The built binary the end-to-end tests run. */
 export const BIN = join(PACKAGE_DIR, 'dist', 'bin.js');
 
+/** The command as a package manager links it (`bin/spillway.js`), with its fast paths for `run` and `hook`. */
+export const COMMAND = join(PACKAGE_DIR, 'bin', 'spillway.js');
+
 /**
  * Builds the package (and what it references) when `dist/bin.js` is missing. CI builds
  * before testing, so this only runs on a fresh checkout.
@@ -41,6 +44,8 @@ export interface BinOptions {
   readonly cwd?: string;
   /** Called once the process has started. */
   readonly onStart?: (child: ChildProcess) => void;
+  /** The script to run: {@link BIN} (the default) or {@link COMMAND}. */
+  readonly entry?: string;
 }
 
 /**
@@ -49,10 +54,10 @@ export interface BinOptions {
  */
 const DEFAULT_TIMEOUT_MS = 50_000;
 
-/** Runs `node dist/bin.js …args` and collects everything it prints. */
+/** Runs `node dist/bin.js …args` (or another entry) and collects everything it prints. */
 export function spillway(args: readonly string[], options: BinOptions): Promise<BinResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [options.entry ?? BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

@@ -129,8 +129,8 @@ async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored:
   const { ctx, backend, options, maxStoredBytes } = input;
   const whole = async (): Promise<Shown> =>
     options.json === true
-      ? { text: (await readRange(sink, 0, stored)).toString('utf8') }
-      : { text: '', copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) };
+      ? { text: (await readRange(sink, 0, stored)).toString('utf8'), storedBytes: stored }
+      : { text: '', storedBytes: stored, copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) };
   let ref: SpillRef;
   try {
     ref = await sink.publish();

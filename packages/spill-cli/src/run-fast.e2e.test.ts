@@ -1,0 +1,105 @@
+// `spillway run` as a package manager links it (bin/spillway.js) answers a small output
+// without loading the program. It must answer exactly as the program does: the same bytes,
+// exit code, stored artifact and usage events, for every kind of output.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BIN, COMMAND, ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { tempDirsPerTest } from './test-temp-dirs.js';
+import { mkdirSync } from 'node:fs';
+
+const tmp = tempDirsPerTest('run-fast-');
+beforeAll(() => {
+  ensureBuilt();
+});
+
+interface Side {
+  readonly run: BinResult;
+  readonly home: string;
+}
+
+/** Runs the same `spillway run` through the fast entry and through the program, each in a home of its own. */
+async function both(args: readonly string[], input = '', extra: Record<string, string> = {}): Promise<{ fast: Side; full: Side }> {
+  const side = async (entry: string): Promise<Side> => {
+    const home = tmp();
+    mkdirSync(join(home, 'root'), { mode: 0o700 });
+    const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_STATE_HOME: join(home, 'state'), SPILLWAY_ROOT: join(home, 'root'), SPILLWAY_AUTO_GC: 'off', SPILLWAY_AUTO_INDEX: 'off', ...extra };
+    return { run: await spillway(['run', ...args], { env, entry, input }), home };
+  };
+  return { fast: await side(COMMAND), full: await side(BIN) };
+}
+
+const locatorIn = (text: string): string => /stored at: (\S+?)\. /.exec(text)?.[1] ?? '';
+/** The output with its home directory and artifact name made neutral, for comparing the two sides. */
+const neutral = (side: Side): string => side.run.out.split(side.home).join('<home>').replace(/[0-9a-f]{32}/g, '<session>').replace(/[0-9a-f]{20}-/g, '<id>-');
+const events = (side: Side): unknown[] =>
+  readFileSync(join(side.home, 'state', 'spillway-usage', 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const { t: _t, artifact: _a, ...rest } = JSON.parse(line) as Record<string, unknown>;
+      return rest;
+    });
+
+describe('spillway run through bin/spillway.js answers as the program does', () => {
+  it('a small output: the same bytes in the order written (stdout and stderr joined), exit code and usage event', async () => {
+    const script = 'for i in 1 2 3 4 5 6 7 8; do echo "out $i"; echo "err $i" >&2; done; printf "no newline"; exit 7';
+    const { fast, full } = await both(['--', 'sh', '-c', script]);
+    expect(fast.run.code).toBe(7);
+    expect(fast.run.stdout.equals(full.run.stdout)).toBe(true);
+    expect(fast.run.out).toBe(`${[1, 2, 3, 4, 5, 6, 7, 8].map((i) => `out ${String(i)}\nerr ${String(i)}\n`).join('')}no newline`);
+    expect(fast.run.stderr).toBe(full.run.stderr);
+    expect(events(fast)).toEqual(events(full));
+  });
+
+  it('stdin reaches the command, and a signal ends it as for the program (128 + N)', async () => {
+    const echoed = await both(['--', 'cat'], 'ping\n');
+    expect(echoed.fast.run.out).toBe('ping\n');
+    expect(echoed.fast.run.out).toBe(echoed.full.run.out);
+    const killed = await both(['--', 'sh', '-c', 'echo before; kill -TERM $$']);
+    expect(killed.fast.run.code).toBe(143);
+    expect(killed.fast.run.code).toBe(killed.full.run.code);
+    expect(killed.fast.run.out).toBe(killed.full.run.out);
+  });
+
+  it('an output past the cap, taken over while the command runs: the same preview, the whole stored, the same events', async () => {
+    const script = 'seq 1 60000; echo "error: the build broke at step 9" >&2; seq 60001 120000';
+    const { fast, full } = await both(['--max-inline-bytes', '4096', '--', 'sh', '-c', script]);
+    expect(fast.run.code).toBe(0);
+    expect(neutral(fast)).toBe(neutral(full));
+    expect(fast.run.out).toContain('error: the build broke at step 9');
+    expect(readFileSync(locatorIn(fast.run.out)).equals(readFileSync(locatorIn(full.run.out)))).toBe(true);
+    expect(events(fast)).toEqual(events(full));
+  });
+
+  it('a failing command past the lower cap only: spilled under it, as by the program', async () => {
+    const script = 'seq 1 400; echo "FATAL: out of cheese"; exit 3';
+    const { fast, full } = await both(['--max-inline-bytes', '4096', '--max-inline-bytes-on-failure', '1024', '--', 'sh', '-c', script]);
+    expect(fast.run.code).toBe(3);
+    expect(Buffer.byteLength(fast.run.out)).toBeLessThanOrEqual(1025);
+    expect(neutral(fast)).toBe(neutral(full));
+    expect(readFileSync(locatorIn(fast.run.out), 'utf8')).toContain('FATAL: out of cheese');
+  });
+
+  it('binary output is stored exactly, and past --max-stored-bytes the command is stopped with the same warning', async () => {
+    const binary = await both(['--max-inline-bytes', '1024', '--', 'head', '-c', '200000', process.execPath]);
+    expect(readFileSync(locatorIn(binary.fast.run.out)).equals(readFileSync(process.execPath).subarray(0, 200000))).toBe(true);
+    expect(neutral(binary.fast)).toBe(neutral(binary.full));
+    const capped = await both(['--max-inline-bytes', '1024', '--max-stored-bytes', '100000', '--', 'seq', '1', '10000000']);
+    expect(capped.fast.run.stderr.replace(/\d+ more were dropped/, 'N more were dropped')).toBe(capped.full.run.stderr.replace(/\d+ more were dropped/, 'N more were dropped'));
+    expect(readFileSync(locatorIn(capped.fast.run.out)).length).toBe(100000);
+  });
+
+  it('a root that cannot be used: the fallback root takes the output and both say so the same way', async () => {
+    const { fast, full } = await both(['--max-inline-bytes', '320', '--', 'seq', '1', '100000'], '', { SPILLWAY_ROOT: '/nonexistent/spillway-root' });
+    expect(fast.run.stderr.split(fast.home).join('<home>')).toBe(full.run.stderr.split(full.home).join('<home>'));
+    expect(fast.run.stderr).toContain('fallback root');
+    expect(readFileSync(locatorIn(fast.run.out), 'utf8').length).toBe(588_895);
+  });
+
+  it('a command that cannot start: the same error, code and exit status', async () => {
+    const { fast, full } = await both(['--', 'no-such-command-anywhere']);
+    expect(fast.run.code).toBe(127);
+    expect(fast.run.stderr).toBe(full.run.stderr);
+  });
+});
