@@ -41,4 +41,10 @@ export default tseslint.config(
       globals: { console: 'readonly', process: 'readonly', URL: 'readonly', Buffer: 'readonly', setTimeout: 'readonly' },
     },
   },
+  {
+    // CommonJS (bin/package.json), so that its fast answers never start the ES module loader.
+    files: ['packages/spill-cli/bin/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -25,6 +25,6 @@ for (const entry of ['run-fast', 'hook-main']) {
       return !INLINE_PACKAGES.has(id);
     },
   });
-  await bundle.write({ file: resolve(dist, `${entry}.bundle.js`), format: 'esm', codeSplitting: false });
+  await bundle.write({ file: resolve(dist, `${entry}.bundle.cjs`), format: 'cjs', codeSplitting: false });
   await bundle.close();
 }
