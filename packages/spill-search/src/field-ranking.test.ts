@@ -70,3 +70,24 @@ describe('whole-field ranking', () => {
     expect(fieldScore('ii  libreoffice-core  4:7.4  amd64  office productivity suite', pair, [1, 1])).toBe(0.5);
   });
 });
+
+describe('a hyphenated name with a word the target lacks', () => {
+  it('finds the libreoffice-core line first among 32 outputs that say "version" everywhere else', async () => {
+    const listing = [...Array.from({ length: 300 }, (_, i) => filler(i)), 'ii  libreoffice-core                          4:7.4.7-1+deb12u9                   amd64        office productivity suite -- arch-dependent files', ...Array.from({ length: 300 }, (_, i) => filler(300 + i))];
+    const backend = createMemoryBackend();
+    const s = sessionId('s');
+    // Outputs of --version, lockfiles and package metadata: "version" on most lines, and
+    // "core" and "libre" as parts of other names.
+    for (let o = 0; o < 31; o++) {
+      const lines = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? `  /@spillway/core-${String(o)}-${String(i)}:\n    version: ${String(o)}.${String(i)}.0` : `tool-${String(o)}-${String(i)} version ${String(i)}.0 (libre build, core ${String(o)})`));
+      await save(backend, s, `${lines.join('\n')}\n`);
+    }
+    await save(backend, s, `${listing.join('\n')}\n`);
+    const searcher = createSpillSearch({ reader: backend.reader, catalog: backend.catalog });
+    for (const query of ['libreoffice-core version', 'libreoffice version', 'libreoffice-core']) {
+      const answer = await searcher.search({ query, sessionId: s, maxResults: 5, maxBytes: 4096 });
+      expect(answer.hits[0]?.text, query).toMatch(/^ii {2}libreoffice-core /m);
+    }
+    await searcher.close();
+  });
+});
