@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { COMMAND_LOADERS } from './command-loaders.js';
 import { main } from './main.js';
 
 // A reader that goes away (`spillway read … | head`) is not a failure worth a stack trace.
@@ -9,8 +10,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// `spillway run` starts on every shell command of a host whose commands run through it:
-// it loads only its own command, which halves its start-up.
+// A process runs one command: it loads only that command's module (a search, for one,
+// never loads setup's config parsers or the audit), and every command for anything else.
 const args = process.argv.slice(2);
-const commands = args[0] === 'run' ? [(await import('./commands/run.js')).registerRun] : undefined;
+const load = args[0] === undefined || !Object.hasOwn(COMMAND_LOADERS, args[0]) ? undefined : COMMAND_LOADERS[args[0]];
+const commands = load === undefined ? undefined : [await load()];
 process.exitCode = await main(args, undefined, commands === undefined ? {} : { commands });
