@@ -1,13 +1,18 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { BenchContext, FigureGroup } from '../group.js';
-import { assertSucceeded, childScript, runNodeWithMaxRss } from '../process.js';
+import { runInterleaved, type InterleavedSamples } from '../interleave.js';
+import { assertSucceeded, childScript, runNodeWithMaxRss, runProcess } from '../process.js';
+import { cliBin } from './cli.js';
 import type { Profile } from '../profile.js';
 import { formatBytes } from '../sizes.js';
 import { privateDir } from './common.js';
 
 const MiB = 1024 * 1024;
+
+/** Processes per side of the whole-process figure. */
+const PROCESS_ROUNDS = 12;
 
 interface SearchRun {
   readonly indexMs: number;
@@ -52,6 +57,13 @@ function specs(profile: Profile): FigureSpec[] {
       target: ratioAtMost(1),
     },
     {
+      id: 'search.process',
+      title: `a whole \`spillway search\` process over the indexed ${size} session: wall time, median`,
+      baseline: 'spillway --version',
+      unit: 'ms',
+      target: ratioAtMost(1.5),
+    },
+    {
       id: 'search.index-rss',
       title: `peak RSS of the process that indexes ${size} and then searches it`,
       baseline: 'the same process before indexing',
@@ -77,7 +89,36 @@ async function once(ctx: BenchContext, mode: 'spillway' | 'baseline', dir: strin
 }
 
 /** A round: one process saves the text, then each side indexes and searches it in its own. */
-async function round(ctx: BenchContext): Promise<{ spillway: Measured; baseline: Measured; saveRss: number }> {
+/**
+ * What a person or a model feels per query: a whole `spillway search` process on the session
+ * the spillway side indexed (found where the CLI looks, beside the root), against
+ * `spillway --version`, interleaved. Each process asks one of the bench's two-word queries.
+ */
+async function searchProcesses(dir: string): Promise<InterleavedSamples<number>> {
+  const queries = JSON.parse(await readFile(path.join(dir, 'queries.json'), 'utf8')) as string[];
+  const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_STATE_HOME: path.join(dir, 'state'), SPILLWAY_ROOT: path.join(dir, 'root'), SPILLWAY_SESSION: 'bench-search', SPILLWAY_AUTO_GC: 'off', SPILLWAY_AUTO_INDEX: 'off', SPILLWAY_USAGE: 'off' };
+  const script = path.join(path.dirname(cliBin()), '..', 'bin', 'spillway.js');
+  let next = 0;
+  return runInterleaved(
+    PROCESS_ROUNDS,
+    {
+      spillway: async () => {
+        const query = queries[next++ % queries.length] ?? 'error';
+        const r = await runProcess(process.execPath, [script, 'search', query], { env });
+        assertSucceeded(r, `spillway search ${query}`);
+        return r.wallMs;
+      },
+      baseline: async () => {
+        const r = await runProcess(process.execPath, [script, '--version'], { env });
+        assertSucceeded(r, 'spillway --version');
+        return r.wallMs;
+      },
+    },
+    { warmup: true },
+  );
+}
+
+async function round(ctx: BenchContext): Promise<{ spillway: Measured; baseline: Measured; saveRss: number; process: InterleavedSamples<number> }> {
   const s = ctx.profile.search;
   const dir = await privateDir(ctx.scratch, 'search');
   try {
@@ -86,7 +127,8 @@ async function round(ctx: BenchContext): Promise<{ spillway: Measured; baseline:
     ctx.log(`search: saved ${formatBytes(s.bytes)} (peak RSS of the saving process ${formatBytes(prepared.maxRssBytes)}, not counted)`);
     const baseline = await once(ctx, 'baseline', dir);
     const spillway = await once(ctx, 'spillway', dir);
-    return { spillway, baseline, saveRss: prepared.maxRssBytes };
+    const perQuery = await searchProcesses(dir);
+    return { spillway, baseline, saveRss: prepared.maxRssBytes, process: perQuery };
   } finally {
     await rm(path.join(dir), { recursive: true, force: true });
   }
@@ -96,12 +138,16 @@ async function run(ctx: BenchContext): Promise<void> {
   const spillway: Measured[] = [];
   const baseline: Measured[] = [];
   const saveRss: number[] = [];
+  const processes: InterleavedSamples<number> = { spillway: [], baseline: [] };
   for (let r = 0; r < ctx.profile.search.rounds; r++) {
     const done = await round(ctx);
     spillway.push(done.spillway);
     baseline.push(done.baseline);
     saveRss.push(done.saveRss);
+    processes.spillway.push(...done.process.spillway);
+    processes.baseline.push(...done.process.baseline);
   }
+  ctx.record('search.process', { spillway: processes.spillway, baseline: processes.baseline, notes: [`${String(processes.spillway.length)} interleaved processes per side, each a different two-word query`] });
   const pick = (runs: readonly Measured[], f: (r: Measured) => number): number[] => runs.map(f);
   const note = `${String(ctx.profile.search.queries)} two-word queries per run; text is the search corpus repeated`;
   const mib = (values: readonly number[]): string => values.map((v) => formatBytes(v)).join(', ');
