@@ -1,3 +1,4 @@
+import { isAbsolute, join } from 'node:path';
 import type { Command } from 'commander';
 import { sessionId, type SessionId, type SpillBackend, type SpillCatalog, type SpillReader } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
@@ -178,15 +179,34 @@ export class CliContext {
   }
 
   /**
-   * The private per-user root to store in when the store these options choose cannot be
-   * used (the default root, created 0700 when missing), or `undefined` when that is the
-   * store that failed. `spillway run` falls back to it rather than print a flood.
+   * The private per-user roots to store in when the store these options choose cannot be
+   * used, in order: the default root (created 0700 when missing), unless that is the store
+   * that failed; then `spillway-<uid>` in the temp directory (`$TMPDIR`, else `/tmp`; created
+   * 0700, and refused like any root when another user holds that name), for a sandbox that
+   * lets a command write only there, as Codex's workspace-write sandbox does.
    */
-  fallbackBackend(options: CommonOptions): { readonly path: string; readonly backend: CliBackend } | undefined {
+  fallbackBackends(options: CommonOptions): { readonly path: string; readonly backend: CliBackend }[] {
     const root = resolveRoot(undefined, { ...this.io.env, SPILLWAY_ROOT: undefined }, this.io.cwd, this.io.homedir);
     const chosen = resolveStore(options.store, options.root, this.io.env) === undefined ? this.root(options) : undefined;
-    if (chosen !== undefined && chosen.path === root.path) return undefined;
-    return { path: root.path, backend: this.makeBackend(root) };
+    const tmp = this.io.env.TMPDIR !== undefined && isAbsolute(this.io.env.TMPDIR) ? this.io.env.TMPDIR : '/tmp';
+    const temp: ResolvedRoot = { path: join(tmp, `spillway-${String(process.getuid?.() ?? 'user')}`), source: 'default' };
+    return [root, temp].filter((r) => chosen === undefined || r.path !== chosen.path).map((r) => ({ path: r.path, backend: this.makeBackend(r) }));
+  }
+
+  /**
+   * The first of {@link fallbackBackends} whose root can be used (`spillway run`, its hooks
+   * and `spillway mcp` store there rather than print a flood), or `undefined`.
+   */
+  async usableFallback(options: CommonOptions): Promise<{ readonly path: string; readonly backend: CliBackend } | undefined> {
+    for (const fallback of this.fallbackBackends(options)) {
+      try {
+        await fallback.backend.root?.();
+        return fallback;
+      } catch {
+        // The next one.
+      }
+    }
+    return undefined;
   }
 
   /**

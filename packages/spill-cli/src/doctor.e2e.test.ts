@@ -63,8 +63,13 @@ describe('spillway doctor', () => {
     expect(first.code).toBe(1);
     expect(first.out).toContain('SERVER_NOT_COVERED');
     expect(first.out).toContain(`read     ${join(dir, 'config.toml')}`);
+    // The server, and the AGENTS.md block that asks Codex's model to run long commands through spillway.
+    expect(first.out).toContain('SETTING_MISSING');
     const fixes = hints(first.out);
-    expect(fixes).toEqual([['spillway', 'setup', 'codex', '--config-dir', dir]]);
+    expect(fixes).toEqual([
+      ['spillway', 'setup', 'codex', '--config-dir', dir],
+      ['spillway', 'setup', 'codex', '--config-dir', dir],
+    ]);
     for (const fix of fixes) expect(await runHint(w, fix)).toBe(0);
     const second = await run(w, ['doctor', '--host', 'codex', '--config-dir', dir]);
     expect(second.code).toBe(0);
@@ -104,7 +109,10 @@ describe('spillway doctor', () => {
     chmodSync(file, 0o444);
     const first = await run(w, ['doctor', '--host', 'codex']);
     expect(first.code).toBe(1);
-    expect(hints(first.out)).toEqual([['chmod', 'u+w', file, '&&', 'spillway', 'setup', 'codex']]);
+    expect(hints(first.out)).toEqual([
+      ['chmod', 'u+w', file, '&&', 'spillway', 'setup', 'codex'],
+      ['spillway', 'setup', 'codex'],
+    ]);
     for (const fix of hints(first.out)) expect(await runHint(w, fix)).toBe(0);
     expect((await run(w, ['doctor', '--host', 'codex'])).code).toBe(0);
   });
@@ -136,7 +144,10 @@ describe('spillway doctor', () => {
     expect(Object.keys(codex?.servers[0] ?? {}).sort()).toEqual(['cap', 'code', 'command', 'detail', 'file', 'form', 'name', 'status', 'table', 'transport']);
     expect(codex?.servers[0]).toMatchObject({ name: 'files', status: 'not-covered', cap: null, code: 'SERVER_NOT_COVERED' });
     expect(Object.keys(codex?.files[0] ?? {}).sort()).toEqual(['error', 'path', 'readOnly', 'scope', 'status']);
-    expect(doc.findings).toEqual([{ code: 'SERVER_NOT_COVERED', host: 'codex', message: expect.stringContaining('files') as unknown, hint: 'spillway setup codex' }]);
+    expect(doc.findings).toEqual([
+      { code: 'SERVER_NOT_COVERED', host: 'codex', message: expect.stringContaining('files') as unknown, hint: 'spillway setup codex' },
+      { code: 'SETTING_MISSING', host: 'codex', message: expect.stringContaining('AGENTS.md') as unknown, hint: 'spillway setup codex' },
+    ]);
     expect(doc.store).toMatchObject({ kind: 'local', root, rootSource: 'default', exists: true, mode: '0700', private: true, lastAutoCleanup: swept.toISOString(), url: null });
     expect(doc.store.freeBytes).toBeGreaterThan(0);
     expect(doc.store.totalBytes).toBeGreaterThanOrEqual(doc.store.freeBytes as number);

@@ -371,13 +371,13 @@ describe('run', () => {
     expect(r.stderr).toMatch(/^spillway: warning: .*\[SPILL_UNSAFE_ROOT\]: the output is stored in the fallback root .*fallback-state\/spillway instead\.\n/);
   });
 
-  it('streams the output through, with a warning, when neither the root nor the fallback root can be used', async () => {
+  it('streams the output through, with a warning, when neither the root nor a fallback root can be used', async () => {
     const open = join(base, 'open-root-2');
     await mkdir(open, { recursive: true });
     await chmod(open, 0o777);
     await writeFile(join(base, 'state-file'), '');
     const r = await cli(['run', '--max-inline-bytes', '100', '--', node, '-e', 'process.stdout.write("w".repeat(5000)); process.exit(9)'], {
-      env: { SPILLWAY_ROOT: open, XDG_STATE_HOME: join(base, 'state-file') },
+      env: { SPILLWAY_ROOT: open, XDG_STATE_HOME: join(base, 'state-file'), TMPDIR: join(base, 'state-file') },
     });
     expect(r.code).toBe(9);
     expect(r.stdout).toBe('w'.repeat(5000));

@@ -51,6 +51,6 @@ describe('spillway mcp when the store cannot take the result', () => {
   it('passes the result whole only when no store at all can be written', async () => {
     const { home, data, env, whole } = setUp();
     writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
-    expect(await readThroughProxy(env, data)).toBe(whole);
+    expect(await readThroughProxy({ ...env, TMPDIR: join(home, 'state') }, data)).toBe(whole);
   });
 });

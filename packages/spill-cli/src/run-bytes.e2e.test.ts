@@ -212,9 +212,10 @@ describe('spillway run never loses the output to a failing store', () => {
     try {
       if (!mount(['-o', 'remount,ro,bind', ro])) throw new Error('could not remount read-only');
       const bytes = 600_000_000;
-      // The fallback root is unusable too (a file where the state directory would be), so nothing can store it.
+      // The fallback roots are unusable too (a file where the state directory and the temp
+      // directory would be), so nothing can store it.
       await writeFile(join(base, 'state-is-a-file'), '');
-      const r = await followed(['run', '--', ...generator(bytes, 7)], { SPILLWAY_ROOT: ro, XDG_STATE_HOME: join(base, 'state-is-a-file') });
+      const r = await followed(['run', '--', ...generator(bytes, 7)], { SPILLWAY_ROOT: ro, XDG_STATE_HOME: join(base, 'state-is-a-file'), TMPDIR: join(base, 'state-is-a-file') });
       expect(r.code).toBe(7);
       expect(r.bytes).toBe(bytes);
       expect(r.sha256).toBe(expectedSha(bytes));

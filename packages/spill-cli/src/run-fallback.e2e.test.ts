@@ -1,7 +1,7 @@
 // No flood when the configured store fails: `spillway run` stores the output in the private
 // per-user root instead and says so; only when no store at all can be written does the
 // whole output pass.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
@@ -42,10 +42,27 @@ describe('spillway run when the store cannot take the output', () => {
     expect(run.stderr).toContain('fallback root');
   });
 
+  it('the default root cannot be made either: spillway-<uid> in the temp directory takes the output (a sandbox that lets commands write only there)', async () => {
+    const home = tmp();
+    writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
+    const temp = join(home, 'tmp');
+    mkdirSync(temp);
+    const e = env(home, { TMPDIR: temp });
+    const run = await spillway(['run', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: e });
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBeLessThanOrEqual(321);
+    const root = join(temp, `spillway-${String(process.getuid?.() ?? 'user')}`);
+    expect(run.stderr).toContain(`fallback root ${root}`);
+    expect(statSync(root).mode & 0o777).toBe(0o700);
+    const locator = /stored at: (\S+?)\. /.exec(run.out)?.[1] ?? '';
+    expect(locator.startsWith(root)).toBe(true);
+    expect((await spillway(['cat', locator], { env: e })).stdout.length).toBe(WHOLE);
+  });
+
   it('prints in full only when no store at all can be written', async () => {
     const home = tmp();
     writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
-    const run = await spillway(['run', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, {}) });
+    const run = await spillway(['run', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, { TMPDIR: join(home, 'state') }) });
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBe(WHOLE);
     expect(run.stderr).toContain('printed in full');

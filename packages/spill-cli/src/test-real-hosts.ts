@@ -108,6 +108,8 @@ export interface SessionRecord {
   /** Each tool result, as the host sent it to the model, in order. */
   readonly results: string[];
   readonly requests: { method: string; url: string; bytes: number }[];
+  /** Which of the `watch` strings appeared in any request the host sent (instructions included). */
+  readonly seen: string[];
   readonly stdout: string;
   readonly stderr: string;
 }
@@ -125,6 +127,8 @@ export function runHostSession(options: {
   readonly steps: readonly ScriptedCall[];
   readonly dir: string;
   readonly timeoutMs?: number;
+  /** Strings to look for in what the host sends the model. */
+  readonly watch?: readonly string[];
 }): SessionRecord {
   const recordFile = join(options.dir, 'session-record.json');
   const configFile = join(options.dir, 'session-config.json');

@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const results = [];
 const requests = [];
+const seen = [];
 // The tool list of the first request that offers tools, to diagnose a host's wire format.
 let toolsSeen;
 let lastLocator = '';
@@ -139,6 +140,9 @@ const server = createServer((req, res) => {
       body = {};
     }
     requests.push({ method: req.method, url: req.url, bytes: Buffer.concat(chunks).length });
+    // Which of the strings the test watches for reached the model (instructions included).
+    const raw = Buffer.concat(chunks).toString('utf8');
+    for (const needle of config.watch ?? []) if (!seen.includes(needle) && raw.includes(needle)) seen.push(needle);
     if (toolsSeen === undefined && Array.isArray(body.tools) && body.tools.length > 0) toolsSeen = JSON.stringify(body.tools).slice(0, 20_000);
     if (config.api === 'anthropic' && req.url.startsWith('/v1/messages')) {
       if (req.url.includes('count_tokens')) {
@@ -194,7 +198,7 @@ server.listen(0, '127.0.0.1', () => {
   const timer = setTimeout(() => child.kill('SIGKILL'), config.timeoutMs);
   child.on('close', (code, signal) => {
     clearTimeout(timer);
-    writeFileSync(config.recordFile, JSON.stringify({ code, signal, results, requests, toolsSeen, stdout: stdout.slice(-20_000), stderr }));
+    writeFileSync(config.recordFile, JSON.stringify({ code, signal, results, requests, toolsSeen, seen, stdout: stdout.slice(-20_000), stderr }));
     server.close();
     process.exit(0);
   });

@@ -261,3 +261,37 @@ export function parseHookCommand(command: string): { readonly launcher: readonly
   const capText = optionValue(words.slice(at + 1), '--max-inline-bytes');
   return { launcher: words.slice(0, at), cap: capText !== undefined && /^\d+$/.test(capText) ? Number(capText) : undefined };
 }
+
+/**
+ * The body of spillway's block in Codex's `AGENTS.md`. Codex 0.169.0 has no hook that can
+ * replace a shell command's output (its PostToolUse answer may replace only an MCP tool's,
+ * and a PreToolUse `updatedInput` is refused unless the hook also answers
+ * `permissionDecision: "allow"`, which would skip the person's approval), so the model is
+ * asked to run long commands through `spillway run` itself. It asks; nothing enforces it.
+ */
+export function codexInstructions(spillway: SpillwayCommand, cap: number): string {
+  const base = [spillway.node, spillway.spillway].map(shellQuote).join(' ');
+  return [
+    '## Long command output',
+    '',
+    'Codex keeps only about 10 KiB of a command\'s output and drops the middle, which is then lost.',
+    'Run a command whose output may be long (a build, a test run, an install, a search, a listing,',
+    'a log) through spillway, which keeps the whole output and shows its head, its tail and its',
+    'error lines:',
+    '',
+    `    ${base} run --max-inline-bytes ${String(cap)} -- <command> [<args>...]`,
+    '',
+    "Put a pipeline or other shell syntax in `sh -c '...'`. The exit code is the command's. A",
+    'small output comes back whole; a large one ends with the path of the whole output. Read it',
+    `with \`${base} read <path> --offset N --limit N\`, or search it with \`${base} grep <path> <pattern>\`.`,
+    '',
+  ].join('\n');
+}
+
+/** The script a Codex instructions block runs (see {@link codexInstructions}), or `undefined`. */
+export function codexInstructionsScript(body: string): string | undefined {
+  const line = body.split('\n').find((l) => /^ {4}\S.* run --max-inline-bytes \d+ -- /.test(l));
+  if (line === undefined) return undefined;
+  const words = shellWords(line.trim());
+  return words[1];
+}

@@ -223,7 +223,8 @@ function diagnoseSetting(spec: ConfigFileSpec, value: Record<string, unknown> | 
   }
   const text = typeof found === 'string' ? found : JSON.stringify(found);
   if (!setting.isOurs(found)) return { ...base, status: 'not-covered', value: text, detail: "another tool's value, which setup leaves as it is", code: 'SETTING_NOT_OURS' };
-  if (!existsSync(text)) return { ...base, status: 'broken', value: text, detail: `${text} no longer exists`, code: 'SETTING_BROKEN' };
+  const needed = setting.needs === undefined ? text : setting.needs(text);
+  if (needed !== undefined && !existsSync(needed)) return { ...base, status: 'broken', value: text, detail: `${needed} no longer exists`, code: 'SETTING_BROKEN' };
   return { ...base, status: 'covered', value: text };
 }
 

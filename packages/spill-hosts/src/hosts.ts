@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { claudeCodeShellScript, claudeCodeShellScriptName, hookCommandLine, isClaudeCodeShellScript } from './command.js';
+import { claudeCodeShellScript, claudeCodeShellScriptName, codexInstructions, codexInstructionsScript, hookCommandLine, isClaudeCodeShellScript } from './command.js';
+import { INSTRUCTIONS_KEY } from './instructions-document.js';
 import { HOOK_CONTRACTS } from './hook-contracts.js';
 import { spillwayStateDir } from './undo-records.js';
 import type { ConfigFileSpec, ConfigPath, HostDefinition, HostId, SetupEnvironment } from './types.js';
@@ -125,10 +126,29 @@ const codex: HostDefinition = {
   label: 'Codex CLI',
   cap: 8 * 1024,
   capReason: 'under the 10 KiB at which Codex cuts a tool result, with room for its own framing',
-  notCovered: 'built-in tools (shell, apply_patch): Codex offers no hook that replaces their output',
-  files(env) {
+  notCovered:
+    'shell output is covered only when the model follows the AGENTS.md block and runs the command through spillway run (Codex offers no hook that replaces built-in output); under the read-only sandbox nothing can be stored; apply_patch',
+  files(env, cap) {
     const home = env.configDir ?? env.env.CODEX_HOME ?? join(env.home, '.codex');
-    return userAndProject(join(home, 'config.toml'), join(env.cwd, '.codex', 'config.toml'), { format: 'toml', style: 'command-args', serverTables: table('mcp_servers') });
+    return [
+      ...userAndProject(join(home, 'config.toml'), join(env.cwd, '.codex', 'config.toml'), { format: 'toml', style: 'command-args', serverTables: table('mcp_servers') }),
+      {
+        path: join(home, 'AGENTS.md'),
+        scope: 'user',
+        format: 'markdown',
+        style: 'command-args',
+        serverTables: () => [],
+        createIfMissing: true,
+        setting: {
+          path: [INSTRUCTIONS_KEY],
+          value: codexInstructions(env.command, cap),
+          label: `a block that asks the model to run long commands through spillway run --max-inline-bytes ${String(cap)}`,
+          purpose: "Codex cuts a command's output to about 10 KiB and has no hook that can replace it",
+          isOurs: (value) => typeof value === 'string',
+          needs: (value) => codexInstructionsScript(value),
+        },
+      },
+    ];
   },
 };
 

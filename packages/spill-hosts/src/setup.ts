@@ -5,6 +5,7 @@ import { ConfigRefusal, readConfigFile, replaceAtomically, writeConfigFile } fro
 import { parseWrapper, spillwayLauncher, unwrapCommand, wrapWith, isSpillwayHook, type CommandLine } from './command.js';
 import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
+import { instructionsDocument } from './instructions-document.js';
 import { isTrackedByGit } from './git-tracked.js';
 import { onPath } from './path-lookup.js';
 import { HOSTS, hostFiles } from './hosts.js';
@@ -65,6 +66,7 @@ function display(line: CommandLine): string {
 
 /** The editable document of a config file's text. */
 export function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument {
+  if (spec.format === 'markdown') return instructionsDocument(spec.path, text);
   return spec.format === 'toml' ? tomlDocument(spec.path, text) : jsoncDocument(spec.path, text);
 }
 
@@ -175,14 +177,15 @@ function editFile(
     const { path, value, purpose } = spec.setting;
     const current = getIn(doc.value(), path);
     const name = path.join('.');
+    const shown = spec.setting.label ?? value;
     if (current === undefined) {
       settings.push({ path, created: firstMissing(doc, path) });
       doc.set(path, value);
-      changes.push(`set ${name} to ${value}: ${purpose}`);
+      changes.push(`set ${name} to ${shown}: ${purpose}`);
     } else if (current !== value && spec.setting.isOurs(current)) {
       settings.push({ path, created: null });
       doc.set(path, value);
-      changes.push(`updated ${name} to ${value}`);
+      changes.push(`updated ${name} to ${shown}`);
     } else if (current !== value) {
       changes.push(`left ${name} as it is (${JSON.stringify(current)}, not spillway's), so this is not covered: ${purpose}`);
     }
@@ -211,6 +214,7 @@ function removeEmptyParents(doc: ConfigDocument, path: ConfigPath, created: Conf
 
 /** Writes the file a setting names (0755, replaced atomically), when it differs. */
 function writeSettingFile(file: NonNullable<ConfigFileSpec['setting']>['file']): void {
+  if (file === undefined) return;
   mkdirSync(dirname(file.path), { recursive: true, mode: 0o700 });
   const content = Buffer.from(file.content, 'utf8');
   let current: Buffer | undefined;
@@ -275,7 +279,7 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
     const state = readConfigFile(spec, env.cwd);
     const bytes = state.bytes;
     // A hook file may be created, but only where the host keeps its config.
-    if (bytes === undefined && (spec.hook === undefined || !existsSync(dirname(spec.path)))) {
+    if (bytes === undefined && ((spec.hook === undefined && spec.createIfMissing !== true) || !existsSync(dirname(spec.path)))) {
       return { path: spec.path, scope: spec.scope, status: 'missing', changes: [] };
     }
     const { bom, text } = decode(bytes);

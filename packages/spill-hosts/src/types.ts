@@ -63,7 +63,8 @@ export interface HookSpec {
 
 /**
  * A string setting setup writes, with the small file it names (for Claude Code:
- * `env.CLAUDE_CODE_SHELL_PREFIX` and the script every shell command then runs through).
+ * `env.CLAUDE_CODE_SHELL_PREFIX` and the script every shell command then runs through), or
+ * a block of instructions (for Codex: spillway's block in `AGENTS.md`).
  */
 export interface SettingSpec {
   /** Where the setting lives, e.g. `["env", "CLAUDE_CODE_SHELL_PREFIX"]`. */
@@ -74,8 +75,12 @@ export interface SettingSpec {
   readonly purpose: string;
   /** Whether a value found there is one setup wrote (for any cap or install), so setup may update it and undo may remove it. */
   readonly isOurs: (value: unknown) => boolean;
-  /** The file the value names: written (mode 0755) before the config, and kept by undo (another config may name it). */
-  readonly file: { readonly path: string; readonly content: string };
+  /** The file the value names, if any: written (mode 0755) before the config, and kept by undo (another config may name it). */
+  readonly file?: { readonly path: string; readonly content: string } | undefined;
+  /** The file a value found needs, which doctor checks (default: the value, a path); `undefined` when it names none. */
+  readonly needs?: ((value: string) => string | undefined) | undefined;
+  /** How the change lines name the value, when it is too long to print (an instructions block). */
+  readonly label?: string | undefined;
 }
 
 /** One config file a host reads. */
@@ -84,8 +89,10 @@ export interface ConfigFileSpec {
   readonly path: string;
   /** `user` or `project`. */
   readonly scope: 'user' | 'project';
-  /** How to parse it. */
-  readonly format: 'jsonc' | 'toml';
+  /** How to parse it: a JSON-with-comments or TOML config, or a Markdown instructions file (see `instructionsDocument`). */
+  readonly format: 'jsonc' | 'toml' | 'markdown';
+  /** Setup may create this file (in a directory that exists) to write its setting; hook files always may. */
+  readonly createIfMissing?: boolean | undefined;
   /** Where the MCP server tables are (each an object of name → entry); empty for a hooks-only file. */
   readonly serverTables: (doc: unknown) => readonly ConfigPath[];
   /** How entries name their command. */

@@ -98,7 +98,7 @@ function findingsOf(diagnosis: HostDiagnosis, setup: string): Finding[] {
   for (const setting of diagnosis.settings) {
     const where = `${setting.name} in ${setting.file}`;
     if (setting.code === 'SETTING_MISSING') out.push({ code: setting.code, host, message: `${where} is not set, so this is not covered: ${setting.purpose}.`, hint: hintFor(setting.file) });
-    if (setting.code === 'SETTING_BROKEN') out.push({ code: setting.code, host, message: `${where} names ${setting.value ?? ''}, which no longer exists.`, hint: hintFor(setting.file) });
+    if (setting.code === 'SETTING_BROKEN') out.push({ code: setting.code, host, message: `${where} cannot work: ${setting.detail ?? 'what it names no longer exists'}.`, hint: hintFor(setting.file) });
     if (setting.code === 'SETTING_NOT_OURS') {
       out.push({ code: setting.code, host, message: `${where} is ${JSON.stringify(setting.value)}, another tool's, which setup leaves as it is; so this is not covered: ${setting.purpose}.`, hint: null });
     }

@@ -171,8 +171,8 @@ async function usableBackend(ctx: CliContext, options: McpOptions): Promise<CliB
   const failure = await rootFailure(configured);
   if (failure === undefined) return configured;
   const why = isSpillError(failure) ? `${cliMessage(failure.code, failure.message)} [${failure.code}]` : failure instanceof Error ? failure.message : 'the store cannot be used';
-  const fallback = ctx.fallbackBackend(options);
-  if (fallback !== undefined && (await rootFailure(fallback.backend)) === undefined) {
+  const fallback = await ctx.usableFallback(options);
+  if (fallback !== undefined) {
     await ctx.warn(`${why}: results are stored in the fallback root ${fallback.path} instead.`);
     return fallback.backend;
   }

@@ -73,8 +73,8 @@ async function dispatch(input: RouteInput): Promise<void> {
   const { ctx, backend, file, args, options, onSpawn } = input;
   const printInFull = async (failure: unknown): Promise<void> => {
     // No flood while any store can be written: the private per-user root takes the output.
-    const fallback = input.fallenBack === true ? undefined : ctx.fallbackBackend(options);
-    if (fallback !== undefined && (await probeRoot(fallback.backend)) === undefined) {
+    const fallback = input.fallenBack === true ? undefined : await ctx.usableFallback(options);
+    if (fallback !== undefined) {
       await ctx.warn(`${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`);
       return dispatch({ ...input, backend: fallback.backend, fallenBack: true });
     }

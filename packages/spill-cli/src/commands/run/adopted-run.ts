@@ -41,7 +41,7 @@ export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
   const failure = opened.failure;
   let sink = opened.sink;
   if (sink === undefined) {
-    const fallback = ctx.fallbackBackend(options);
+    const fallback = await ctx.usableFallback(options);
     const second = fallback === undefined ? undefined : await openSink({ ...base, backend: fallback.backend, fallenBack: true });
     if (fallback !== undefined && second?.sink !== undefined) {
       await ctx.warn(`${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`);

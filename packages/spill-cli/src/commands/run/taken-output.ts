@@ -77,7 +77,7 @@ function takenOutput(input: RouteInput, reader: number, stored: number): Publish
       try {
         return await storeTaken(input, input.backend, readAt, stored);
       } catch (error) {
-        const fallback = input.ctx.fallbackBackend(input.options);
+        const fallback = await input.ctx.usableFallback(input.options);
         if (fallback === undefined) throw error;
         await input.ctx.warn(`${describeError(error)}: the output is stored in the fallback root ${fallback.path} instead.`);
         return storeTaken(input, fallback.backend, readAt, stored);
