@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from './test-bin.js';
+import { COMMAND, ensureBuilt } from './test-bin.js';
 import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
@@ -107,4 +107,68 @@ describe.skipIf(skip !== undefined)(`Codex 0.169.0, offline, after spillway setu
     expect((await setup('--undo')).code).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe(CONFIG);
   });
+});
+
+// Codex has no hook that can replace a shell command's output: setup asks the model, in a
+// block of AGENTS.md, to run long commands through spillway run. Under Codex's
+// workspace-write sandbox, with a home the sandbox does not let commands write to (so the
+// default root cannot be made there), the output goes to spillway-<uid> in /tmp.
+describe.skipIf(skip !== undefined)(`Codex 0.169.0, offline: the AGENTS.md block and a long failing command${skip === undefined ? '' : ` (skipped: ${skip})`}`, () => {
+  let home: string;
+  // The error in the middle, where Codex's own cut drops it.
+  const ERROR = 'error: the build broke at step 9';
+  const LONG = `sh -c 'seq 1 150000; echo "${ERROR}"; seq 150001 300000; exit 3'`;
+  beforeAll(() => {
+    ensureBuilt();
+    // Outside /tmp: the workspace-write sandbox lets commands write to the project and /tmp only.
+    home = mkdtempSync('/var/tmp/real-codex-home-');
+    mkdirSync(join(home, '.codex'));
+    mkdirSync(join(home, 'project'));
+    writeFileSync(join(home, '.codex', 'config.toml'), CONFIG.replace(/\n# the big report server[\s\S]*$/, '\n'));
+  });
+  afterAll(() => {
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('the block reaches the model; a command run as it says comes back as the preview, with the error line and the exit code, and the whole is stored', async () => {
+    const t = testIO({ homedir: home, cwd: join(home, 'project'), env: {} });
+    expect(await main(['setup', 'codex', '--config-dir', join(home, '.codex')], t.io)).toBe(0);
+    const agents = readFileSync(join(home, '.codex', 'AGENTS.md'), 'utf8');
+    // The command line exactly as the block gives it, with the command filled in.
+    const line = /^ {4}(.* run --max-inline-bytes 8192 -- )<command> \[<args>\.\.\.\]$/m.exec(agents)?.[1];
+    expect(line).toBeDefined();
+    expect(line).toContain(COMMAND.split('/').slice(-2).join('/'));
+    const record = runHostSession({
+      api: 'openai-responses',
+      dir: home,
+      cwd: join(home, 'project'),
+      command: [process.execPath, CODEX, 'exec', '-s', 'workspace-write', '--skip-git-repo-check', '--json', '-c', 'model_providers.fake.base_url="http://127.0.0.1:{PORT}/v1"', 'Run the scripted tools.'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: '/tmp', CODEX_HOME: join(home, '.codex'), FAKE_OPENAI_KEY: 'sk-fake-key-for-tests' },
+      watch: ['## Long command output', `${line ?? ''}<command>`],
+      steps: [
+        { name: 'exec_command', args: { cmd: LONG } },
+        { name: 'exec_command', args: { cmd: `${line ?? ''}${LONG}` } },
+        { name: 'exec_command', args: { cmd: `${(line ?? '').replace(/ run --max-inline-bytes 8192 -- $/, '')} grep {LOCATOR} 'build broke'` } },
+      ],
+    });
+    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(3);
+    expect(record.seen).toEqual(['## Long command output', `${line ?? ''}<command>`]);
+    const [bare, through, grep] = record.results as [string, string, string];
+    console.log(`codex, a 1.9 MB failing output: ${String(Buffer.byteLength(bare))} bytes reached the model without spillway (error line ${bare.includes(ERROR) ? 'kept' : 'lost'}), ${String(Buffer.byteLength(through))} through the block`);
+    expect(bare).not.toMatch(/stored at: /);
+    expect(bare).not.toContain(ERROR);
+    expect(through).toMatch(/Process exited with code 3/);
+    expect(through).toContain(ERROR);
+    expect(through).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: \/tmp\/spillway-\d+\//);
+    expect(through).not.toMatch(/truncated output/);
+    expect(Buffer.byteLength(through)).toBeLessThanOrEqual(8192 + 600);
+    const stored = /stored at: (\S+?)\. /.exec(through)?.[1] ?? '';
+    expect(existsSync(stored)).toBe(true);
+    const numbers = (from: number, to: number): string => Array.from({ length: to - from + 1 }, (_, i) => `${String(from + i)}\n`).join('');
+    expect(readFileSync(stored, 'utf8')).toBe(`${numbers(1, 150000)}${ERROR}\n${numbers(150001, 300000)}`);
+    expect(grep).toContain(ERROR);
+    rmSync(stored);
+    expect(await main(['setup', 'codex', '--config-dir', join(home, '.codex'), '--undo'], t.io)).toBe(0);
+    expect(existsSync(join(home, '.codex', 'AGENTS.md'))).toBe(false);
+  }, 300_000);
 });
