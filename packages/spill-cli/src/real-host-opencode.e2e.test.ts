@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { testIO } from './test-io.js';
 const skip = realHostSkipReason();
 const OPENCODE = join(HOSTS_CACHE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
 const CAP = 16 * 1024;
+const ERROR = 'error: the build broke at step 9';
 
 const CONFIG = `{
   // OpenCode configuration, as a person writes it
@@ -89,10 +90,19 @@ describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway s
         { name: 'big_get_big', args: {} },
         { name: 'big_spill_grep', args: { locator: '{LOCATOR}', pattern: 'MCP-NEEDLE-31337' } },
         { name: 'bash', args: { command: 'echo small-output-ok', description: 'print a word' } },
+        // A failing command's 1.9 MB output with its error in the middle: OpenCode alone keeps
+        // its last 14 KB or so (the error is lost); spillway's plugin gives the preview.
+        { name: 'bash', args: { command: `seq 1 150000; echo "${ERROR}"; seq 150001 300000; exit 3`, description: 'a long failing run' } },
       ],
     });
-    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(3);
-    const [mcp, grep, small] = record.results as [string, string, string];
+    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(4);
+    const [mcp, grep, small, long] = record.results as [string, string, string, string];
+    console.log(`opencode, a 1.9 MB failing bash output: ${String(Buffer.byteLength(long))} bytes reached the model through spillway's plugin (error line ${long.includes(ERROR) ? 'kept' : 'lost'})`);
+    expect(long).toContain(ERROR);
+    expect(long).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: /);
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(CAP + 200);
+    const stored = /stored at: (\S+?)\. /.exec(long)?.[1] ?? '';
+    expect(readFileSync(stored, 'utf8')).toContain(`150000\n${ERROR}\n150001\n`);
     expect(mcp).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: /);
     expect(mcp).not.toContain(MCP_NEEDLE);
     expect(Buffer.byteLength(mcp)).toBeLessThanOrEqual(CAP);
@@ -105,9 +115,13 @@ describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway s
     expect(await main(['stats', '--json'], t.io)).toBe(0);
     console.log(`opencode session stats: ${t.stdout.text()}`);
     const stats = JSON.parse(t.stdout.text()) as { total: { spilled: number; readBack: { artifacts: number } } };
-    expect(stats.total.spilled).toBe(1);
+    // The MCP result (the proxy) and the long bash output (the plugin).
+    expect(stats.total.spilled).toBe(2);
     expect(stats.total.readBack.artifacts).toBe(1);
+    const plugin = join(home, '.config', 'opencode', 'plugin', 'spillway.js');
+    expect(existsSync(plugin)).toBe(true);
     expect((await setup('--undo')).code).toBe(0);
+    expect(existsSync(plugin)).toBe(false);
     const after = readFileSync(file, 'utf8');
     expect(after).not.toContain('spillway');
     expect(after).toContain('// OpenCode configuration, as a person writes it');

@@ -45,7 +45,8 @@ describe('spillway setup', () => {
     // The host edits the file; the record loses its servers (still JSON, still 0600).
     writeFileSync(config, `# edited\n${readFileSync(config, 'utf8')}`);
     const records = join(dir, '.local', 'state', 'spillway', 'setup-undo');
-    const [name] = readdirSync(records);
+    // The config's record (setup also wrote one for AGENTS.md).
+    const name = readdirSync(records).find((n) => (JSON.parse(readFileSync(join(records, n), 'utf8')) as { configPath?: string }).configPath === config);
     const recordPath = join(records, name ?? '');
     writeFileSync(recordPath, JSON.stringify({ ...(JSON.parse(readFileSync(recordPath, 'utf8')) as object), servers: [] }), { mode: 0o600 });
     const wrapped = readFileSync(config, 'utf8');

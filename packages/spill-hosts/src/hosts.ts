@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { claudeCodeShellScript, claudeCodeShellScriptName, codexInstructions, codexInstructionsScript, hookCommandLine, isClaudeCodeShellScript } from './command.js';
 import { INSTRUCTIONS_KEY } from './instructions-document.js';
+import { OPENCODE_COVERED_TOOLS, OPENCODE_PLUGIN_MARK, opencodePlugin, opencodePluginScript } from './opencode-plugin.js';
+import { OWNED_FILE_KEY } from './owned-file-document.js';
 import { HOOK_CONTRACTS } from './hook-contracts.js';
 import { spillwayStateDir } from './undo-records.js';
 import type { ConfigFileSpec, ConfigPath, HostDefinition, HostId, SetupEnvironment } from './types.js';
@@ -138,7 +140,7 @@ const codex: HostDefinition = {
         format: 'markdown',
         style: 'command-args',
         serverTables: () => [],
-        createIfMissing: true,
+        createIfMissing: 'file',
         setting: {
           path: [INSTRUCTIONS_KEY],
           value: codexInstructions(env.command, cap),
@@ -157,11 +159,29 @@ const opencode: HostDefinition = {
   label: 'OpenCode',
   cap: 16 * 1024,
   capReason: 'about 4,000 tokens per result; OpenCode\'s own cut of tool output is not relied on',
-  notCovered: 'built-in tools (bash, webfetch, grep…): OpenCode offers no shell hook that replaces their output',
-  files(env) {
+  notCovered: 'read (spilling a file read would loop), edit and write; remote MCP servers',
+  files(env, cap) {
     const dir = env.configDir ?? join(xdgConfig(env), 'opencode');
     const names = ['opencode.jsonc', 'opencode.json'];
-    return userAndProject(firstExisting(dir, names), firstExisting(env.cwd, names), { format: 'jsonc', style: 'command-array', serverTables: table('mcp') });
+    return [
+      ...userAndProject(firstExisting(dir, names), firstExisting(env.cwd, names), { format: 'jsonc', style: 'command-array', serverTables: table('mcp') }),
+      {
+        path: join(dir, 'plugin', 'spillway.js'),
+        scope: 'user',
+        format: 'owned',
+        style: 'command-array',
+        serverTables: () => [],
+        createIfMissing: 'directory',
+        setting: {
+          path: [OWNED_FILE_KEY],
+          value: opencodePlugin(env.command, cap),
+          label: `spillway's plugin (cap ${String(cap)} bytes)`,
+          purpose: `OpenCode gives a plugin the output of ${OPENCODE_COVERED_TOOLS.join(', ')} before the model sees it`,
+          isOurs: (value) => typeof value === 'string' && value.startsWith(OPENCODE_PLUGIN_MARK),
+          needs: (value) => opencodePluginScript(value),
+        },
+      },
+    ];
   },
 };
 

@@ -6,6 +6,7 @@ import { parseWrapper, spillwayLauncher, unwrapCommand, wrapWith, isSpillwayHook
 import { ConfigParseError, isStrictJson, jsoncDocument, tomlDocument, type ConfigDocument } from './document.js';
 import { lineDiff } from './diff.js';
 import { instructionsDocument } from './instructions-document.js';
+import { ownedFileDocument } from './owned-file-document.js';
 import { isTrackedByGit } from './git-tracked.js';
 import { onPath } from './path-lookup.js';
 import { HOSTS, hostFiles } from './hosts.js';
@@ -67,6 +68,7 @@ function display(line: CommandLine): string {
 /** The editable document of a config file's text. */
 export function openDocument(spec: ConfigFileSpec, text: string): ConfigDocument {
   if (spec.format === 'markdown') return instructionsDocument(spec.path, text);
+  if (spec.format === 'owned') return ownedFileDocument(text);
   return spec.format === 'toml' ? tomlDocument(spec.path, text) : jsoncDocument(spec.path, text);
 }
 
@@ -279,9 +281,12 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
     const state = readConfigFile(spec, env.cwd);
     const bytes = state.bytes;
     // A hook file may be created, but only where the host keeps its config.
-    if (bytes === undefined && ((spec.hook === undefined && spec.createIfMissing !== true) || !existsSync(dirname(spec.path)))) {
+    const canCreate =
+      spec.createIfMissing === 'directory' ? existsSync(dirname(dirname(spec.path))) : (spec.createIfMissing === 'file' || spec.hook !== undefined) && existsSync(dirname(spec.path));
+    if (bytes === undefined && !canCreate) {
       return { path: spec.path, scope: spec.scope, status: 'missing', changes: [] };
     }
+    if (bytes === undefined && !dryRun) mkdirSync(dirname(spec.path), { recursive: true });
     const { bom, text } = decode(bytes);
     const doc = openDocument(spec, text);
     const portable = spec.scope === 'project' && env.absolutePaths !== true && bytes !== undefined && isTrackedByGit(state.target);
@@ -431,7 +436,9 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
       );
     }
     if (!dryRun) {
-      if (changes.length > 0) writeConfigFile(state, Buffer.from(bom + doc.text(), 'utf8'));
+      // A file that is spillway's as a whole goes once spillway's part of it has.
+      if (changes.length > 0 && spec.format === 'owned' && doc.text() === '') unlinkSync(state.target);
+      else if (changes.length > 0) writeConfigFile(state, Buffer.from(bom + doc.text(), 'utf8'));
       removeUndoRecord(env, spec.path);
     }
     return {

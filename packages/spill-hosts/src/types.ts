@@ -89,10 +89,14 @@ export interface ConfigFileSpec {
   readonly path: string;
   /** `user` or `project`. */
   readonly scope: 'user' | 'project';
-  /** How to parse it: a JSON-with-comments or TOML config, or a Markdown instructions file (see `instructionsDocument`). */
-  readonly format: 'jsonc' | 'toml' | 'markdown';
-  /** Setup may create this file (in a directory that exists) to write its setting; hook files always may. */
-  readonly createIfMissing?: boolean | undefined;
+  /** How to parse it: a JSON-with-comments or TOML config, a Markdown instructions file (see `instructionsDocument`), or a file that is spillway's as a whole (see `ownedFileDocument`). */
+  readonly format: 'jsonc' | 'toml' | 'markdown' | 'owned';
+  /**
+   * Setup may create this file to write its setting: `file`, in a directory that exists;
+   * `directory`, with its directory too, when the one above that exists. Hook files always
+   * may, in a directory that exists.
+   */
+  readonly createIfMissing?: 'file' | 'directory' | undefined;
   /** Where the MCP server tables are (each an object of name → entry); empty for a hooks-only file. */
   readonly serverTables: (doc: unknown) => readonly ConfigPath[];
   /** How entries name their command. */
