@@ -12,7 +12,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: ['*.js', '*.mjs', '*.ts', 'packages/*/bin/*.js', 'packages/*/scripts/*.mjs', 'packages/*/test-hosts/*.mjs', 'scripts/*.mjs', 'scripts/*.d.mts'],
+          allowDefaultProject: ['*.js', '*.mjs', '*.ts', 'packages/*/bin/*.js', 'packages/spill-cli/scripts/*.mjs', 'packages/*/test-hosts/*.mjs', 'scripts/*.mjs', 'scripts/*.d.mts'],
           defaultProject: 'tsconfig.tools.json',
           // The root's scripts and configs, outside any package's project.
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 16,
