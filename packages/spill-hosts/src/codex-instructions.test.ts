@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnoseHost, setupHost, undoHost, type SetupEnvironment } from './index.js';
 
-// Codex has no hook that can replace a shell command's output, so setup asks the model, in
-// a marked block of $CODEX_HOME/AGENTS.md, to run long commands through `spillway run`.
+// No Codex hook can keep a shell command's whole output, so setup asks the model, in a
+// marked block of $CODEX_HOME/AGENTS.md, to run long commands through `spillway run`.
 
 const made: string[] = [];
 afterEach(() => {
@@ -61,8 +61,12 @@ describe("Codex's AGENTS.md block", () => {
     expect(readFileSync(w.agents, 'utf8')).toBe(`${MINE}\nA rule added later.\n`);
   });
 
-  it('doctor reports the block covered, and broken once the spillway it names is gone', () => {
+  it('doctor reports the block missing (no file, or a file without it), covered after setup, and broken once the spillway it names is gone', () => {
     const w = world();
+    const block = (): unknown => diagnoseHost('codex', w.env).settings.find((s) => s.file === w.agents);
+    expect(block()).toMatchObject({ status: 'not-covered', code: 'SETTING_MISSING' });
+    writeFileSync(w.agents, MINE);
+    expect(block()).toMatchObject({ status: 'not-covered', code: 'SETTING_MISSING' });
     setupHost('codex', w.env);
     const covered = diagnoseHost('codex', w.env).settings.find((s) => s.file === w.agents);
     expect(covered?.status).toBe('covered');

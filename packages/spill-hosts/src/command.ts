@@ -263,11 +263,12 @@ export function parseHookCommand(command: string): { readonly launcher: readonly
 }
 
 /**
- * The body of spillway's block in Codex's `AGENTS.md`. Codex 0.169.0 has no hook that can
- * replace a shell command's output (its PostToolUse answer may replace only an MCP tool's,
- * and a PreToolUse `updatedInput` is refused unless the hook also answers
- * `permissionDecision: "allow"`, which would skip the person's approval), so the model is
- * asked to run long commands through `spillway run` itself. It asks; nothing enforces it.
+ * The body of spillway's block in Codex's `AGENTS.md`. No hook of Codex 0.169.0 can keep a
+ * shell command's whole output: its PostToolUse hook is given the output already cut to about
+ * 10 KiB, and a PreToolUse `updatedInput` needs `permissionDecision: "allow"`, after which
+ * Codex judges the rewritten command, so a wrapper takes the command out of the person's
+ * rules. The model is asked to run long commands through `spillway run` itself. It asks;
+ * nothing enforces it.
  */
 export function codexInstructions(spillway: SpillwayCommand, cap: number): string {
   const base = [spillway.node, spillway.spillway].map(shellQuote).join(' ');

@@ -129,7 +129,7 @@ const codex: HostDefinition = {
   cap: 8 * 1024,
   capReason: 'under the 10 KiB at which Codex cuts a tool result, with room for its own framing',
   notCovered:
-    'shell output is covered only when the model follows the AGENTS.md block and runs the command through spillway run (Codex offers no hook that replaces built-in output); under the read-only sandbox nothing can be stored; apply_patch',
+    'shell output is covered only when the model follows the AGENTS.md block and runs the command through spillway run (the hooks of Codex see only its own cut of the output, and a hook that rewrites the command takes it out of the rules of the person); under the read-only sandbox nothing can be stored; apply_patch',
   files(env, cap) {
     const home = env.configDir ?? env.env.CODEX_HOME ?? join(env.home, '.codex');
     return [
@@ -145,7 +145,7 @@ const codex: HostDefinition = {
           path: [INSTRUCTIONS_KEY],
           value: codexInstructions(env.command, cap),
           label: `a block that asks the model to run long commands through spillway run --max-inline-bytes ${String(cap)}`,
-          purpose: "Codex cuts a command's output to about 10 KiB and has no hook that can replace it",
+          purpose: "Codex cuts a command's output to about 10 KiB before any hook sees it",
           isOurs: (value) => typeof value === 'string',
           needs: (value) => codexInstructionsScript(value),
         },
