@@ -44,7 +44,7 @@ const claudeCode: HostDefinition = {
   cap: HOOK_CONTRACTS['claude-code'].defaultCap,
   capReason:
     'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens)',
-  notCovered: 'built-in tools other than Bash (their hook output contract is not checked); Bash commands run in the background show only the first 24 KiB of their output while they run',
+  notCovered: 'built-in tools other than Bash (Read, Grep, Glob, WebFetch, WebSearch, Task: Claude Code bounds them itself); remote MCP servers',
   files(env, cap) {
     const script = join(spillwayStateDir(env), 'bin', claudeCodeShellScriptName(cap));
     const dir = env.configDir ?? env.env.CLAUDE_CONFIG_DIR;
