@@ -95,8 +95,9 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   const contract = HOOK_CONTRACTS[parsed.host];
   const call = contract.read(input);
   if (call === undefined) return '';
-  const prefixBytes = Buffer.byteLength(contract.prefix(call));
-  const cap = Math.max(0, parsed.cap - prefixBytes);
+  // The host's prefix and the tool's framing reach the model with the preview: both count.
+  const prefixBytes = Buffer.byteLength(contract.prefix(call)) + (call.framingBytes ?? 0);
+  const cap = Math.max(0, Math.floor((Math.min(parsed.cap, call.maxBytes ?? parsed.cap) - prefixBytes) * (call.textShare ?? 1)));
   // Small output: the common case, answered without loading anything else.
   if (call.persistedOutputPath === undefined && fits(call.text + (call.stderr ?? ''), cap)) {
     record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes: Buffer.byteLength(call.text) });

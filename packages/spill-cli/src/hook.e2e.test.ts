@@ -3,7 +3,7 @@ import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, sta
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GEMINI_FAILED_PREFIX, GEMINI_PREFIX } from '@spillway/hosts/hook';
+import { CLAUDE_CODE_TOOL_SHAPES, GEMINI_FAILED_PREFIX, GEMINI_PREFIX, type ClaudeCodeToolShape } from '@spillway/hosts/hook';
 import { createUsageLog } from '@spillway/usage';
 import { answerHook, type HookIO } from './hook-main.js';
 import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
@@ -155,6 +155,57 @@ describe('spillway hook claude-code (PostToolUse)', () => {
     const dir = home();
     const input = claudeInput(bigLog(3000).slice(0, 30_000), { persistedOutputPath: join(dir, 'gone.txt') });
     expect(await answerHook(['claude-code'], io(dir, input))).toBe('');
+  });
+});
+
+describe("spillway hook claude-code: Claude Code's other built-in tools", () => {
+  const lines = (n: number, tag: string): string[] => Array.from({ length: n }, (_, i) => `${tag} ${String(i + 1)}: ${'x'.repeat(60)}`);
+  /** A large output of each tool, in the shape Claude Code hands the hook. */
+  const LARGE: Record<string, Record<string, unknown>> = {
+    Grep: { mode: 'content', numFiles: 0, filenames: [], content: lines(2000, 'src/a.ts:1').join('\n'), numLines: 250, totalLines: 10000, appliedLimit: 250 },
+    Glob: { filenames: lines(400, 'src/dir/file'), durationMs: 5, numFiles: 400, truncated: false },
+    WebFetch: { bytes: 65489, code: 200, codeText: 'OK', result: lines(2000, 'page').join('\n'), durationMs: 38, url: 'https://example.com/page' },
+    WebSearch: { query: 'spillway', results: [lines(2000, 'note').join('\n'), { tool_use_id: 'srvtoolu_1', content: [{ title: 'S', url: 'https://example.com' }] }], durationSeconds: 1.5, searchCount: 1 },
+    Agent: { status: 'completed', agentId: 'a1', agentType: 'general-purpose', prompt: 'p', content: [{ type: 'text', text: lines(2000, 'answer').join('\n') }], totalToolUseCount: 1, totalTokens: 9, totalDurationMs: 9, usage: {} },
+  };
+  const input = (tool: string, response: Record<string, unknown>): string => JSON.stringify({ session_id: 'cc-1', tool_name: tool, tool_use_id: `toolu_${tool}`, tool_input: {}, tool_response: response });
+
+  for (const [tool, response] of Object.entries(LARGE)) {
+    it(`${tool}: a large output becomes the preview and notice in the tool's own shape, within the tool's cap, the whole as the model would see it stored`, async () => {
+      const dir = home();
+      const shape = CLAUDE_CODE_TOOL_SHAPES[tool] as ClaudeCodeToolShape;
+      const out = await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input(tool, response)));
+      const replacement = (JSON.parse(out) as { hookSpecificOutput: { hookEventName: string; updatedToolOutput: Record<string, unknown> } }).hookSpecificOutput;
+      expect(replacement.hookEventName).toBe('PostToolUse');
+      const shown = shape.render(replacement.updatedToolOutput);
+      expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(Math.min(24576, shape.maxBytes));
+      expect(readFileSync(locatorOf(shown), 'utf8')).toBe(shape.whole(response));
+      // A smaller cap, given by hand, holds too.
+      const small = await answerHook(['claude-code', '--max-inline-bytes', '4096'], io(dir, input(tool, response)));
+      expect(Buffer.byteLength(shape.render((JSON.parse(small) as { hookSpecificOutput: { updatedToolOutput: Record<string, unknown> } }).hookSpecificOutput.updatedToolOutput))).toBeLessThanOrEqual(4096);
+    });
+  }
+
+  it('Grep: a 17 KiB result is spilled at the 24 KiB cap, as Claude Code would persist it over 20,000 characters; a 15 KiB one passes', async () => {
+    const dir = home();
+    const grep = (n: number): Record<string, unknown> => ({ mode: 'content', numFiles: 0, filenames: [], content: lines(n, 'src/a.ts:1').join('\n') });
+    expect(Buffer.byteLength(String(grep(240).content))).toBeGreaterThan(17 * 1024);
+    expect(await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input('Grep', grep(240))))).not.toBe('');
+    expect(Buffer.byteLength(String(grep(200).content))).toBeLessThan(15 * 1024);
+    expect(await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input('Grep', grep(200))))).toBe('');
+  });
+
+  it('leaves alone small outputs, outputs that carry a spill notice, a sub-agent in the background, and Read', async () => {
+    const dir = home();
+    const notice = `${lines(2000, 'x').join('\n')}\n(Omitted 9999999 bytes. Full formatted result stored at: /elsewhere/s/out.txt. Use read with offset/limit, or grep this path to search within it.)`;
+    const cases: [string, Record<string, unknown>][] = [
+      ['Grep', { mode: 'content', numFiles: 0, filenames: [], content: 'a.ts:1:x' }],
+      ['Glob', { filenames: ['a.ts'], durationMs: 1, numFiles: 1, truncated: false }],
+      ['WebFetch', { ...LARGE.WebFetch, result: notice }],
+      ['Agent', { status: 'async_launched', agentId: 'a1', description: 'd', prompt: 'p', outputFile: '/tmp/a1.output' }],
+      ['Read', { type: 'text', file: { filePath: '/x', content: notice } }],
+    ];
+    for (const [tool, response] of cases) expect(await answerHook(['claude-code'], io(dir, input(tool, response))), tool).toBe('');
   });
 });
 

@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const results = [];
@@ -19,8 +20,19 @@ function locatorIn(text) {
   return match?.[1];
 }
 
+// The port of the page server (`config.page`), for `{PAGE_PORT}` in a step.
+let pagePort = '';
+
 function fill(value) {
-  return JSON.parse(JSON.stringify(value).replaceAll('{LOCATOR}', lastLocator));
+  return JSON.parse(JSON.stringify(value).replaceAll('{LOCATOR}', lastLocator).replaceAll('{PAGE_PORT}', pagePort));
+}
+
+// A request is answered with `reply.text` when its first message holds `reply.when`: a
+// sub-agent's own turn, or the small model's request of a web fetch.
+function replyFor(body) {
+  const first = body.messages?.[0];
+  const text = first === undefined ? '' : textOf(first.content);
+  return (config.replies ?? []).find((reply) => text.includes(reply.when));
 }
 
 function recordResults(texts) {
@@ -46,13 +58,13 @@ function anthropicToolResults(body) {
   return texts;
 }
 
-function anthropicAnswer(res, step, index) {
+function anthropicAnswer(res, step, index, text = 'done') {
   const events = [];
   const send = (type, data) => events.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   send('message_start', { message: { id: `msg_${index}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } });
   if (step === undefined) {
     send('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-    send('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'done' } });
+    send('content_block_delta', { index: 0, delta: { type: 'text_delta', text } });
   } else {
     send('content_block_start', { index: 0, content_block: { type: 'tool_use', id: `toolu_${index}`, name: step.name, input: {} } });
     send('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(fill(step.args)) } });
@@ -150,6 +162,8 @@ const server = createServer((req, res) => {
         res.end(JSON.stringify({ input_tokens: 10 }));
         return;
       }
+      const reply = replyFor(body);
+      if (reply !== undefined) return anthropicAnswer(res, undefined, requests.length, reply.text);
       const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
       const texts = anthropicToolResults(body);
       if (!hasTools) return anthropicAnswer(res, undefined, requests.length);
@@ -186,6 +200,20 @@ const server = createServer((req, res) => {
   });
 });
 
+// A web page served over https on 127.0.0.1 (`config.page`: key and cert files, body),
+// for a host's fetch tool; the host trusts the cert through NODE_EXTRA_CA_CERTS.
+async function startPage() {
+  if (config.page === undefined) return;
+  const page = createHttpsServer({ key: readFileSync(config.page.keyFile), cert: readFileSync(config.page.certFile) }, (req, res) => {
+    res.writeHead(200, { 'content-type': config.page.contentType ?? 'text/plain; charset=utf-8' });
+    res.end(config.page.body);
+  });
+  await new Promise((done) => page.listen(0, '127.0.0.1', done));
+  page.unref();
+  pagePort = String(page.address().port);
+}
+
+await startPage();
 server.listen(0, '127.0.0.1', () => {
   const port = String(server.address().port);
   const sub = (v) => v.replaceAll('{PORT}', port);

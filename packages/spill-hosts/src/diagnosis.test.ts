@@ -50,7 +50,7 @@ describe('diagnoseHost', () => {
       ['git', 'not-covered', 'stdio', 'SERVER_NOT_COVERED'],
       ['remote', 'not-covered', 'remote', 'REMOTE_NOT_COVERED'],
     ]);
-    expect(before.hooks).toMatchObject([{ event: 'PostToolUse', tools: ['Bash'], status: 'not-covered', code: 'HOOK_MISSING' }]);
+    expect(before.hooks).toMatchObject([{ event: 'PostToolUse', tools: ['Bash', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'Agent'], status: 'not-covered', code: 'HOOK_MISSING' }]);
     expect(before.foreignHooks).toEqual([{ file: join(env.home, '.claude', 'settings.json'), event: 'PostToolUse', matcher: 'Edit', command: 'prettier --write', code: 'FOREIGN_HOOK' }]);
 
     setupHost('claude-code', env);

@@ -197,7 +197,11 @@ function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | und
       const parsed = parseHookCommand(entry.command);
       const problem = parsed === undefined ? undefined : launcherProblem(parsed.launcher, env);
       if (problem !== undefined) return { ...base, status: 'broken', command: entry.command, cap: parsed?.cap, detail: problem, code: 'HOOK_BROKEN' };
-      return { ...base, status: 'covered', command: entry.command, cap: parsed?.cap };
+      // The tools the installed group matches: an older setup's matcher covers fewer.
+      const tools = typeof group.matcher === 'string' && group.matcher !== '' && (hook.formerMatchers ?? []).includes(group.matcher) ? group.matcher.split('|') : base.tools;
+      const missing = base.tools.filter((tool) => !tools.includes(tool));
+      const detail = missing.length > 0 ? `its matcher leaves out ${missing.join(', ')}: run spillway setup ${host} again to cover them` : undefined;
+      return { ...base, tools, status: 'covered', command: entry.command, cap: parsed?.cap, detail };
     }
   }
   if (refused) return { ...base, status: 'not-covered', detail: 'its file could not be read' };

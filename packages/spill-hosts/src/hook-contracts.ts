@@ -1,10 +1,14 @@
 /**
  * The output-hook contracts of the hosts that let a hook replace a built-in tool's output,
  * as checked against the real hosts (Claude Code 2.1.328, Gemini CLI 0.61.0). Pure
- * functions with no imports, so `spillway hook` starts about as fast as Node itself.
+ * functions whose only import is as small, so `spillway hook` starts about as fast as Node itself.
  *
  * @packageDocumentation
  */
+
+import { CLAUDE_CODE_TOOL_SHAPES } from './claude-code-tool-shapes.js';
+
+export { CLAUDE_CODE_TOOL_SHAPES, type ClaudeCodeToolShape } from './claude-code-tool-shapes.js';
 
 /** The hosts whose hooks can replace a tool's output. */
 export type HookHost = 'claude-code' | 'gemini';
@@ -31,6 +35,16 @@ export interface HookToolCall {
   readonly persistedOutputPath?: string | undefined;
   /** Claude Code Bash: stderr, shown after the output. */
   readonly stderr?: string | undefined;
+  /** The bytes the host's rendering of a replacement adds around the preview (a tool's framing): they count against the cap. */
+  readonly framingBytes?: number | undefined;
+  /** The largest replacement this tool's output reaches the model whole at, when it is under the hook's cap. */
+  readonly maxBytes?: number | undefined;
+  /**
+   * The share of the rendered bytes that is the preview's own, when the host indents every
+   * line of it (Claude Code's sub-agent reports): estimated from the whole's mean line length,
+   * as the preview is made of the whole's lines.
+   */
+  readonly textShare?: number | undefined;
 }
 
 function record(value: unknown): Record<string, unknown> | undefined {
@@ -42,19 +56,38 @@ function str(value: unknown): string {
 }
 
 /**
- * Reads a Claude Code `PostToolUse` input. Only Bash's result shape is known (`stdout`,
- * `stderr`, `interrupted`, `isImage`, `noOutputExpected`, and over 30,000 characters
- * `persistedOutputPath` and `persistedOutputSize`); anything else answers `undefined`
- * (the hook then passes the result through).
+ * Reads a Claude Code `PostToolUse` input. Bash's result (`stdout`, `stderr`, `interrupted`,
+ * `isImage`, `noOutputExpected`, and over 30,000 characters `persistedOutputPath` and
+ * `persistedOutputSize`), and the outputs of Grep, Glob, WebFetch, WebSearch and Agent (see
+ * `claude-code-tool-shapes.ts`), whose text is what the model would see; anything else
+ * answers `undefined` (the hook then passes the result through).
  */
 export function readClaudeCodeInput(input: unknown): HookToolCall | undefined {
   const body = record(input);
   const response = record(body?.tool_response);
-  if (body === undefined || response === undefined || typeof response.stdout !== 'string') return undefined;
-  if (response.isImage === true) return undefined;
+  if (body === undefined || response === undefined) return undefined;
+  const toolName = str(body.tool_name);
+  const shape = Object.hasOwn(CLAUDE_CODE_TOOL_SHAPES, toolName) ? CLAUDE_CODE_TOOL_SHAPES[toolName] : undefined;
+  if (shape !== undefined) {
+    const text = shape.whole(response);
+    if (text === undefined) return undefined;
+    const framing = shape.render(shape.replace(response, ''));
+    const indent = shape.lineIndentBytes ?? 0;
+    const meanLine = Buffer.byteLength(text) / text.split('\n').length;
+    return {
+      toolName,
+      callId: str(body.tool_use_id),
+      sessionId: str(body.session_id),
+      text,
+      framingBytes: Buffer.byteLength(framing),
+      maxBytes: shape.maxBytes,
+      textShare: indent === 0 ? undefined : meanLine / (meanLine + indent),
+    };
+  }
+  if (typeof response.stdout !== 'string' || response.isImage === true) return undefined;
   const persisted = response.persistedOutputPath;
   return {
-    toolName: str(body.tool_name) || 'Bash',
+    toolName: toolName || 'Bash',
     callId: str(body.tool_use_id),
     sessionId: str(body.session_id),
     text: response.stdout,
@@ -64,12 +97,17 @@ export function readClaudeCodeInput(input: unknown): HookToolCall | undefined {
 }
 
 /**
- * The Claude Code answer that replaces a Bash result with `text`. The `persisted*` keys are
- * left out on purpose: with them, Claude Code wraps the replacement in its own
- * `<persisted-output>` notice. stderr is part of what was stored, so it is not repeated.
+ * The Claude Code answer that replaces a tool's result with `text`, in the tool's own output
+ * shape (Claude Code drops a replacement of another shape). For Bash, the `persisted*` keys
+ * are left out on purpose: with them, Claude Code wraps the replacement in its own
+ * `<persisted-output>` notice; stderr is part of what was stored, so it is not repeated.
  */
 export function claudeCodeReplacement(input: unknown, text: string): Record<string, unknown> {
-  const response = record(record(input)?.tool_response) ?? {};
+  const body = record(input);
+  const response = record(body?.tool_response) ?? {};
+  const toolName = str(body?.tool_name);
+  const shape = Object.hasOwn(CLAUDE_CODE_TOOL_SHAPES, toolName) ? CLAUDE_CODE_TOOL_SHAPES[toolName] : undefined;
+  if (shape !== undefined) return { hookSpecificOutput: { hookEventName: 'PostToolUse', updatedToolOutput: shape.replace(response, text) } };
   return {
     hookSpecificOutput: {
       hookEventName: 'PostToolUse',

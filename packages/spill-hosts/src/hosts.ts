@@ -38,13 +38,21 @@ function userAndProject(user: string, project: string, file: Pick<ConfigFileSpec
  */
 const CLAUDE_CODE_FAILURE_CAP = 9000;
 
+/**
+ * The Claude Code tools the hook covers: Bash, and the built-in tools whose output shape it
+ * rebuilds (`claude-code-tool-shapes.ts`). Read is left out: spilling a file read would loop.
+ * A matcher of names and `|` only is matched exactly by Claude Code.
+ */
+export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|Grep|Glob|WebFetch|WebSearch|Agent';
+
 const claudeCode: HostDefinition = {
   id: 'claude-code',
   label: 'Claude Code',
   cap: HOOK_CONTRACTS['claude-code'].defaultCap,
   capReason:
-    'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens)',
-  notCovered: 'built-in tools other than Bash (Read, Grep, Glob, WebFetch, WebSearch, Task: Claude Code bounds them itself); remote MCP servers',
+    'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens); Grep gets at most 16 KiB, as Claude Code persists a Grep result over 20,000 characters, a replacement included',
+  notCovered:
+    'Read (spilling a file read would loop), Edit, Write and the other built-in tools outside Bash, Grep, Glob, WebFetch, WebSearch and Agent; a sub-agent run in the background (its answer arrives later, not as the tool result); remote MCP servers',
   files(env, cap) {
     const script = join(spillwayStateDir(env), 'bin', claudeCodeShellScriptName(cap));
     const dir = env.configDir ?? env.env.CLAUDE_CONFIG_DIR;
@@ -71,7 +79,7 @@ const claudeCode: HostDefinition = {
         strictJson: true,
         style: 'command-args',
         serverTables: () => [],
-        hook: { path: ['hooks', 'PostToolUse'], matcher: 'Bash', command: hookCommandLine('claude-code', env.command, cap) },
+        hook: { path: ['hooks', 'PostToolUse'], matcher: CLAUDE_CODE_HOOK_MATCHER, formerMatchers: ['Bash'], command: hookCommandLine('claude-code', env.command, cap) },
         // Claude Code splits " -" off the prefix as a flag: such a path cannot be used.
         setting: script.includes(' -')
           ? undefined

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from '@decimalturn/toml-patch';
@@ -129,6 +130,53 @@ describe('setup run again', () => {
     undoHost('codex', w.env);
     undoHost('claude-code', w.env);
     expect([readFileSync(file), readFileSync(settings), readFileSync(mcp)]).toEqual(before);
+  });
+
+  it("grows the Claude Code hook's matcher an earlier setup wrote (Bash) to today's tools, in place; a matcher a person chose stays; undo gives the bytes back", () => {
+    const w = world();
+    const settings = join(w.env.home, '.claude', 'settings.json');
+    mkdirSync(join(w.env.home, '.claude'));
+    writeFileSync(settings, SETTINGS);
+    const before = readFileSync(settings);
+    setupHost('claude-code', w.env);
+    const group = (): { matcher: string; hooks: { command: string }[] }[] =>
+      (jsonc.parse(readFileSync(settings, 'utf8')) as { hooks: { PostToolUse: { matcher: string; hooks: { command: string }[] }[] } }).hooks.PostToolUse;
+    expect(group()[0]?.matcher).toBe('Bash|Grep|Glob|WebFetch|WebSearch|Agent');
+    // What an earlier version of setup wrote.
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('"Bash|Grep|Glob|WebFetch|WebSearch|Agent"', '"Bash"'));
+    expect(group()[0]?.matcher).toBe('Bash');
+    const again = setupHost('claude-code', w.env);
+    expect(again.files[1]?.changes.join('\n')).toContain("updated the PostToolUse hook's matcher from Bash to Bash|Grep|Glob|WebFetch|WebSearch|Agent");
+    expect(group()).toHaveLength(1);
+    expect(group()[0]?.matcher).toBe('Bash|Grep|Glob|WebFetch|WebSearch|Agent');
+    expect(readFileSync(settings, 'utf8')).toContain('// mine');
+    expect(setupHost('claude-code', w.env).files[1]?.status).toBe('unchanged');
+    // A matcher of the person's own is theirs.
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('"Bash|Grep|Glob|WebFetch|WebSearch|Agent"', '"Bash|Grep"'));
+    expect(setupHost('claude-code', w.env).files[1]?.status).toBe('unchanged');
+    expect(group()[0]?.matcher).toBe('Bash|Grep');
+    undoHost('claude-code', w.env);
+    expect(readFileSync(settings, 'utf8')).not.toContain('spillway');
+    expect(readFileSync(settings, 'utf8')).toContain('~/bin/audit');
+    // An earlier setup's file and record (its digest is of what it wrote): after the upgrade,
+    // undo gives back the bytes from before the first setup.
+    writeFileSync(settings, before);
+    setupHost('claude-code', w.env);
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('"Bash|Grep|Glob|WebFetch|WebSearch|Agent"', '"Bash"'));
+    const records = join(w.env.stateDir ?? '', 'setup-undo');
+    let rewritten = 0;
+    for (const name of readdirSync(records).filter((n) => n.endsWith('.json'))) {
+      const rec = JSON.parse(readFileSync(join(records, name), 'utf8')) as { configPath: string; after: string };
+      if (rec.configPath !== settings) continue;
+      rec.after = createHash('sha256').update(readFileSync(settings)).digest('hex');
+      writeFileSync(join(records, name), JSON.stringify(rec));
+      rewritten++;
+    }
+    expect(rewritten).toBe(1);
+    expect(setupHost('claude-code', w.env).files[1]?.status).toBe('changed');
+    expect(group()[0]?.matcher).toBe('Bash|Grep|Glob|WebFetch|WebSearch|Agent');
+    undoHost('claude-code', w.env);
+    expect(readFileSync(settings)).toEqual(before);
   });
 
   it('without --max-inline-bytes, a cap chosen earlier stays', () => {

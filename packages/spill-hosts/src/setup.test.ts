@@ -158,7 +158,7 @@ describe('what each host gets', () => {
     const settings = parseFile(files[1] ?? '') as { hooks: Record<string, { matcher: string; hooks: { command: string }[] }[]> };
     expect(settings.hooks.PreToolUse).toHaveLength(1);
     expect(settings.hooks.PostToolUse).toEqual([
-      { matcher: 'Bash', hooks: [{ type: 'command', command: `${COMMAND.node} ${COMMAND.spillway} hook claude-code --max-inline-bytes 24576` }] },
+      { matcher: 'Bash|Grep|Glob|WebFetch|WebSearch|Agent', hooks: [{ type: 'command', command: `${COMMAND.node} ${COMMAND.spillway} hook claude-code --max-inline-bytes 24576` }] },
     ]);
     const project = parseFile(files[2] ?? '') as { mcpServers: Record<string, { command: string; args: string[] }> };
     expect(unwrapCommand(project.mcpServers.fetch ?? { command: '', args: [] })).toEqual({ command: 'uvx', args: [] });

@@ -159,6 +159,13 @@ function editFile(
     if (installed) {
       (groups as unknown[]).forEach((group, g) => {
         if (!isObject(group) || !Array.isArray(group.hooks)) return;
+        const ours = group.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host.id));
+        // A matcher an earlier setup wrote grows to today's tools; one a person chose stays.
+        if (ours && spec.hook !== undefined && typeof group.matcher === 'string' && group.matcher !== spec.hook.matcher && (spec.hook.formerMatchers ?? []).includes(group.matcher)) {
+          doc.set([...spec.hook.path, g, 'matcher'], spec.hook.matcher);
+          updated++;
+          changes.push(`updated the ${String(spec.hook.path[spec.hook.path.length - 1])} hook's matcher from ${group.matcher} to ${spec.hook.matcher}`);
+        }
         group.hooks.forEach((h, j) => {
           if (!isObject(h) || typeof h.command !== 'string' || !isSpillwayHook(h.command, host.id)) return;
           const update = updateHook(h.command, env.command, env.maxInlineBytes, cap, host.id);

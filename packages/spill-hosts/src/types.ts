@@ -57,6 +57,8 @@ export interface HookSpec {
   readonly path: ConfigPath;
   /** The group's `matcher`. */
   readonly matcher: string;
+  /** Matchers earlier versions of setup wrote: setup run again replaces one of them with `matcher` in place. */
+  readonly formerMatchers?: readonly string[];
   /** The `spillway hook …` command line. */
   readonly command: string;
 }
