@@ -43,6 +43,20 @@ describe('spillway doctor, in process', () => {
     expect(after.stdout.text()).toMatch(/cap 8192\]/);
   });
 
+  it('prints a command that fixes several findings once, after the last of them', async () => {
+    const dir = tmp();
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    writeFileSync(join(home, '.claude', 'settings.json'), '{}\n');
+    const t = testIO({ homedir: home, cwd: dir, env: { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' } });
+    expect(await main(['doctor', '--host', 'claude-code'], t.io)).toBe(1);
+    const lines = t.stdout.text().split('\n');
+    const findings = lines.flatMap((l, i) => (/^(HOOK_MISSING|SETTING_MISSING):/.test(l) ? [i] : []));
+    expect(findings.length).toBe(2);
+    expect(lines.filter((l) => l === '  run: spillway setup claude-code')).toHaveLength(1);
+    expect(lines[Math.max(...findings) + 1]).toBe('  run: spillway setup claude-code');
+  });
+
   it('prints control characters of a project config as escapes, never raw', async () => {
     const dir = tmp();
     writeFileSync(join(dir, '.mcp.json'), JSON.stringify({ mcpServers: { 'evil\u001b[2J\u001b]0;owned\u0007': { command: 'x\u001b[31m' } } }));

@@ -195,10 +195,11 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     for (const d of diagnoses) lines.push(...hostText(d));
     lines.push(...storeText(store));
     if (!diagnoses.some((d) => d.found)) lines.push('No host config found in the default places (--host with --config-dir looks elsewhere).');
-    for (const f of findings) {
+    // Findings that one command fixes print that command once, after the last of them.
+    findings.forEach((f, i) => {
       lines.push(`${f.code}: ${f.message}`);
-      if (f.hint !== null) lines.push(`  run: ${f.hint}`);
-    }
+      if (f.hint !== null && !findings.slice(i + 1).some((later) => later.hint === f.hint)) lines.push(`  run: ${f.hint}`);
+    });
     lines.push(ok ? 'Everything found runs behind spillway.' : 'Something is not covered (see above).');
     return ctx.print(`${lines.map(oneLine).join('\n')}\n`);
   });
