@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { HOOK_CONTRACTS, isHookHost, type HookHost } from '@spillway/hosts/hook';
 import { createUsageLog, type UsageEvent } from '@spillway/usage';
 import { openPersistedOutput, persistedChunks } from './persisted-output.js';
+import { deliverThroughFile } from './hook-file-delivery.js';
 
 /** How long the hook may take before it gives up and answers nothing (the host keeps its result). */
 export const HOOK_TIMEOUT_MS = 20_000;
@@ -181,8 +182,10 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
     return '';
   }
   const replacement = String(block.text);
-  record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + prefixBytes });
-  const answer = contract.replace(input, replacement, call);
+  // Shown as the tool's own result where the host allows it, else as the host's replacement (with its prefix).
+  const delivered = contract.fileDelivery === undefined ? undefined : deliverThroughFile(contract.fileDelivery, input, replacement);
+  record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + (delivered === undefined ? prefixBytes : 0) });
+  const answer = delivered ?? contract.replace(input, replacement, call);
   // Storage grew: a sweep may be due. It runs in a detached child, after this answer.
   const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
   setImmediate(() => {

@@ -1,10 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_TOOL_SHAPES, GEMINI_FAILED_PREFIX, GEMINI_PREFIX, type ClaudeCodeToolShape } from '@spillway/hosts/hook';
 import { createUsageLog } from '@spillway/usage';
+import { DELIVERY_FOLDER } from './hook-file-delivery.js';
 import { answerHook, type HookIO } from './hook-main.js';
 import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
 import { tempDirsPerTest } from './test-temp-dirs.js';
@@ -246,6 +247,68 @@ describe('spillway hook gemini (AfterTool)', () => {
     expect(readFileSync(locatorOf((JSON.parse(out) as { reason: string }).reason), 'utf8')).toBe(`${bigLog(3000)}tail\n`);
     const image = [{ text: bigLog(3000) }, { inlineData: { mimeType: 'image/png', data: 'AAAA' } }];
     expect(await answerHook(['gemini', '--max-inline-bytes', '4096'], io(dir, JSON.stringify({ ...base, tool_response: { llmContent: image } })))).toBe('');
+  });
+
+  describe("as read_file's own result, through the project's temp directory", () => {
+    /** A Gemini CLI home with the project's temp directory and a transcript path in it. */
+    const geminiTemp = (dir: string): { temp: string; transcript: string } => {
+      const temp = join(dir, '.gemini', 'tmp', 'project');
+      mkdirSync(join(temp, 'chats'), { recursive: true, mode: 0o700 });
+      return { temp, transcript: join(temp, 'chats', 'session-1.jsonl') };
+    };
+    const shellInput = (transcript: string | undefined, whole: string): string =>
+      JSON.stringify({ session_id: 'g-4', ...(transcript === undefined ? {} : { transcript_path: transcript }), tool_name: 'run_shell_command', tool_input: { command: 'make' }, tool_response: { llmContent: whole } });
+
+    it('writes the preview, without the error prefix, into a private folder there, and asks Gemini CLI to read it', async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      const whole = bigLog(60_000);
+      const answer = JSON.parse(await answerHook(['gemini', '--max-inline-bytes', '32768'], io(dir, shellInput(transcript, whole)))) as { hookSpecificOutput: { hookEventName: string; tailToolCallRequest: { name: string; args: { file_path: string; start_line: number; end_line: number } } } };
+      expect(answer.hookSpecificOutput.hookEventName).toBe('AfterTool');
+      const tail = answer.hookSpecificOutput.tailToolCallRequest;
+      expect(tail.name).toBe('read_file');
+      expect(dirname(tail.args.file_path)).toBe(join(temp, DELIVERY_FOLDER));
+      expect(statSync(dirname(tail.args.file_path)).mode & 0o777).toBe(0o700);
+      expect(statSync(tail.args.file_path).mode & 0o777).toBe(0o600);
+      const preview = readFileSync(tail.args.file_path, 'utf8');
+      expect(preview.startsWith(GEMINI_PREFIX)).toBe(false);
+      expect(Buffer.byteLength(preview)).toBeLessThanOrEqual(32768);
+      expect(readFileSync(locatorOf(preview), 'utf8')).toBe(whole);
+      // Every line, asked for as a range: without one read_file stops at 2,000 lines.
+      expect(tail.args.start_line).toBe(1);
+      expect(tail.args.end_line).toBe(preview.replace(/\n$/, '').split('\n').length);
+    });
+
+    it('falls back to deny for a preview read_file would cut, a transcript of another shape, and a temp directory others may write into', async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      const decision = async (input: string, cap = '32768'): Promise<unknown> => (JSON.parse(await answerHook(['gemini', '--max-inline-bytes', cap], io(dir, input))) as { decision?: unknown }).decision;
+      // One 60,000-character line: its preview holds a line longer than read_file's 2,000.
+      expect(await decision(shellInput(transcript, `${'x'.repeat(60_000)}\n`))).toBe('deny');
+      expect(await decision(shellInput(join(dir, 'elsewhere', 'session-1.jsonl'), bigLog(60_000)))).toBe('deny');
+      expect(await decision(shellInput(undefined, bigLog(60_000)))).toBe('deny');
+      chmodSync(temp, 0o777);
+      expect(await decision(shellInput(transcript, bigLog(60_000)))).toBe('deny');
+      expect(existsSync(join(temp, DELIVERY_FOLDER))).toBe(false);
+    });
+
+    it('removes preview files Gemini CLI read long ago, and nothing else', async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      const folder = join(temp, DELIVERY_FOLDER);
+      mkdirSync(folder, { mode: 0o700 });
+      const stale = join(folder, 'preview-00000000-0000-4000-8000-000000000000.txt');
+      const other = join(folder, 'notes.txt');
+      writeFileSync(stale, 'old');
+      writeFileSync(other, 'mine');
+      const old = new Date(Date.now() - 60 * 60_000);
+      utimesSync(stale, old, old);
+      utimesSync(other, old, old);
+      await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))));
+      expect(existsSync(stale)).toBe(false);
+      expect(existsSync(other)).toBe(true);
+      expect(readdirSync(folder).filter((n) => n.startsWith('preview-'))).toHaveLength(1);
+    });
   });
 
   it('prints nothing for a small result', async () => {

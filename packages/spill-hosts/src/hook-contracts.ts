@@ -181,6 +181,45 @@ export function geminiReplacement(text: string, failed = false): Record<string, 
   return { decision: 'deny', reason: `${failed ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX}${text}` };
 }
 
+/**
+ * A host that can show a file's content as the tool's own result: the hook writes the
+ * replacement into a directory the host reads without asking, and answers with a request to
+ * read it there. The host's file tool cuts long lines and long files, so a replacement is
+ * sent this way only when it fits whole.
+ */
+export interface FileDelivery {
+  /** The directory to write into (it must exist), from the hook's input; `undefined` when the input names none. */
+  dir(input: unknown): string | undefined;
+  /** The longest line, in UTF-16 code units, that the host's file tool shows whole. */
+  readonly maxLineUnits: number;
+  /** The answer that makes the host read all `lines` lines of `path` and give them as the tool's result. */
+  answer(path: string, lines: number): Record<string, unknown>;
+}
+
+/**
+ * Gemini CLI 0.61.0: an AfterTool answer `hookSpecificOutput.tailToolCallRequest` runs
+ * another tool in place of the result, judged by the person's policy like a call of the
+ * model's own. `read_file` runs without asking and may read the project's temp directory
+ * (`~/.gemini/tmp/<project>`, where the session's transcript is), and its result reaches the
+ * model as a plain result, not an error (checked in a real session:
+ * `real-host-gemini-answers.e2e.test.ts`). It cuts a line over 2,000 characters, and reads
+ * at most 2,000 lines unless given a range.
+ */
+export const GEMINI_FILE_DELIVERY: FileDelivery = {
+  dir(input) {
+    const transcript = record(input)?.transcript_path;
+    if (typeof transcript !== 'string' || !transcript.startsWith('/')) return undefined;
+    // <home>/.gemini/tmp/<project>/chats/session-….jsonl: the project's temp directory is two up.
+    const parts = transcript.split('/');
+    if (parts.length < 6 || parts.at(-2) !== 'chats' || parts.at(-4) !== 'tmp' || parts.at(-5) !== '.gemini') return undefined;
+    if (parts.some((p) => p === '..' || p === '.')) return undefined;
+    return parts.slice(0, -2).join('/');
+  },
+  maxLineUnits: 2000,
+  // Without a range read_file stops at 2,000 lines; with one it shows the lines asked for.
+  answer: (path, lines) => ({ hookSpecificOutput: { hookEventName: 'AfterTool', tailToolCallRequest: { name: 'read_file', args: { file_path: path, start_line: 1, end_line: Math.max(1, lines) } } } }),
+};
+
 /** Everything `spillway hook` needs to know of one host: no code outside this table names a host. */
 export interface HookContract {
   /** The cap when `--max-inline-bytes` is not given: the one `spillway setup` writes. */
@@ -193,6 +232,8 @@ export interface HookContract {
   readonly shellHint: boolean;
   /** The hook's answer that replaces the output with `text` (the preview and notice, without the prefix). */
   replace(input: unknown, text: string, call: HookToolCall): Record<string, unknown>;
+  /** Tried before `replace`: the preview shown as the tool's own result, through a file (no prefix then). */
+  readonly fileDelivery?: FileDelivery;
 }
 
 /** The output-hook contract of each host that has one. */
@@ -210,5 +251,6 @@ export const HOOK_CONTRACTS: Readonly<Record<HookHost, HookContract>> = {
     prefix: (call) => (geminiCommandFailed(call.text) ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX),
     shellHint: true,
     replace: (_input, text, call) => geminiReplacement(text, geminiCommandFailed(call.text)),
+    fileDelivery: GEMINI_FILE_DELIVERY,
   },
 };
