@@ -50,6 +50,11 @@ describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway s
     mkdirSync(join(dir, 'project'));
     file = join(home, '.config', 'opencode', 'opencode.jsonc');
     writeFileSync(file, CONFIG);
+    // What OpenCode's first start online leaves in its config directory. Without it, every
+    // start installs @opencode-ai/plugin there first, and offline that takes about 70 s of
+    // retries before it gives up (on a loaded machine, past the session's time limit).
+    mkdirSync(join(home, '.config', 'opencode', 'node_modules'));
+    writeFileSync(join(home, '.config', 'opencode', 'package-lock.json'), `${JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: { '@opencode-ai/plugin': '*' } } } })}\n`);
   });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
