@@ -99,7 +99,7 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline, after spillway 
     expect(failingText).toContain('FAILED-AT-THE-END: the build broke');
     expect(failingText).toContain('Exit Code: 3');
     expect(Buffer.byteLength(failingText)).toBeLessThanOrEqual(CAP + 200);
-    console.log(`gemini shell result as the model got it (start): ${shell.slice(0, 300)}`);
+    console.log(`gemini, bytes the model got: a 2 MB shell output ${String(Buffer.byteLength(shell))}, a 2 MB failing one ${String(Buffer.byteLength(failing))}; start: ${shell.slice(0, 300)}`);
 
     const shellText = JSON.parse(shell) as { error?: string; output?: string };
     expect(shellText.error).toBeUndefined();
