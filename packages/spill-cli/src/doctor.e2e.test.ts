@@ -65,11 +65,9 @@ describe('spillway doctor', () => {
     expect(first.out).toContain(`read     ${join(dir, 'config.toml')}`);
     // The server, and the AGENTS.md block that asks Codex's model to run long commands through spillway.
     expect(first.out).toContain('SETTING_MISSING');
+    // One command fixes both: it is printed once.
     const fixes = hints(first.out);
-    expect(fixes).toEqual([
-      ['spillway', 'setup', 'codex', '--config-dir', dir],
-      ['spillway', 'setup', 'codex', '--config-dir', dir],
-    ]);
+    expect(fixes).toEqual([['spillway', 'setup', 'codex', '--config-dir', dir]]);
     for (const fix of fixes) expect(await runHint(w, fix)).toBe(0);
     const second = await run(w, ['doctor', '--host', 'codex', '--config-dir', dir]);
     expect(second.code).toBe(0);
