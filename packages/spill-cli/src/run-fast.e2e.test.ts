@@ -97,6 +97,14 @@ describe('spillway run through bin/spillway.js answers as the program does', () 
     expect(readFileSync(locatorIn(fast.run.out), 'utf8').length).toBe(588_895);
   });
 
+  it('a root that cannot be used and an output that fits: both print it and say nothing, as nothing is stored', async () => {
+    const { fast, full } = await both(['--max-inline-bytes', '320', '--', 'seq', '1', '10'], '', { SPILLWAY_ROOT: '/nonexistent/spillway-root' });
+    expect(full.run.out).toBe(`${Array.from({ length: 10 }, (_, i) => String(i + 1)).join('\n')}\n`);
+    expect(fast.run.out).toBe(full.run.out);
+    expect(full.run.stderr).toBe('');
+    expect(fast.run.stderr).toBe('');
+  });
+
   it('a command that cannot start: the same error, code and exit status', async () => {
     const { fast, full } = await both(['--', 'no-such-command-anywhere']);
     expect(fast.run.code).toBe(127);

@@ -75,9 +75,10 @@ async function dispatch(input: RouteInput): Promise<void> {
     // No flood while any store can be written: the private per-user root takes the output.
     const fallback = input.fallenBack === true ? undefined : await ctx.usableFallback(options);
     if (fallback !== undefined) {
-      await ctx.warn(`${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`);
-      return dispatch({ ...input, backend: fallback.backend, fallenBack: true });
+      const fallbackWarning = `${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`;
+      return dispatch({ ...input, backend: fallback.backend, fallenBack: true, fallbackWarning });
     }
+    if (input.fallbackWarning !== undefined) await ctx.warn(input.fallbackWarning);
     await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
     await passThrough(ctx, file, args, onSpawn);
   };

@@ -131,6 +131,7 @@ async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored:
     options.json === true
       ? { text: (await readRange(sink, 0, stored)).toString('utf8'), storedBytes: stored }
       : { text: '', storedBytes: stored, copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) };
+  if (input.fallbackWarning !== undefined) await ctx.warn(input.fallbackWarning);
   let ref: SpillRef;
   try {
     ref = await sink.publish();

@@ -42,6 +42,12 @@ export interface RouteInput {
   readonly onSpawn: (child: { pid?: number | undefined }) => void;
   /** The configured store could not be used, and this is the fallback root's backend. */
   readonly fallenBack?: boolean;
+  /**
+   * Why the fallback root is used, said once the output is stored there (or printed in full
+   * when it cannot be): an output that fits stores nothing and says nothing, as the fast
+   * path of `spillway run` (`run-fast.ts`) does.
+   */
+  readonly fallbackWarning?: string;
 }
 
 /** What a route shows at the end: the preview and notice of a spill, or the whole output. */
