@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,9 @@ import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSes
 import { main } from './main.js';
 import { testIO } from './test-io.js';
 
-const skip = realHostSkipReason();
+/** OpenCode's grep and glob run ripgrep from PATH, and download it when it is missing, which fails offline. */
+const ripgrepMissing = spawnSync('rg', ['--version']).status !== 0 ? 'ripgrep (rg) is not on PATH, and OpenCode cannot download it offline: apt-get install ripgrep' : undefined;
+const skip = realHostSkipReason() ?? ripgrepMissing;
 const OPENCODE = join(HOSTS_CACHE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode');
 const CAP = 16 * 1024;
 const ERROR = 'error: the build broke at step 9';
@@ -48,6 +51,17 @@ describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway s
     home = join(dir, 'home');
     mkdirSync(join(home, '.config', 'opencode'), { recursive: true });
     mkdirSync(join(dir, 'project'));
+    // For grep, glob and list: 100 files under long names, each with long matching lines.
+    // OpenCode's grep and glob run ripgrep from PATH (they download it when it is missing,
+    // which fails offline; .ci/run installs Debian's).
+    const tree = join(dir, 'project', 'tree');
+    for (let d = 0; d < 10; d++) {
+      const sub = join(tree, `folder-${String(d)}-`.padEnd(200, 'f'));
+      mkdirSync(sub, { recursive: true });
+      for (let f = 0; f < 10; f++) {
+        writeFileSync(join(sub, `${`file-${String(f)}-`.padEnd(200, 'g')}.txt`), Array.from({ length: 20 }, (_, i) => `line ${String(i)} NEEDLE in ${String(d)}/${String(f)} ${'z'.repeat(900)}`).join('\n'));
+      }
+    }
     file = join(home, '.config', 'opencode', 'opencode.jsonc');
     writeFileSync(file, CONFIG);
     // What OpenCode's first start online leaves in its config directory. Without it, every
@@ -98,10 +112,22 @@ describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway s
         // A failing command's 1.9 MB output with its error in the middle: OpenCode alone keeps
         // its last 14 KB or so (the error is lost); spillway's plugin gives the preview.
         { name: 'bash', args: { command: `seq 1 150000; echo "${ERROR}"; seq 150001 300000; exit 3`, description: 'a long failing run' } },
+        { name: 'grep', args: { pattern: 'NEEDLE', path: join(dir, 'project', 'tree') } },
+        { name: 'glob', args: { pattern: '**/*.txt', path: join(dir, 'project', 'tree') } },
+        { name: 'webfetch', args: { url: 'http://127.0.0.1:{PAGE_PORT}/page.txt', format: 'text' } },
       ],
+      page: { body: Array.from({ length: 2000 }, (_, i) => `PAGE line ${String(i)} ${'p'.repeat(60)}`).join('\n') },
     });
-    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(4);
-    const [mcp, grep, small, long] = record.results as [string, string, string, string];
+    expect(record.results, `${record.stderr}\n${record.stdout}`).toHaveLength(7);
+    const [mcp, grep, small, long, ...builtIn] = record.results as [string, string, string, string, string, string, string];
+    // grep, glob and webfetch: each large output reaches the model as the preview of what OpenCode would have shown.
+    for (const [tool, shown] of [['grep', builtIn[0]], ['glob', builtIn[1]], ['webfetch', builtIn[2]]] as const) {
+      expect(shown, tool).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: /);
+      expect(Buffer.byteLength(shown), tool).toBeLessThanOrEqual(CAP + 200);
+      const whole = readFileSync(/stored at: (\S+?)\. /.exec(shown)?.[1] ?? '', 'utf8');
+      expect(whole, tool).toContain({ grep: 'NEEDLE in ', glob: 'file-', webfetch: 'PAGE line 1999 ' }[tool]);
+      console.log(`opencode ${tool}: OpenCode's own output ${String(Buffer.byteLength(whole))} bytes, the model got ${String(Buffer.byteLength(shown))}`);
+    }
     console.log(`opencode, a 1.9 MB failing bash output: ${String(Buffer.byteLength(long))} bytes reached the model through spillway's plugin (error line ${long.includes(ERROR) ? 'kept' : 'lost'})`);
     expect(long).toContain(ERROR);
     expect(long).toMatch(/\(Omitted \d+ bytes\. Full formatted result stored at: /);
@@ -120,8 +146,8 @@ describe.skipIf(skip !== undefined)(`OpenCode 1.18.33, offline, after spillway s
     expect(await main(['stats', '--json'], t.io)).toBe(0);
     console.log(`opencode session stats: ${t.stdout.text()}`);
     const stats = JSON.parse(t.stdout.text()) as { total: { spilled: number; readBack: { artifacts: number } } };
-    // The MCP result (the proxy) and the long bash output (the plugin).
-    expect(stats.total.spilled).toBe(2);
+    // The MCP result (the proxy); the long bash output, grep, glob and webfetch (the plugin).
+    expect(stats.total.spilled).toBe(5);
     expect(stats.total.readBack.artifacts).toBe(1);
     const plugin = join(home, '.config', 'opencode', 'plugin', 'spillway.js');
     expect(existsSync(plugin)).toBe(true);

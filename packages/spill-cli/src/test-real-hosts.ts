@@ -131,8 +131,8 @@ export function runHostSession(options: {
   readonly watch?: readonly string[];
   /** Anthropic: a request whose first message holds `when` is answered with `text` (a sub-agent's turn, a web fetch's small-model request). */
   readonly replies?: readonly { readonly when: string; readonly text: string }[];
-  /** A page served over https on 127.0.0.1 inside the namespace; `{PAGE_PORT}` in a step is its port. */
-  readonly page?: { readonly keyFile: string; readonly certFile: string; readonly body: string; readonly contentType?: string };
+  /** A web page served on 127.0.0.1 inside the namespace, over https when given a key and cert; `{PAGE_PORT}` in a step is its port. */
+  readonly page?: { readonly keyFile?: string; readonly certFile?: string; readonly body: string; readonly contentType?: string };
 }): SessionRecord {
   const recordFile = join(options.dir, 'session-record.json');
   const configFile = join(options.dir, 'session-config.json');

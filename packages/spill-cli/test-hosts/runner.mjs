@@ -200,14 +200,15 @@ const server = createServer((req, res) => {
   });
 });
 
-// A web page served over https on 127.0.0.1 (`config.page`: key and cert files, body),
-// for a host's fetch tool; the host trusts the cert through NODE_EXTRA_CA_CERTS.
+// A web page served on 127.0.0.1 (`config.page`: body, and key and cert files for https),
+// for a host's fetch tool; a host trusts the cert through NODE_EXTRA_CA_CERTS.
 async function startPage() {
   if (config.page === undefined) return;
-  const page = createHttpsServer({ key: readFileSync(config.page.keyFile), cert: readFileSync(config.page.certFile) }, (req, res) => {
+  const serve = (req, res) => {
     res.writeHead(200, { 'content-type': config.page.contentType ?? 'text/plain; charset=utf-8' });
     res.end(config.page.body);
-  });
+  };
+  const page = config.page.keyFile === undefined ? createServer(serve) : createHttpsServer({ key: readFileSync(config.page.keyFile), cert: readFileSync(config.page.certFile) }, serve);
   await new Promise((done) => page.listen(0, '127.0.0.1', done));
   page.unref();
   pagePort = String(page.address().port);
