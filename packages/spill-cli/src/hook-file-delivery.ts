@@ -4,7 +4,7 @@
  * host reads without asking, and the host is asked to read it there.
  */
 import { randomUUID } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileDelivery } from '@spillway/hosts/hook';
 
@@ -45,7 +45,7 @@ function isPrivateDir(path: string): boolean {
 export function deliverThroughFile(delivery: FileDelivery, input: unknown, text: string): Record<string, unknown> | undefined {
   try {
     const lines = linesForFileTool(delivery, text);
-    if (lines === undefined) return undefined;
+    if (lines === undefined || delivery.looksBinary(text)) return undefined;
     const dir = delivery.dir(input);
     if (dir === undefined || !isPrivateDir(dir)) return undefined;
     const folder = join(dir, DELIVERY_FOLDER);
@@ -72,6 +72,7 @@ function removeStale(folder: string): void {
     if (!PREVIEW_FILE.test(name)) continue;
     const path = join(folder, name);
     const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (stat?.isFile() === true && now - stat.mtimeMs > STALE_MS) unlinkSync(path);
+    // Another hook may be removing it at the same moment.
+    if (stat?.isFile() === true && now - stat.mtimeMs > STALE_MS) rmSync(path, { force: true });
   }
 }

@@ -285,6 +285,9 @@ describe('spillway hook gemini (AfterTool)', () => {
       const decision = async (input: string, cap = '32768'): Promise<unknown> => (JSON.parse(await answerHook(['gemini', '--max-inline-bytes', cap], io(dir, input))) as { decision?: unknown }).decision;
       // One 60,000-character line: its preview holds a line longer than read_file's 2,000.
       expect(await decision(shellInput(transcript, `${'x'.repeat(60_000)}\n`))).toBe('deny');
+      // Colour codes or a NUL at the start: read_file would show "binary file" instead of the preview.
+      expect(await decision(shellInput(transcript, '\u001b[31mred\u001b[0m\n'.repeat(4000)))).toBe('deny');
+      expect(await decision(shellInput(transcript, `\u0000${bigLog(60_000)}`))).toBe('deny');
       expect(await decision(shellInput(join(dir, 'elsewhere', 'session-1.jsonl'), bigLog(60_000)))).toBe('deny');
       expect(await decision(shellInput(undefined, bigLog(60_000)))).toBe('deny');
       chmodSync(temp, 0o777);

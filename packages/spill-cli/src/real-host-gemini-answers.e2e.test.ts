@@ -107,6 +107,7 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline: what each After
     // A tail call to the shell is judged as a call of its own: `cat` is not among the allowed
     // commands, so it is not run without the person, and the model gets no preview.
     expect(tailShell).not.toContain('PREVIEW-VIA-SHELL');
+    expect(JSON.parse(tailShell)).toEqual({ error: 'Tool execution denied by policy.' });
     // Exit code 2: stderr replaces the result, as an error.
     expect(exit2).toContain('PREVIEW-VIA-EXIT-2');
     expect(exit2).toContain('"error"');

@@ -59,6 +59,11 @@ function plural(n: number, word: string): string {
   return n === 1 ? word : `${word}s`;
 }
 
+/** `whole` of Grep and Glob, whose every output lists `filenames`: its rendering, or `undefined` for another shape. */
+function renderedWithFilenames(this: ClaudeCodeToolShape, r: Readonly<Record<string, unknown>>): string | undefined {
+  return Array.isArray(r.filenames) ? this.render(r) : undefined;
+}
+
 /**
  * Grep `{mode, numFiles, filenames, content, numLines, numMatches, totalLines, appliedLimit,
  * appliedOffset, timedOut}`. The replacement is a `content`-mode result, which renders as its
@@ -67,10 +72,7 @@ function plural(n: number, word: string): string {
  */
 export const GREP: ClaudeCodeToolShape = {
   maxBytes: 16 * 1024,
-  whole(r) {
-    if (!Array.isArray(r.filenames)) return undefined;
-    return this.render(r);
-  },
+  whole: renderedWithFilenames,
   replace(_r, text) {
     return { mode: 'content', numFiles: 0, filenames: [], content: text, numLines: text === '' ? 0 : text.split('\n').length };
   },
@@ -112,10 +114,7 @@ function globTruncation(r: Readonly<Record<string, unknown>>, shown: number): st
  */
 export const GLOB: ClaudeCodeToolShape = {
   maxBytes: 24 * 1024,
-  whole(r) {
-    if (!Array.isArray(r.filenames)) return undefined;
-    return this.render(r);
-  },
+  whole: renderedWithFilenames,
   replace(r, text) {
     const lines = text.split('\n');
     return { filenames: lines, durationMs: num(r.durationMs), numFiles: lines.length, truncated: false };
