@@ -73,7 +73,6 @@ export function readClaudeCodeInput(input: unknown): HookToolCall | undefined {
     if (text === undefined) return undefined;
     const framing = shape.render(shape.replace(response, ''));
     const indent = shape.lineIndentBytes ?? 0;
-    const meanLine = Buffer.byteLength(text) / text.split('\n').length;
     return {
       toolName,
       callId: str(body.tool_use_id),
@@ -81,7 +80,7 @@ export function readClaudeCodeInput(input: unknown): HookToolCall | undefined {
       text,
       framingBytes: Buffer.byteLength(framing),
       maxBytes: shape.maxBytes,
-      textShare: indent === 0 ? undefined : meanLine / (meanLine + indent),
+      textShare: indent === 0 ? undefined : textShareOf(text, indent),
     };
   }
   if (typeof response.stdout !== 'string' || response.isImage === true) return undefined;
@@ -94,6 +93,14 @@ export function readClaudeCodeInput(input: unknown): HookToolCall | undefined {
     stderr: str(response.stderr),
     persistedOutputPath: typeof persisted === 'string' && persisted !== '' ? persisted : undefined,
   };
+}
+
+/** The share of an indented rendering that is the text's own, from the text's mean line length. */
+function textShareOf(text: string, indent: number): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) lines++;
+  const meanLine = Buffer.byteLength(text) / lines;
+  return meanLine / (meanLine + indent);
 }
 
 /**
