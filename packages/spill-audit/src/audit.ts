@@ -21,6 +21,12 @@ export interface AuditOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The home directory. */
   readonly home: string;
+  /**
+   * The host's MCP server names, for a format whose tool names do not set the server apart:
+   * OpenCode names a server's tool `<server>_<tool>` (each with characters other than
+   * letters, digits, `_` and `-` made `_`), which only a known server name can split.
+   */
+  readonly mcpServers?: readonly string[] | undefined;
 }
 
 /** Sums over a group of tool calls, at the audited cap. */
@@ -206,7 +212,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
     const analyzers = new Map<string, SessionAnalyzer>();
     try {
-      for await (const event of readTranscript(file, format, stats)) {
+      for await (const event of readTranscript(file, format, stats, options.mcpServers)) {
         let a = analyzers.get(event.session);
         if (a === undefined) analyzers.set(event.session, (a = new SessionAnalyzer(format, caps)));
         a.push(event);

@@ -7,6 +7,7 @@ import { runAudit } from './audit.js';
 import { isAuditError } from './errors.js';
 import { columnNames } from './sqlite-file.js';
 import { readTranscript, type ReadStats, type TranscriptEvent } from './transcript.js';
+import { openCodeToolSplitter } from './read-opencode.js';
 
 // Trimmed from a session of OpenCode 1.18.33 recorded offline: a 3,001-line bash log whose
 // middle names lib/QX_77/key_9d8e.bin, a 540 KB MCP result (both stored by OpenCode in
@@ -57,6 +58,17 @@ describe('OpenCode sessions', () => {
     expect(report.examples).toEqual([expect.objectContaining({ tool: 'bash', string: 'key_9d8e.bin' })]);
   });
 
+  it("groups an MCP tool under its server when the host's server names are given (OpenCode's names do not set them apart)", async () => {
+    const report = await runAudit({ format: 'opencode', env: { XDG_DATA_HOME: fixtures }, home: '/nowhere', mcpServers: ['big', 'other'] });
+    expect(report.calls.map((c) => [c.server, c.tool])).toEqual([
+      [undefined, 'bash'],
+      ['big', 'get_big'],
+      [undefined, 'bash'],
+    ]);
+    expect(report.servers.map((s) => s.name)).toEqual(['big']);
+    expect(report.tools.map((t) => t.name).sort()).toEqual(['bash', 'big/get_big']);
+  });
+
   it('reads the writes still in the write-ahead log, and writes nothing beside the database', async () => {
     const wal = join(fixtures, 'opencode-wal');
     const before = readdirSync(wal).map((f) => [f, statSync(join(wal, f)).mtimeMs]);
@@ -75,6 +87,18 @@ describe('OpenCode sessions', () => {
     const error: unknown = await runAudit({ format: 'opencode', paths: [bad], env: {}, home: '/nowhere' }).catch((e: unknown) => e);
     expect(isAuditError(error, 'AUDIT_UNREADABLE')).toBe(true);
     expect((error as Error).message).toMatch(/not a SQLite database/);
+  });
+});
+
+describe('openCodeToolSplitter', () => {
+  it('splits by the longest server whose OpenCode name starts the tool name, and leaves other names whole', () => {
+    const split = openCodeToolSplitter(['git', 'git_hub', 'my.server']);
+    expect(split('git_hub_create_issue')).toEqual({ server: 'git_hub', tool: 'create_issue' });
+    expect(split('git_log')).toEqual({ server: 'git', tool: 'log' });
+    expect(split('my_server_fetch')).toEqual({ server: 'my.server', tool: 'fetch' });
+    expect(split('bash')).toEqual({ tool: 'bash' });
+    expect(split('git_')).toEqual({ tool: 'git_' });
+    expect(openCodeToolSplitter([])('big_get_big')).toEqual({ tool: 'big_get_big' });
   });
 });
 

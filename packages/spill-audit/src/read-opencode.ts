@@ -22,7 +22,8 @@ function isObject(value: unknown): value is Json {
  *
  * @throws Error when the file is not a SQLite database or has no `part` table.
  */
-export async function* readOpenCode(file: string, count: () => void, skip: (rowid: number, reason: string) => void): AsyncGenerator<TranscriptEvent> {
+export async function* readOpenCode(file: string, count: () => void, skip: (rowid: number, reason: string) => void, mcpServers: readonly string[] = []): AsyncGenerator<TranscriptEvent> {
+  const split = openCodeToolSplitter(mcpServers);
   const db = new SqliteFile(file);
   try {
     if (!db.hasTable('part')) throw new TranscriptFormatError('no part table: not an OpenCode database');
@@ -53,7 +54,7 @@ export async function* readOpenCode(file: string, count: () => void, skip: (rowi
           skip(rowid, 'data not a JSON object');
           continue;
         }
-        yield* await partEvents(part, session, dirname(file));
+        yield* await partEvents(part, session, dirname(file), split);
         await Promise.resolve();
       }
     }
@@ -62,14 +63,27 @@ export async function* readOpenCode(file: string, count: () => void, skip: (rowi
   }
 }
 
+/**
+ * Splits OpenCode's `<server>_<tool>` names by the servers given, the longest matching server
+ * first (a server name may hold `_`); any other name is a tool of OpenCode's own.
+ */
+export function openCodeToolSplitter(servers: readonly string[]): (name: string) => { tool: string; server?: string } {
+  // OpenCode makes each character of a server's name other than letters, digits, `_` and `-` a `_`.
+  const prefixes = servers.map((server) => ({ server, prefix: `${server.replace(/[^a-zA-Z0-9_-]/g, '_')}_` })).sort((a, b) => b.prefix.length - a.prefix.length);
+  return (name) => {
+    const match = prefixes.find((p) => name.startsWith(p.prefix) && name.length > p.prefix.length);
+    return match === undefined ? { tool: name } : { server: match.server, tool: name.slice(match.prefix.length) };
+  };
+}
+
 /** The events of one part: a text, or a tool call and (once it ended) its output or error. */
-async function partEvents(part: Json, session: string, dataDir: string): Promise<TranscriptEvent[]> {
+async function partEvents(part: Json, session: string, dataDir: string, split: (tool: string) => { tool: string; server?: string }): Promise<TranscriptEvent[]> {
   if (part.type === 'text' && typeof part.text === 'string') return part.text === '' ? [] : [{ kind: 'text', session, text: part.text }];
   if (part.type !== 'tool' || typeof part.callID !== 'string' || typeof part.tool !== 'string' || !isObject(part.state)) return [];
   const { state } = part;
   const id = part.callID;
   const input = typeof state.input === 'string' ? state.input : JSON.stringify(state.input ?? null);
-  const call: TranscriptEvent = { kind: 'call', session, id, tool: part.tool, input };
+  const call: TranscriptEvent = { kind: 'call', session, id, ...split(part.tool), input };
   if (state.status === 'error') return [call, { kind: 'result', session, id, output: typeof state.error === 'string' ? state.error : '' }];
   if (state.status !== 'completed' || typeof state.output !== 'string') return [call];
   // Over its limits OpenCode keeps part of the output and stores the whole in a file it names.

@@ -226,7 +226,7 @@ function genericParser(): LineParser {
  * of Codex lines before `session_meta`, is the file's name. An OpenCode database is read
  * part by part instead (each part counts as a line; a skipped one is named by its rowid).
  */
-export async function* readTranscript(file: string, format: TranscriptFormat, stats: ReadStats): AsyncGenerator<TranscriptEvent> {
+export async function* readTranscript(file: string, format: TranscriptFormat, stats: ReadStats, mcpServers: readonly string[] = []): AsyncGenerator<TranscriptEvent> {
   if (format === 'opencode') {
     // A database, not lines: its parts are counted as lines, and a skipped one named by its rowid.
     const count = (): void => {
@@ -236,7 +236,7 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
       stats.skipped++;
       if (stats.skippedLines.length < MAX_NAMED_SKIPS) stats.skippedLines.push({ file, line: rowid, reason });
     };
-    yield* readOpenCode(file, count, skip);
+    yield* readOpenCode(file, count, skip, mcpServers);
     return;
   }
   const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : format === 'gemini' ? geminiParser() : genericParser();

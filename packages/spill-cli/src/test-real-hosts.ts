@@ -2,15 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { HOSTS } from '@spillway/hosts';
 import { PACKAGE_DIR } from './test-bin.js';
 
-/** The pinned hosts, installed from the npm registry into a cache outside the clone. */
-export const PINNED_HOSTS = {
-  '@anthropic-ai/claude-code': '2.1.328',
-  '@google/gemini-cli': '0.61.0',
-  '@openai/codex': '0.169.0',
-  'opencode-ai': '1.18.33',
-} as const;
+/** The pinned hosts (each host definition's `checkedWith`), installed from the npm registry into a cache outside the clone. */
+export const PINNED_HOSTS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(HOSTS).flatMap((host) => (host.checkedWith === undefined ? [] : [[host.checkedWith.npmPackage, host.checkedWith.version]])),
+);
 
 /** Where the hosts are installed: `$SPILLWAY_HOSTS_CACHE`, else `$XDG_CACHE_HOME/spillway-hosts`, else `~/.cache/spillway-hosts`. */
 export const HOSTS_CACHE =

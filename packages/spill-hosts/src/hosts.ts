@@ -48,6 +48,7 @@ export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|Grep|Glob|WebFetch|WebSearch|Agent
 const claudeCode: HostDefinition = {
   id: 'claude-code',
   label: 'Claude Code',
+  checkedWith: { npmPackage: '@anthropic-ai/claude-code', version: '2.1.328' },
   cap: HOOK_CONTRACTS['claude-code'].defaultCap,
   capReason:
     'under the 30,000 characters over which Claude Code persists Bash output itself, so its own notice never wraps the preview, and far under MAX_MCP_OUTPUT_TOKENS (25,000 tokens); Grep gets at most 16 KiB, as Claude Code persists a Grep result over 20,000 characters, a replacement included',
@@ -108,6 +109,7 @@ const claudeCode: HostDefinition = {
 const gemini: HostDefinition = {
   id: 'gemini',
   label: 'Gemini CLI',
+  checkedWith: { npmPackage: '@google/gemini-cli', version: '0.61.0' },
   cap: HOOK_CONTRACTS.gemini.defaultCap,
   capReason: 'under the 40,000 characters over which Gemini CLI cuts shell output to its first 8,000 and last 32,000',
   notCovered: 'built-in tools other than run_shell_command, web_fetch and google_web_search',
@@ -134,6 +136,7 @@ const gemini: HostDefinition = {
 const codex: HostDefinition = {
   id: 'codex',
   label: 'Codex CLI',
+  checkedWith: { npmPackage: '@openai/codex', version: '0.169.0' },
   cap: 8 * 1024,
   capReason: 'under the 10 KiB at which Codex cuts a tool result, with room for its own framing',
   notCovered:
@@ -165,6 +168,7 @@ const codex: HostDefinition = {
 const opencode: HostDefinition = {
   id: 'opencode',
   label: 'OpenCode',
+  checkedWith: { npmPackage: 'opencode-ai', version: '1.18.33' },
   cap: 16 * 1024,
   capReason: 'about 4,000 tokens per result; OpenCode\'s own cut of tool output is not relied on',
   notCovered: 'read (spilling a file read would loop), edit and write; remote MCP servers',

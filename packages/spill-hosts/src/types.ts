@@ -122,6 +122,12 @@ export interface HostDefinition {
   readonly capReason: string;
   /** What setup cannot cover in this host. */
   readonly notCovered: string;
+  /**
+   * The release of the host, by its npm package, whose behaviour this definition (its files,
+   * caps and hook contract) was checked against in a real session; absent for a host that
+   * ships no npm package.
+   */
+  readonly checkedWith?: { readonly npmPackage: string; readonly version: string } | undefined;
   /** The files to look at, given the environment and the cap chosen. */
   files(env: SetupEnvironment, cap: number): readonly ConfigFileSpec[];
   /** Files setup never edits but `diagnoseHost` reads for other tools' hooks (a project's own settings). */

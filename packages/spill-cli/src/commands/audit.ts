@@ -6,6 +6,21 @@ import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
+/**
+ * The MCP servers OpenCode's configs name (the user's and this project's): OpenCode's tool
+ * names do not set the server apart, so the audit needs the names to group by server. An
+ * unreadable config gives no names; the tools are then reported under their whole names.
+ */
+async function openCodeServers(ctx: CliContext): Promise<string[]> {
+  const { diagnoseHost } = await import('@spillway/hosts');
+  try {
+    const diagnosis = diagnoseHost('opencode', { home: ctx.io.homedir, cwd: ctx.io.cwd, env: ctx.io.env, command: { node: process.execPath, spillway: '' } });
+    return [...new Set(diagnosis.servers.map((s) => s.name))];
+  } catch {
+    return [];
+  }
+}
+
 interface AuditOptions {
   readonly host: TranscriptFormat;
   readonly cap?: number;
@@ -131,6 +146,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
       const report = await runAudit({
         format: options.host,
         paths,
+        ...(options.host === 'opencode' ? { mcpServers: await openCodeServers(ctx) } : {}),
         ...(options.cap === undefined ? {} : { cap: options.cap }),
         maxNeeded: options.maxNeeded,
         env: ctx.io.env,
