@@ -14,7 +14,7 @@ import { createSpillSearch, type SpillSearch } from './index.js';
 import { allOf, anyOf, parseQuery, type QueryTerm } from './query.js';
 import { DF_CAP } from './ranking.js';
 import { prepareSearchStatements, type SearchStatements } from './search-statements.js';
-import { save } from './test-search-suite.js';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 /** A seeded generator, so that the corpus is the same on every run. */
 function random(seed: number): () => number {

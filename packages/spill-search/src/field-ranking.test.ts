@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createSpillSearch } from './index.js';
 import { parseQuery } from './query.js';
 import { fieldScore } from './snippet.js';
-import { save } from './test-search-suite.js';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 /** Lines of `dpkg -l` on Debian 12 that mention ssl, ssh, curl, gnutls or xmlsec. */
 const DPKG_LINES = [

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CHUNK_MAX_CHARS, LONG_LINE_READ_BYTES, segmentsOf } from './indexer.js';
 import { createSpillSearch } from './index.js';
-import { save } from './test-search-suite.js';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 /** One line of JSON of about `bytes`, with `needle` as a value at about `at` bytes in. */
 function oneLineJson(bytes: number, at: number, needle: string): string {

@@ -8,7 +8,8 @@ import { runSpillSearch } from '@spillway/tools';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSpillSearch } from './index.js';
-import { expectVerbatim, save } from './test-search-suite.js';
+import { saveText as save } from '@spillway/test-support/save-text';
+import { expectVerbatim } from './test-search-suite.js';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'TypeError', 'json_max_depth', 'src/a.ts:12', 'commit', 'Package:', 'diff', 'NEAR(', '"', '*', 'é', '日本', '😀'];
 const line = fc.oneof(

@@ -5,7 +5,7 @@ import { createMemoryBackend } from '@spillway/memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSpillSearch, type SpillSearchProgress } from './index.js';
-import { save } from './test-search-suite.js';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 const text = (lines: number, tag: string): string => Array.from({ length: lines }, (_, i) => `${tag} line ${String(i)} of the build log`).join('\n');
 

@@ -6,7 +6,7 @@ import { createMemoryBackend } from '@spillway/memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createSpillSearch } from './index.js';
-import { save } from './test-search-suite.js';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'TypeError', 'json_max_depth', 'commit 0123456789abcdef', 'Package: zlib', 'diff --git a/x b/x', 'error', 'errors'];
 const line = fc.array(fc.constantFrom(...WORDS), { maxLength: 8 }).map((w) => w.join(' '));

@@ -1,21 +1,13 @@
 /**
- * Helpers for this package's tests: saving an artifact and checking a hit against `read`.
- * The search contract itself runs from `@spillway/conformance` (see backends.e2e.test.ts).
+ * Checking a hit against `read`, for this package's tests. The search contract itself runs
+ * from `@spillway/conformance`, over every backend, in the workspace's contract tests
+ * (`tests/src/search-backends.e2e.test.ts`).
  */
-import { callId, type SessionId, type SpillBackend, type SpillLocator, type SpillSearchHit } from '@spillway/core';
+import type { SpillBackend, SpillSearchHit } from '@spillway/core';
 import { expect } from 'vitest';
 
 /** A backend that can be searched. */
 export type SearchableBackend = SpillBackend & Required<Pick<SpillBackend, 'reader' | 'catalog'>>;
-
-let counter = 0;
-
-/** Saves `content` in `session` and answers its locator. */
-export async function save(backend: SpillBackend, session: SessionId, content: string, name = 'out.txt'): Promise<SpillLocator> {
-  counter += 1;
-  const ref = await backend.saveText({ owner: { sessionId: session }, source: { toolName: 'bash', callId: callId(`c${String(counter)}`) }, suggestedName: name, content });
-  return ref.locator;
-}
 
 /** Checks that a hit is what `read` gives at the lines it names. */
 export async function expectVerbatim(backend: SearchableBackend, hit: SpillSearchHit): Promise<void> {

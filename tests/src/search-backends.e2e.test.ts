@@ -14,8 +14,8 @@ import { runSpillSearch } from '@spillway/tools';
 import { createS3Backend } from '@spillway/s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBackendSearch } from './index.js';
-import { save } from './test-search-suite.js';
+import { createBackendSearch } from '@spillway/search';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 const BUCKET = 'spill-search';
 let server: S3rver | undefined;

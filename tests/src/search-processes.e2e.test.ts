@@ -5,12 +5,11 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { callId, sessionId, type SpillReader } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSpillSearch } from './index.js';
+import { createSpillSearch } from '@spillway/search';
 
 const run = promisify(execFile);
 const session = sessionId('two-processes');
@@ -71,10 +70,9 @@ describe('two processes on one index file', () => {
     const indexing = first.refresh({ sessionId: session });
     await started;
 
-    const here = path.dirname(fileURLToPath(import.meta.url));
     const script = `
       const { createLocalBackend } = await import(${JSON.stringify(import.meta.resolve('@spillway/local'))});
-      const { createSpillSearch } = await import(${JSON.stringify(path.join(here, '..', 'dist', 'index.js'))});
+      const { createSpillSearch } = await import(${JSON.stringify(import.meta.resolve('@spillway/search'))});
       const backend = createLocalBackend({ root: ${JSON.stringify(root)} });
       const other = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location: ${JSON.stringify(file)} });
       const refresh = await other.refresh();

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { sessionId } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBackendSearch } from './index.js';
-import { save } from './test-search-suite.js';
+import { createBackendSearch } from '@spillway/search';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -6,8 +6,8 @@ import { runInNewContext } from 'node:vm';
 import { sessionId } from '@spillway/core';
 import { createLocalBackend } from '@spillway/local';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBackendSearch, createSpillSearch, defaultIndexLocation, indexDirFor } from './index.js';
-import { save } from './test-search-suite.js';
+import { createBackendSearch, createSpillSearch, defaultIndexLocation, indexDirFor } from '@spillway/search';
+import { saveText as save } from '@spillway/test-support/save-text';
 
 const dirs: string[] = [];
 afterEach(async () => {
