@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 import { createHash } from 'node:crypto';
-import type { SessionId } from '@spillway/core';
+import { cutToUtf8Bytes, type SessionId } from '@spillway/core';
 import { randomHex } from './random-id.js';
 
 /** Hex digits of the session hash in a session directory name (128 bits). */
@@ -69,19 +69,6 @@ const SEPARATORS = /[._-]/;
 
 function isAllowed(ch: string): boolean {
   return ASCII_SAFE.test(ch) || (SAFE_LETTER.test(ch) && LETTER.test(ch));
-}
-
-/** Cuts `text` to at most `maxBytes` UTF-8 bytes without splitting a code point. */
-export function cutToBytes(text: string, maxBytes: number): string {
-  let bytes = 0;
-  let end = 0;
-  for (const ch of text) {
-    const size = Buffer.byteLength(ch, 'utf8');
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    end += ch.length;
-  }
-  return text.slice(0, end);
 }
 
 function trimSeparators(text: string): string {
@@ -164,8 +151,8 @@ export function sanitizeName(suggested: string, maxBytes: number = MAX_LEAF_BYTE
     const ext = EXTENSION_RE.exec(name);
     const suffix = ext !== null && ext.index > 0 ? ext[0] : '';
     const stem = suffix === '' ? name : name.slice(0, -suffix.length);
-    const kept = trimSeparators(cutToBytes(stem, maxBytes - suffix.length));
-    name = kept === '' ? cutToBytes(DEFAULT_NAME, maxBytes) : kept + suffix;
+    const kept = trimSeparators(cutToUtf8Bytes(stem, maxBytes - suffix.length));
+    name = kept === '' ? cutToUtf8Bytes(DEFAULT_NAME, maxBytes) : kept + suffix;
   }
   return name;
 }

@@ -63,7 +63,7 @@ export {
   raceAbort,
   throwIfAborted,
 } from './errors.js';
-export { utf8ByteLength, utf8ByteLengthBounds, utf8ByteLengthPortable } from './utf8.js';
+export { cutToUtf8Bytes, utf8ByteLength, utf8ByteLengthBounds, utf8ByteLengthPortable } from './utf8.js';
 export {
   assertSaveRequestEnvelope,
   assertSaveTextRequest,

@@ -53,3 +53,23 @@ export function utf8ByteLengthPortable(text: string): number {
 export function utf8ByteLengthBounds(text: string): { readonly min: number; readonly max: number } {
   return { min: text.length, max: text.length * 3 };
 }
+
+/**
+ * The longest prefix of `text` that takes at most `maxBytes` UTF-8 bytes, never ending inside
+ * a code point. A lone surrogate counts 3 bytes, as {@link utf8ByteLength} counts it (it is
+ * written as U+FFFD). The one cut every package uses: file names, snippets, previews' lines.
+ */
+export function cutToUtf8Bytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  if (text.length * 3 <= maxBytes || utf8ByteLength(text) <= maxBytes) return text;
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length) {
+    const code = text.codePointAt(i) ?? 0;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    i += code >= 0x10000 ? 2 : 1;
+  }
+  return text.slice(0, i);
+}

@@ -10,7 +10,6 @@ export {
   SESSION_DIR_RE,
   SESSION_HASH_HEX,
   boundSuggestion,
-  cutToBytes,
   isLeafName,
   leafName,
   sanitizeName,

@@ -4,7 +4,8 @@
  * centre, and lines are added above and below it while the snippet fits its byte cap.
  */
 import type { QueryTerm } from './query.js';
-import { byteLength, cutToBytes, windowAround } from './text.js';
+import { cutToUtf8Bytes } from '@spillway/core';
+import { byteLength, windowAround } from './text.js';
 import { lightStem, tokenSetOf, tokensOf } from './tokens.js';
 
 /** A snippet: lines `startLine`..`endLine`, verbatim unless `truncated`. */
@@ -148,7 +149,7 @@ export function growSnippet(
       }
       const raw = lines[n - firstLine] ?? '';
       let text = raw;
-      if (byteLength(raw) > OTHER_LINE_MAX_BYTES) text = cutToBytes(raw, OTHER_LINE_MAX_BYTES);
+      if (byteLength(raw) > OTHER_LINE_MAX_BYTES) text = cutToUtf8Bytes(raw, OTHER_LINE_MAX_BYTES);
       const cost = byteLength(text) + 1;
       if (used + cost > maxBytes) {
         if (dir < 0) up = false;
