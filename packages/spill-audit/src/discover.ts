@@ -1,6 +1,7 @@
 /** Where each host keeps its transcripts, and the walk that finds them. */
 import { access, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import { AuditError } from './errors.js';
 import type { TranscriptFormat } from './transcript.js';
 
@@ -17,7 +18,7 @@ export function transcriptRoot(format: TranscriptFormat, options: DiscoverOption
   if (format === 'claude-code') return join(options.env.CLAUDE_CONFIG_DIR ?? join(options.home, '.claude'), 'projects');
   if (format === 'codex') return join(options.env.CODEX_HOME ?? join(options.home, '.codex'), 'sessions');
   if (format === 'gemini') return join(options.env.GEMINI_CLI_HOME ?? options.home, '.gemini', 'tmp');
-  if (format === 'opencode') return join(options.env.XDG_DATA_HOME ?? join(options.home, '.local', 'share'), 'opencode');
+  if (format === 'opencode') return join(xdgBaseDir('data', options.env, options.home), 'opencode');
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, futimesSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import { fileURLToPath } from 'node:url';
 import { releaseLockFile, startLockedChild, takeLockFile } from './lock-file.js';
 
@@ -34,8 +35,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** The config file: `$XDG_CONFIG_HOME/spillway/config.json`, else `~/.config/spillway/config.json`. */
 export function configFilePath(env: Env, home: string): string {
-  const xdg = env.XDG_CONFIG_HOME;
-  return join(xdg !== undefined && xdg.startsWith('/') ? xdg : join(home, '.config'), 'spillway', 'config.json');
+  return join(xdgBaseDir('config', env, home), 'spillway', 'config.json');
 }
 
 interface FileSettings {

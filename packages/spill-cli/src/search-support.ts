@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import {
   isSpillError,
   type SpillBackend,
@@ -57,8 +58,7 @@ export function searchCacheDir(env: Readonly<Record<string, string | undefined>>
 const CACHE_DIRS = ['spillway', 'search'] as const;
 
 function cacheBase(env: Readonly<Record<string, string | undefined>>, home: string): string {
-  const xdg = env.XDG_CACHE_HOME;
-  return xdg !== undefined && xdg !== '' && isAbsolute(xdg) ? xdg : join(home, '.cache');
+  return xdgBaseDir('cache', env, home);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import { claudeCodeShellScript, claudeCodeShellScriptName, codexInstructions, codexInstructionsScript, hookCommandLine, isClaudeCodeShellScript } from './command.js';
 import { INSTRUCTIONS_KEY } from './instructions-document.js';
 import { OPENCODE_COVERED_TOOLS, OPENCODE_PLUGIN_MARK, opencodePlugin, opencodePluginScript } from './opencode-plugin.js';
@@ -13,8 +14,7 @@ const table =
   (): readonly ConfigPath[] => [[key]];
 
 function xdgConfig(env: SetupEnvironment): string {
-  const xdg = env.env.XDG_CONFIG_HOME;
-  return xdg !== undefined && xdg.startsWith('/') ? xdg : join(env.home, '.config');
+  return xdgBaseDir('config', env.env, env.home);
 }
 
 /** The first of `names` that exists in `dir`, else the last one. */

@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, rmSync, unlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import { ConfigRefusal, readOpened, replaceAtomically } from './config-file.js';
 import type { ConfigPath, HostId, SetupEnvironment } from './types.js';
 
@@ -51,8 +52,7 @@ export interface UndoRecord {
 /** Where spillway keeps its private state: `$XDG_STATE_HOME/spillway`, else `~/.local/state/spillway`. */
 export function spillwayStateDir(env: SetupEnvironment): string {
   if (env.stateDir !== undefined) return env.stateDir;
-  const state = env.env.XDG_STATE_HOME;
-  return join(state !== undefined && isAbsolute(state) ? state : join(env.home, '.local', 'state'), 'spillway');
+  return join(xdgBaseDir('state', env.env, env.home), 'spillway');
 }
 
 /** The directory of undo records. */

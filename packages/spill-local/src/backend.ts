@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillFileSink, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
@@ -121,9 +122,7 @@ export function defaultLocalRoot(
   env: Readonly<Record<string, string | undefined>> = process.env,
   home: string = os.homedir(),
 ): string {
-  const state = env.XDG_STATE_HOME;
-  const base = state !== undefined && path.isAbsolute(state) ? state : path.join(home, '.local', 'state');
-  return path.join(base, 'spillway');
+  return path.join(xdgBaseDir('state', env, home), 'spillway');
 }
 
 function checkOptions(options: unknown): {

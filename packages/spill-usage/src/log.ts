@@ -14,6 +14,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { xdgBaseDir } from '@spillway/core/xdg';
 
 /** What happened to one tool result, or one read of a spilled artifact. */
 export type UsageKind = 'passed' | 'spilled' | 'kept' | 'read';
@@ -111,8 +112,7 @@ export function usageDisabled(env: Readonly<Record<string, string | undefined>>)
 export function usageDir(env: Readonly<Record<string, string | undefined>>, home: string): string {
   const explicit = env.SPILLWAY_USAGE_DIR;
   if (explicit !== undefined && explicit !== '') return explicit;
-  const state = env.XDG_STATE_HOME;
-  return join(state !== undefined && state.startsWith('/') ? state : join(home, '.local', 'state'), 'spillway-usage');
+  return join(xdgBaseDir('state', env, home), 'spillway-usage');
 }
 
 function name(value: string | undefined): string | undefined {
