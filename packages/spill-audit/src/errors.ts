@@ -1,3 +1,5 @@
+import { isSpillwayError, SpillwayError } from '@spillway/core';
+
 /**
  * The codes of audit failures. `AUDIT_NOT_FOUND`: a path given does not exist, or no
  * transcript was found where the host keeps them. `AUDIT_UNREADABLE`: a transcript exists
@@ -8,9 +10,9 @@
 export type AuditErrorCode = 'AUDIT_NOT_FOUND' | 'AUDIT_UNREADABLE' | 'AUDIT_INVALID_OPTION';
 
 /** A failure of an audit, with a stable code and a message that says what to do. */
-export class AuditError extends Error {
+export class AuditError extends SpillwayError<AuditErrorCode> {
   /** The stable code. */
-  readonly code: AuditErrorCode;
+  declare readonly code: AuditErrorCode;
 
   /**
    * @param code - the stable code
@@ -18,17 +20,13 @@ export class AuditError extends Error {
    * @param options - the underlying error, if any
    */
   constructor(code: AuditErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'AuditError';
-    this.code = code;
+    super('AuditError', code, message, options);
   }
 }
 
 /** Tells whether `error` is an {@link AuditError}, optionally with the given code. */
 export function isAuditError(error: unknown, code?: AuditErrorCode): error is AuditError {
-  if (!(error instanceof Error) || error.name !== 'AuditError') return false;
-  const actual = (error as { code?: unknown }).code;
-  return typeof actual === 'string' && (code === undefined || actual === code);
+  return isSpillwayError(error, code) && error.name === 'AuditError';
 }
 
 /**

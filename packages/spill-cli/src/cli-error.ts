@@ -1,4 +1,4 @@
-import { isSpillError, type SpillErrorCode } from '@spillway/core';
+import { isSpillError, SpillwayError, type SpillErrorCode } from '@spillway/core';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
 import { SEARCH_CACHE_ADVICE } from './search-cache-dir.js';
 
@@ -30,11 +30,11 @@ export const CLI_ERROR_MARKER: unique symbol = Symbol.for('@spillway/cli.CliErro
  * Backend failures stay `SpillError`s; both end up as one line on stderr. Check for one
  * with {@link isCliError}, not `instanceof`.
  */
-export class CliError extends Error {
+export class CliError extends SpillwayError<CliErrorCode> {
   /** Always `true`: see {@link CLI_ERROR_MARKER}. */
   readonly [CLI_ERROR_MARKER] = true;
   /** A stable code, printed in `--json` errors. */
-  readonly code: CliErrorCode;
+  declare readonly code: CliErrorCode;
   /** The process exit code this failure maps to. */
   readonly exitCode: number;
 
@@ -45,9 +45,7 @@ export class CliError extends Error {
    * @param options - the underlying error, if any
    */
   constructor(code: CliErrorCode, message: string, exitCode?: number, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'CliError';
-    this.code = code;
+    super('CliError', code, message, options);
     this.exitCode = exitCode ?? defaultExitCode(code);
   }
 }

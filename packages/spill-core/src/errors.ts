@@ -1,3 +1,5 @@
+import { SpillwayError } from './spillway-error.js';
+
 /**
  * Every stable error code a spillway package can raise. Codes never change meaning and
  * are never renamed; messages may change between releases, so branch on codes only.
@@ -50,9 +52,9 @@ export interface SpillErrorOptions {
  * (stable), never on the message (written for people, may change). Programmer mistakes,
  * such as invalid configuration, are `TypeError`s instead.
  */
-export class SpillError extends Error {
+export class SpillError extends SpillwayError<SpillErrorCode> {
   /** The stable code. */
-  readonly code: SpillErrorCode;
+  declare readonly code: SpillErrorCode;
   /** Always `true`; see {@link SPILL_ERROR_MARKER}. */
   readonly [SPILL_ERROR_MARKER] = true as const;
 
@@ -62,9 +64,7 @@ export class SpillError extends Error {
    * @param options - the `cause`, when there is one
    */
   constructor(code: SpillErrorCode, message: string, options: SpillErrorOptions = {}) {
-    super(message, 'cause' in options ? { cause: options.cause } : undefined);
-    this.name = 'SpillError';
-    this.code = code;
+    super('SpillError', code, message, options);
   }
 }
 

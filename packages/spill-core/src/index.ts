@@ -53,6 +53,7 @@ export {
   MAX_SEARCH_RESULTS,
 } from './search.js';
 export type { SpillErrorCode, SpillErrorOptions } from './errors.js';
+export { isSpillwayError, SPILLWAY_ERROR_MARKER, SpillwayError } from './spillway-error.js';
 export {
   SPILL_ERROR_CODES,
   SPILL_ERROR_MARKER,

@@ -1,16 +1,18 @@
 import jsonc from 'jsonc-parser';
 import { parse as parseToml, patch as patchToml } from '@decimalturn/toml-patch';
+import { SpillwayError } from '@spillway/core';
 import type { ConfigPath } from './types.js';
 
 /** A config file that could not be parsed: it is refused and left untouched. */
-export class ConfigParseError extends Error {
-  /** Stable code. */
-  readonly code = 'SPILLWAY_CONFIG_UNPARSEABLE';
+export class ConfigParseError extends SpillwayError<'SPILLWAY_CONFIG_UNPARSEABLE'> {
   /** The file. */
   readonly path: string;
+  /**
+   * @param path - the file
+   * @param detail - what the parser said, and where
+   */
   constructor(path: string, detail: string) {
-    super(`Cannot parse ${path} (${detail}); it was left untouched. Fix it (or move it away) and run setup again.`);
-    this.name = 'ConfigParseError';
+    super('ConfigParseError', 'SPILLWAY_CONFIG_UNPARSEABLE', `Cannot parse ${path} (${detail}); it was left untouched. Fix it (or move it away) and run setup again.`);
     this.path = path;
   }
 }

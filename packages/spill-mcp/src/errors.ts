@@ -1,3 +1,5 @@
+import { SpillwayError } from '@spillway/core';
+
 /**
  * The proxy's own failures. Storage failures never surface here: a result that cannot be
  * stored is passed on as it was.
@@ -32,9 +34,9 @@ export const UPSTREAM_ERROR_RPC_CODE = -32000;
 export const SPILL_PROXY_ERROR_MARKER: unique symbol = Symbol.for('spillway.SpillProxyError') as never;
 
 /** A failure of the proxy itself, with a stable {@link SpillProxyErrorCode}. */
-export class SpillProxyError extends Error {
+export class SpillProxyError extends SpillwayError<SpillProxyErrorCode> {
   /** The stable code. */
-  readonly code: SpillProxyErrorCode;
+  declare readonly code: SpillProxyErrorCode;
   /** Always `true`; see {@link SPILL_PROXY_ERROR_MARKER}. */
   readonly [SPILL_PROXY_ERROR_MARKER] = true as const;
 
@@ -44,9 +46,7 @@ export class SpillProxyError extends Error {
    * @param options - the underlying error, if any
    */
   constructor(code: SpillProxyErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SpillProxyError';
-    this.code = code;
+    super('SpillProxyError', code, message, options);
   }
 }
 
