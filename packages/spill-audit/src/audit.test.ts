@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CallFigures } from './analyze.js';
-import { recommendCap, runAudit } from './audit.js';
+import { recommendCap, runAudit, wilsonUpper } from './audit.js';
 import { isAuditError } from './errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-run-'));
@@ -52,13 +52,19 @@ describe('runAudit on a Claude Code config dir', () => {
     ]);
     expect(report.servers.map((s) => s.name)).toEqual(['db']);
     expect(report.examples).toEqual([{ session: SESSION, tool: 'Bash', bytes: expect.any(Number) as number, string: 'blob_5e6f7a8b' }]);
-    // With one of two spilled outputs needed, 10 % is met only by caps the Bash log fits under.
+    // With one of two spilled outputs needed, 10 % is met only by caps the Bash log fits under;
+    // at the largest, one output still spills, not needed later: too few to be sure of the rate.
     const host = report.recommendations[0];
     expect(host?.scope).toBe('host');
-    expect(host?.cap).toBe(65536);
-    expect(host?.figures?.neededRate).toBe(0);
+    expect(host?.cap).toBeNull();
+    expect(host?.unproven?.cap).toBe(65536);
+    expect(host?.unproven?.neededRate).toBe(0);
     expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'Bash', 'db/query']);
-    expect(report.recommendations[2]?.cap).toBe(2048);
+    // The query's one output (over every cap), not needed later, would favour 2 KiB; one output
+    // cannot show that its rate stays under 10 %, so no cap is recommended and 2 KiB is unproven.
+    const query = report.recommendations[2];
+    expect(query?.unproven?.cap).toBe(2048);
+    expect(query?.cap).toBeNull();
   });
 
   it('a rate of 100 % takes the smallest cap', async () => {
@@ -77,6 +83,26 @@ describe('runAudit on a Claude Code config dir', () => {
   });
 });
 
+describe('wilsonUpper', () => {
+  it('bounds the rate from above, tighter as more outputs are seen', () => {
+    expect(wilsonUpper(0, 0)).toBe(0);
+    expect(wilsonUpper(0, 3)).toBeCloseTo(0.474, 3);
+    expect(wilsonUpper(0, 30)).toBeCloseTo(0.0827, 3);
+    expect(wilsonUpper(5, 10)).toBeCloseTo(0.7307, 3);
+    expect(wilsonUpper(10, 10)).toBe(1);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 500 }), fc.integer({ min: 0, max: 500 }), (n, k0) => {
+        const k = Math.min(k0, n);
+        const upper = wilsonUpper(k, n);
+        expect(upper).toBeGreaterThanOrEqual(k / n - 1e-12);
+        expect(upper).toBeLessThanOrEqual(1);
+        // The same rate seen over more outputs is bounded more tightly.
+        if (k < n) expect(wilsonUpper(2 * k, 2 * n)).toBeLessThan(upper);
+      }),
+    );
+  });
+});
+
 describe('recommendCap', () => {
   const CAPS = [1000, 2000, 4000, 8000];
   const call = fc.record({ bytes: fc.integer({ min: 0, max: 10_000 }), needBelow: fc.integer({ min: 0, max: 10_000 }) }).map(({ bytes, needBelow }): CallFigures => ({
@@ -92,13 +118,18 @@ describe('recommendCap', () => {
     fc.assert(
       fc.property(fc.array(call, { maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }), (calls, max) => {
         const r = recommendCap('host', calls, CAPS, max);
-        const ok = r.candidates.filter((c) => c.neededRate <= max);
+        const ok = r.candidates.filter((c) => c.neededRateUpper <= max);
         if (r.figures === null) {
           expect(ok).toEqual([]);
           return;
         }
-        expect(r.figures.neededRate).toBeLessThanOrEqual(max);
+        expect(r.figures.neededRateUpper).toBeLessThanOrEqual(max);
         for (const c of ok) expect(c.tokensKeptOut).toBeLessThanOrEqual(r.figures.tokensKeptOut);
+        // What the measured rate alone would pick, when it differs, keeps more out but is not proven.
+        if (r.unproven !== null) {
+          expect(r.unproven.neededRate).toBeLessThanOrEqual(max);
+          expect(r.unproven.neededRateUpper).toBeGreaterThan(max);
+        }
         for (const c of r.candidates) expect(c.spilled).toBe(calls.filter((x) => x.bytes > c.cap).length);
       }),
     );

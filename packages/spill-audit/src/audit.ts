@@ -65,6 +65,12 @@ export interface CapFigures {
   neededLater: number;
   /** `neededLater / spilled`, 0 when nothing spills. */
   neededRate: number;
+  /**
+   * How high the needed-later rate may really be, given how few outputs spilled: the upper
+   * end of its one-sided 95 % Wilson interval (0 when nothing spills). With none of 3
+   * spilled outputs needed it is 0.47; with none of 30, 0.08.
+   */
+  neededRateUpper: number;
 }
 
 /** The recommended cap for a host or a tool. */
@@ -77,6 +83,11 @@ export interface Recommendation {
   readonly figures: CapFigures | null;
   /** Every candidate's figures, smallest cap first. */
   readonly candidates: CapFigures[];
+  /**
+   * The cap that keeps more out by the measured rate alone, when too few outputs spilled
+   * there to be sure its rate stays under the limit; `null` when the recommendation is that cap.
+   */
+  readonly unproven: CapFigures | null;
 }
 
 /** An output whose omitted part was used later: only its size and the string (printed only with `--examples`). */
@@ -162,10 +173,24 @@ class Groups {
   }
 }
 
+/** z of a one-sided 95 % interval. */
+const Z = 1.6449;
+
+/** The upper end of the one-sided 95 % Wilson score interval of `k` successes in `n` trials. */
+export function wilsonUpper(k: number, n: number): number {
+  if (n === 0) return 0;
+  const p = k / n;
+  const z2 = Z * Z;
+  return Math.min(1, (p + z2 / (2 * n) + Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n));
+}
+
 /**
  * Picks, among `caps`, the one that keeps the most tokens out while the share of spilled
- * outputs needed later stays at most `maxNeeded`. Ties go to the larger cap (less spilled
- * for the same gain).
+ * outputs needed later stays at most `maxNeeded`, with 95 % confidence: a cap qualifies when
+ * the upper end of its rate's interval ({@link CapFigures.neededRateUpper}) is within the
+ * limit, so a few spilled outputs that happened not to be needed do not make a small cap
+ * look safe. Ties go to the larger cap (less spilled for the same gain). The cap the measured
+ * rate alone would pick, when it differs, is reported as `unproven`.
  */
 export function recommendCap(scope: string, calls: readonly CallFigures[], caps: readonly number[], maxNeeded: number): Recommendation {
   const candidates: CapFigures[] = caps.map((cap) => {
@@ -178,14 +203,19 @@ export function recommendCap(scope: string, calls: readonly CallFigures[], caps:
       if (at.neededSpillway) f.neededLater++;
     }
     f.neededRate = f.spilled === 0 ? 0 : f.neededLater / f.spilled;
-    return f;
+    return { ...f, neededRateUpper: wilsonUpper(f.neededLater, f.spilled) };
   });
-  let best: CapFigures | null = null;
-  for (const f of candidates) {
-    if (f.neededRate > maxNeeded) continue;
-    if (best === null || f.tokensKeptOut > best.tokensKeptOut || (f.tokensKeptOut === best.tokensKeptOut && f.cap > best.cap)) best = f;
-  }
-  return { scope, cap: best?.cap ?? null, figures: best, candidates };
+  const pick = (rate: (f: CapFigures) => number): CapFigures | null => {
+    let best: CapFigures | null = null;
+    for (const f of candidates) {
+      if (rate(f) > maxNeeded) continue;
+      if (best === null || f.tokensKeptOut > best.tokensKeptOut || (f.tokensKeptOut === best.tokensKeptOut && f.cap > best.cap)) best = f;
+    }
+    return best;
+  };
+  const best = pick((f) => f.neededRateUpper);
+  const measured = pick((f) => f.neededRate);
+  return { scope, cap: best?.cap ?? null, figures: best, candidates, unproven: measured !== null && measured.cap !== best?.cap ? measured : null };
 }
 
 /**

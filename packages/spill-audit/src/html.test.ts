@@ -16,7 +16,7 @@ const report: AuditReport = {
   sessions: [{ name: 's1', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
   tools: [{ name: '<img src=x onerror=alert(1)>', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
   servers: [],
-  recommendations: [{ scope: 'host', cap: 65536, figures: { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0 }, candidates: [{ cap: 2048, spilled: 1, tokensKeptOut: 8000, neededLater: 1, neededRate: 1 }, { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0 }] }],
+  recommendations: [{ scope: 'host', cap: 65536, unproven: null, figures: { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 }, candidates: [{ cap: 2048, spilled: 1, tokensKeptOut: 8000, neededLater: 1, neededRate: 1, neededRateUpper: 1 }, { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 }] }],
   calls: [],
   examples: [{ session: 's1', tool: 'Bash', bytes: 30000, string: 'secret_value_42' }],
 };

@@ -74,6 +74,20 @@ describe('spillway audit', () => {
     expect(readdirSync(join(data, 'opencode'), { recursive: true }).sort()).toEqual(before);
   });
 
+  it('a few large outputs never needed later are too few to recommend a small cap: it says so, and keeps the setup cap', async () => {
+    const file = join(dir, 'few.jsonl');
+    const big = (i: number): string => JSON.stringify({ session: 'few', tool: 'Bash', input: { command: `build ${String(i)}` }, output: rows(3000).join('\n') });
+    writeFileSync(file, `${[big(1), big(2), big(3)].join('\n')}\n`);
+    const r = await spillway(['audit', '--host', 'generic', file], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.out).toContain('too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (24576 bytes for generic)');
+    expect(r.out).toMatch(/\(2048 bytes would keep about \S+ tokens out, needed later 0 of 3: too few outputs spilled there/);
+    const json = JSON.parse((await spillway(['audit', '--host', 'generic', '--json', file], { env: env() })).out) as { recommendations: { cap: number | null; unproven: { cap: number; neededRateUpper: number } | null }[] };
+    expect(json.recommendations[0]?.cap).toBeNull();
+    expect(json.recommendations[0]?.unproven?.cap).toBe(2048);
+    expect(json.recommendations[0]?.unproven?.neededRateUpper).toBeGreaterThan(0.1);
+  });
+
   it('--max-needed 100% gives the setup command; --examples shows the string', async () => {
     const r = await spillway(['audit', '--max-needed', '100%', '--examples'], { env: env() });
     expect(r.code).toBe(0);

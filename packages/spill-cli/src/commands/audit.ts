@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { renderAuditHtml, runAudit, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { renderAuditHtml, runAudit, SETUP_CAPS, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
@@ -104,12 +104,18 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
   if (r.servers.length > 0) lines.push('', ...table(r.servers, 'MCP server', 4));
   const host = r.recommendations[0];
   lines.push('');
-  if (host?.cap == null || host.figures === null) {
+  if ((host?.cap == null || host.figures === null) && host?.unproven != null) {
+    lines.push(`too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (${String(SETUP_CAPS[r.format])} bytes for ${r.format}), and audit more sessions`);
+  } else if (host?.cap == null || host.figures === null) {
     lines.push(`no cap keeps the needed-later rate under ${percent(r.maxNeeded * 100, 100)}; keep outputs whole or raise --max-needed`);
   } else {
     const f = host.figures;
     lines.push(`recommended cap: ${host.cap} bytes, about ${tokens(f.tokensKeptOut)} tokens kept out, needed later ${f.neededLater} of ${f.spilled} (${percent(f.neededLater, f.spilled)}, limit ${percent(r.maxNeeded * 100, 100)})`);
     if (r.format !== 'generic') lines.push(`  spillway setup ${r.format} --max-inline-bytes ${host.cap}`);
+  }
+  const unproven = host?.unproven;
+  if (unproven !== undefined && unproven !== null) {
+    lines.push(ctx.out.dim(`  (${unproven.cap} bytes would keep about ${tokens(unproven.tokensKeptOut)} tokens out, needed later ${unproven.neededLater} of ${unproven.spilled}: too few outputs spilled there to be sure the rate stays under the limit; audit more sessions)`));
   }
   const perTool = r.recommendations.slice(1).filter((x) => x.cap !== null && x.cap !== host?.cap);
   for (const x of perTool.slice(0, 4)) lines.push(ctx.out.dim(`  ${oneLine(x.scope)}: ${String(x.cap)} bytes would suit it alone`));
