@@ -206,6 +206,16 @@ export interface ReadOptions extends SpillCallOptions {
   readonly limit?: number;
   /** Byte cap on `text`. Default {@link DEFAULT_READ_MAX_BYTES}. */
   readonly maxBytes?: number;
+  /**
+   * Where line `offset` starts, in bytes from the artifact's start, when the caller learnt
+   * it from this very artifact (a search index records it for each chunk): the reader may
+   * start there instead of counting lines, which on a large artifact read cold means
+   * scanning everything before `offset`. It must be an integer ≥ 0 (else
+   * `SPILL_INVALID_INPUT`). A position that is not a line start (the byte before it is not
+   * a `\n`, or it is not 0 for line 1) is ignored; one that is a line start but not line
+   * `offset`'s answers the lines from there, so pass only what the artifact told you.
+   */
+  readonly offsetByte?: number;
 }
 
 /** The answer to {@link SpillReader.read}. */

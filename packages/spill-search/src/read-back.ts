@@ -6,12 +6,9 @@
 import { spillLocator } from '@spillway/core';
 import type { SpillReader } from '@spillway/core';
 import { isGone } from './catalog-sync.js';
-import { LONG_LINE_READ_BYTES } from './indexer.js';
+import { CONTEXT_LINES, LONG_LINE_READ_BYTES } from './indexer.js';
 import type { Candidate, ChunkLines } from './ranking.js';
 import { splitLines } from './text.js';
-
-/** Lines read around a chunk, so that a snippet can grow past the chunk's edges. */
-const CONTEXT_LINES = 6;
 /** Bytes one read-back takes at most. */
 const READ_BACK_BYTES = 64 * 1024;
 /**
@@ -41,8 +38,17 @@ export function createChunkReader(options: ReadBackOptions): (c: Candidate) => P
     const locator = options.locatorOf(c.artifact);
     if (locator === undefined) return null;
     let first = Math.max(1, c.startLine - CONTEXT_LINES);
+    // Where `first` starts, as the index recorded it: the reader starts there instead of
+    // counting the lines before it, which in a process of its own means reading them all.
+    const at = c.contextByte ?? undefined;
     const read = (from: number, maxBytes: number) =>
-      reader.read(spillLocator(locator), { offset: from, limit: c.endLine - from + 1 + CONTEXT_LINES, maxBytes, ...(signal ? { signal } : {}) });
+      reader.read(spillLocator(locator), {
+        offset: from,
+        limit: c.endLine - from + 1 + CONTEXT_LINES,
+        maxBytes,
+        ...(at !== undefined && from === Math.max(1, c.startLine - CONTEXT_LINES) ? { offsetByte: at } : {}),
+        ...(signal ? { signal } : {}),
+      });
     try {
       let page = await read(first, FIRST_READ_BYTES);
       const whole = !page.truncated && (page.endLine - page.startLine + 1 === c.endLine - first + 1 + CONTEXT_LINES || !page.hasMore);

@@ -47,7 +47,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     holdingOf: db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))'),
     matches: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ? ORDER BY bm25 LIMIT ?`),
     matchesInScope: db.prepare(
-      `SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, ${BM25} AS bm25 ` +
+      `SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, c.context_byte AS contextByte, ${BM25} AS bm25 ` +
         'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
         'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
     ),
@@ -55,7 +55,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     countUpTo: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)'),
     averages: db.prepare("SELECT block FROM fts_data WHERE id = 1"),
     chunksByIds: db.prepare(
-      'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section, context_byte AS contextByte FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
     ),
     // The chunks that hold a term, up to DF_CAP of them: the count, and below it the set.
     docRows: db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)}`),
