@@ -11,9 +11,13 @@ const BM25 = `bm25(fts, 1.0, ${String(HEAD_WEIGHT)})`;
 /** Every statement a searcher runs, prepared once per database. */
 export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly artifactByLocator: Statement;
-  readonly artifactRowsOfSession: Statement;
+  readonly artifactRowsOfSessions: Statement;
   readonly allArtifactRows: Statement;
   readonly artifactsOfSessions: Statement;
+  readonly completeOfSession: Statement;
+  readonly listingToken: Statement;
+  readonly saveListingToken: Statement;
+  readonly dropListingToken: Statement;
   readonly allArtifacts: Statement;
   readonly artifactCount: Statement;
   readonly chunkCount: Statement;
@@ -35,9 +39,13 @@ export function prepareSearchStatements(db: Database): SearchStatements {
   return {
     ...prepareIndexStatements(db),
     artifactByLocator: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE locator = ?'),
-    artifactRowsOfSession: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE session = ?'),
+    artifactRowsOfSessions: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
     allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts'),
     artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
+    completeOfSession: db.prepare('SELECT id, locator FROM artifacts WHERE session = ? AND complete = 1'),
+    listingToken: db.prepare('SELECT token FROM listings WHERE scope = ?'),
+    saveListingToken: db.prepare('INSERT INTO listings (scope, token) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET token = excluded.token'),
+    dropListingToken: db.prepare('DELETE FROM listings WHERE scope = ?'),
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
     artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
     chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
