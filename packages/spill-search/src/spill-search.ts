@@ -163,7 +163,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   const open = (): Promise<{ db: Database; st: SearchStatements }> => {
     if (closed) return Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'This search index was closed.'));
     opened ??= (async () => {
-      if (location !== ':memory:') await preparePrivateIndexFile(location);
+      if (location !== ':memory:') preparePrivateIndexFile(location);
       const db = await openDatabase(location);
       return { db, st: prepareSearchStatements(db) };
     })();
