@@ -41,6 +41,8 @@ export const STALLED_AFTER_MS = 2 * 60_000;
 /** What one sync did, and the artifacts in scope (row id to locator). */
 export interface SyncResult {
   readonly inScope: Map<number, string>;
+  /** The size each artifact in scope was indexed at, in bytes. */
+  readonly sizes: Map<number, number>;
   readonly indexed: number;
   readonly removed: number;
   readonly lines: number;
@@ -52,6 +54,7 @@ export interface SyncResult {
 export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   const { db, st, catalog, reader, sessionId, signal, owner } = options;
   const inScope = new Map<number, string>();
+  const sizes = new Map<number, number>();
   const sessions = new Set<string>();
   let indexed = 0;
   let lines = 0;
@@ -61,8 +64,11 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   // reads every artifact's metadata, which over thousands of them is most of a search.
   const version = sessionId !== undefined && indexNew ? await listingVersion(catalog, sessionId, signal) : undefined;
   if (version !== undefined && (st.listingToken.get(version.scope) as { token: string } | undefined)?.token === version.token) {
-    for (const row of st.completeOfSession.all(version.scope) as { id: number; locator: string }[]) inScope.set(row.id, row.locator);
-    return { inScope, indexed: 0, removed: 0, lines: 0, busy: false };
+    for (const row of st.completeOfSession.all(version.scope) as { id: number; locator: string; bytes: number }[]) {
+      inScope.set(row.id, row.locator);
+      sizes.set(row.id, row.bytes);
+    }
+    return { inScope, sizes, indexed: 0, removed: 0, lines: 0, busy: false };
   }
   const listing: SpillEntry[] = [];
   let problems = false as boolean; // set by onProblem, which flow analysis does not follow
@@ -128,6 +134,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
     rows.delete(entry.locator); // what follows may change it: a repeat is looked up afresh
     if (row !== undefined && upToDate(row, entry)) {
       inScope.set(row.id, entry.locator);
+      sizes.set(row.id, entry.bytes);
       continue;
     }
     if (row !== undefined && row.complete === 0 && row.owner !== owner && Date.now() - row.touched < STALLED_AFTER_MS) {
@@ -145,6 +152,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
       if (row !== undefined) removeArtifact(db, st, row.id);
       const result = await indexArtifact(db, st, reader, entry, owner, (id) => (written = id), signal, onPage);
       inScope.set(result.id, entry.locator);
+      sizes.set(result.id, entry.bytes);
       indexed += 1;
       if (onPage !== undefined) {
         progress.artifactsDone += 1;
@@ -192,7 +200,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
       if (!isBusy(error)) throw error;
     }
   }
-  return { inScope, indexed, removed, lines, busy };
+  return { inScope, sizes, indexed, removed, lines, busy };
 }
 
 /** The catalog's version of a session's listing, when it gives one; a failure to tell is no version (the listing decides). */

@@ -26,6 +26,13 @@ export interface ReadBackOptions {
   locatorOf(artifact: number): string | undefined;
   /** Called once an artifact's read says it no longer exists. */
   onGone(artifact: number): void;
+  /** The size an artifact in scope was indexed at. */
+  sizeOf(artifact: number): number | undefined;
+  /**
+   * Called once a read finds an artifact of another size than it was indexed at: rewritten
+   * in place since (artifacts never are), so its chunks are not answered from this index.
+   */
+  onChanged(artifact: number): void;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -51,6 +58,10 @@ export function createChunkReader(options: ReadBackOptions): (c: Candidate) => P
       });
     try {
       let page = await read(first, FIRST_READ_BYTES);
+      if (page.totalBytes !== options.sizeOf(c.artifact)) {
+        options.onChanged(c.artifact);
+        return null;
+      }
       const whole = !page.truncated && (page.endLine - page.startLine + 1 === c.endLine - first + 1 + CONTEXT_LINES || !page.hasMore);
       if (!whole) page = await read(first, READ_BACK_BYTES);
       // Long lines above the chunk can fill the read before the chunk starts: read from the

@@ -18,6 +18,7 @@ export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly listingToken: Statement;
   readonly saveListingToken: Statement;
   readonly dropListingToken: Statement;
+  readonly dropListingTokens: Statement;
   readonly allArtifacts: Statement;
   readonly artifactCount: Statement;
   readonly chunkCount: Statement;
@@ -42,7 +43,8 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     artifactRowsOfSessions: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
     allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts'),
     artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
-    completeOfSession: db.prepare('SELECT id, locator FROM artifacts WHERE session = ? AND complete = 1'),
+    completeOfSession: db.prepare('SELECT id, locator, bytes FROM artifacts WHERE session = ? AND complete = 1'),
+    dropListingTokens: db.prepare('DELETE FROM listings'),
     listingToken: db.prepare('SELECT token FROM listings WHERE scope = ?'),
     saveListingToken: db.prepare('INSERT INTO listings (scope, token) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET token = excluded.token'),
     dropListingToken: db.prepare('DELETE FROM listings WHERE scope = ?'),
