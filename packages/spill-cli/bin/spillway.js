@@ -2,8 +2,8 @@
 // Checked in so that pnpm can link the command before the first build; the program itself
 // is compiled to dist/. This file is CommonJS (bin/package.json), so that the commands
 // answered here never start Node's ES module loader: `--version`, `--help`, and `run` and
-// `hook` for a small output, which a host starts on every tool call; `run` and `hook` load
-// one file each, bundled at build time (see scripts/bundle-fast-paths.mjs).
+// `hook` for a small output, which a host starts on every tool call; `run`, `hook` and
+// `search` load one file each, bundled at build time (see scripts/bundle-fast-paths.mjs).
 'use strict';
 const { readFileSync, statSync } = require('node:fs');
 const { join } = require('node:path');
@@ -19,6 +19,8 @@ if (alone && (command === '--version' || command === '-V')) {
   process.stdout.write(help);
 } else if (command === 'hook' && !rest.includes('--help') && !rest.includes('-h')) {
   void fastEntry('hook-main').then(({ runHookProcess }) => runHookProcess(rest));
+} else if (command === 'search') {
+  void fastEntry('search-main').then(({ runSearchProcess }) => runSearchProcess([command, ...rest]));
 } else if (command === 'run') {
   void fastEntry('run-fast')
     .then((fast) => fast.runFastProcess(rest), () => false)

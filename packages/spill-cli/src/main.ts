@@ -13,7 +13,10 @@ export function processIO(): CliIO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Node makes the stdin stream on first access, a cost a command that never reads it need not pay.
+    get stdin() {
+      return process.stdin;
+    },
     env: process.env,
     cwd: process.cwd(),
     homedir: homedir(),

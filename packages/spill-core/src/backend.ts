@@ -206,6 +206,16 @@ export interface ReadOptions extends SpillCallOptions {
   readonly limit?: number;
   /** Byte cap on `text`. Default {@link DEFAULT_READ_MAX_BYTES}. */
   readonly maxBytes?: number;
+  /**
+   * Where line `offset` starts, in bytes from the artifact's start, when the caller learnt
+   * it from this very artifact (a search index records it for each chunk): the reader may
+   * start there instead of counting lines, which on a large artifact read cold means
+   * scanning everything before `offset`. It must be an integer ≥ 0 (else
+   * `SPILL_INVALID_INPUT`). A position that is not a line start (the byte before it is not
+   * a `\n`, or it is not 0 for line 1) is ignored; one that is a line start but not line
+   * `offset`'s answers the lines from there, so pass only what the artifact told you.
+   */
+  readonly offsetByte?: number;
 }
 
 /** The answer to {@link SpillReader.read}. */
@@ -388,6 +398,17 @@ export interface SweepTempResult {
 }
 
 /**
+ * The state of one session's listing, from {@link SpillCatalog.listingVersion}: while a
+ * later call answers the same `token`, `list` of that session answers the same entries.
+ */
+export interface SpillListingVersion {
+  /** The backend's key of the session, as in {@link SpillEntry.session}. */
+  readonly scope: string;
+  /** Opaque; equal only while the session's listing is unchanged. */
+  readonly token: string;
+}
+
+/**
  * Inventory: the optional capability behind retention and `spillway ls`/`rm`.
  */
 export interface SpillCatalog {
@@ -410,4 +431,13 @@ export interface SpillCatalog {
    * Backends with no temporary state omit it.
    */
   sweepTemp?(options: { readonly olderThanMs: number } & SpillCallOptions): Promise<SweepTempResult>;
+  /**
+   * A cheap check of one session's listing, for a caller that keeps what `list` answered
+   * (a search index): the same token later means `list` would answer the same entries, so
+   * the caller may skip listing. `undefined` when the backend cannot vouch for the state
+   * now (no such session, or one that changed too recently to tell a later change from
+   * it): then the caller lists. Problems are those of `list` (an unsafe session directory
+   * rejects). Backends that cannot tell cheaply omit it.
+   */
+  listingVersion?(options: { readonly sessionId: SessionId } & SpillCallOptions): Promise<SpillListingVersion | undefined>;
 }

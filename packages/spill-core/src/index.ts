@@ -29,6 +29,7 @@ export type {
   SpillReader,
   SpillRef,
   SpillSource,
+  SpillListingVersion,
   SweepTempResult,
 } from './backend.js';
 export {

@@ -4,7 +4,7 @@ import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
 import { xdgBaseDir } from '@spillway/core/xdg';
 import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillFileSink, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
-import { deleteEntry, listEntries, sweepTemp } from './catalog.js';
+import { deleteEntry, listEntries, listingVersion, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
 import { syncMetadataFsOps } from './fs-ops.js';
@@ -58,8 +58,10 @@ export interface LocalBackendOptions {
  * `.tmp-…` files that a crashed or killed save left in session directories (regular files
  * of this user only; published artifacts are never touched). Pick an age longer than your
  * longest stream, such as an hour: a save in progress keeps its temp file until it publishes.
+ * `listingVersion` is the session directory's identity and times, vouched for once they
+ * are a second old.
  */
-export type LocalCatalog = SpillCatalog & Required<Pick<SpillCatalog, 'sweepTemp'>>;
+export type LocalCatalog = SpillCatalog & Required<Pick<SpillCatalog, 'sweepTemp' | 'listingVersion'>>;
 
 /** The hardened private-file backend. */
 export interface LocalBackend extends SpillBackend {
@@ -258,6 +260,7 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     list: (options?: ListOptions): AsyncIterable<SpillEntry> => listEntries(catalogCtx, options),
     delete: (locator: SpillLocator, options?: SpillCallOptions): Promise<boolean> => deleteEntry(catalogCtx, locator, options),
     sweepTemp: (options) => sweepTemp(catalogCtx, options),
+    listingVersion: (options) => listingVersion(catalogCtx, options),
   };
 
   const fileSink: SpillFileSink = {

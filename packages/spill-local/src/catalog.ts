@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Dir, Stats } from 'node:fs';
 import { SpillError, isSpillError, spillLocator, throwIfAborted } from '@spillway/core';
-import type { ListOptions, SpillCallOptions, SpillEntry, SpillListProblem, SpillLocator, SweepTempResult } from '@spillway/core';
+import type { ListOptions, SessionId, SpillCallOptions, SpillEntry, SpillListProblem, SpillListingVersion, SpillLocator, SweepTempResult } from '@spillway/core';
 import { errnoOf, storageError } from './errors.js';
 import type { FsOps } from './fs-ops.js';
 import { openArtifact, resolveLocator } from './locator.js';
@@ -190,6 +190,37 @@ export async function* listEntries(ctx: CatalogContext, options?: ListOptions): 
     yield* entries;
   }
   if (first !== undefined && onProblem === undefined) throw first.error;
+}
+
+/**
+ * How old a session directory's last change must be for {@link listingVersion} to vouch for
+ * it: a file system stamps changes with a coarse clock, so a change made within the same
+ * tick as the one a token was taken after could leave the directory's times as they were.
+ * A change made now stamps a time later than one this old.
+ */
+export const SETTLED_AFTER_MS = 1000;
+
+/**
+ * The state of one session's listing: the session directory's identity and its change and
+ * modification times, which every publish, delete or rename in it moves (artifacts are
+ * never rewritten in place). The directory is opened with the listing's checks.
+ * `undefined` when the session has no directory, or when it changed within
+ * {@link SETTLED_AFTER_MS}.
+ */
+export async function listingVersion(ctx: CatalogContext, options: { readonly sessionId: SessionId } & SpillCallOptions): Promise<SpillListingVersion | undefined> {
+  throwIfAborted(options.signal, 'The listing');
+  const session = sessionDirName(options.sessionId);
+  return ctx.semaphore.use(WALK_FDS, async () => {
+    const dir = await ctx.guard.openSessionDir(session, false);
+    if (dir === undefined) return undefined;
+    try {
+      const st = await ctx.ops.fstat(dir.fd);
+      if (ctx.now() - Math.max(st.ctimeMs, st.mtimeMs) < SETTLED_AFTER_MS) return undefined;
+      return { scope: session, token: [st.dev, st.ino, st.ctimeMs, st.mtimeMs, st.mode, st.uid].join(':') };
+    } finally {
+      await closeQuietly(ctx.ops, dir.fd);
+    }
+  });
 }
 
 /**

@@ -2,7 +2,7 @@ import { isSpillError, SpillError, throwIfAborted } from '@spillway/core';
 import type { GrepOptions, GrepResult, ReadOptions, ReadResult, SpillCallOptions, SpillLocator, SpillReader } from '@spillway/core';
 import { checkSource } from './byte-source.js';
 import type { OpenSpillByteSource, SpillByteSource } from './byte-source.js';
-import { compilePattern } from './dialect.js';
+import { compilePattern, loadRe2, type CompiledPattern } from './dialect.js';
 import { grepSource } from './grep-lines.js';
 import { LineIndexCache } from './line-index.js';
 import { assertLocatorString, assertPatternString, grepSettings, readSettings } from './options.js';
@@ -114,10 +114,25 @@ export function createSpillReader(options: CreateSpillReaderOptions): SpillRetri
       await Promise.resolve();
       const settings = grepSettings(grepOptions);
       assertPatternString(pattern);
-      const compiled = compilePattern(pattern, settings.literal, settings.ignoreCase);
-      return withSource(open, locator, settings.signal, 'The grep', (source) =>
-        grepSource(source, cache.get(source.cacheKey), { pattern, compiled, settings, pool, now }),
-      );
+      // The artifact is opened now, while the regex engine loads (on a process's first grep):
+      // a grep reads what existed when it was called. A bad pattern is still the error told
+      // first, and the artifact is then closed unread.
+      let compiled: CompiledPattern | undefined;
+      let compiling!: (done: boolean) => void;
+      const compiledOrNot = new Promise<boolean>((resolve) => (compiling = resolve));
+      const run = withSource(open, locator, settings.signal, 'The grep', async (source) => {
+        if (!(await compiledOrNot) || compiled === undefined) return undefined;
+        return grepSource(source, cache.get(source.cacheKey), { pattern, compiled, settings, pool, now });
+      });
+      run.catch(() => undefined); // told below, or superseded by the pattern's error
+      try {
+        compiled = compilePattern(await loadRe2(), pattern, settings.literal, settings.ignoreCase);
+      } catch (error) {
+        compiling(false);
+        throw error;
+      }
+      compiling(true);
+      return (await run) as GrepResult;
     },
     readBytes: (locator: SpillLocator, callOptions?: SpillCallOptions): AsyncIterable<Uint8Array> => readSourceBytes(open, locator, callOptions),
     close: () => pool.close(),

@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { SpillError } from '@spillway/core';
 
 /**
@@ -94,10 +94,33 @@ export function requiredLiteral(source: string): string | undefined {
   return best.length >= 3 ? best : undefined;
 }
 
+/** The `re2js` engine's class. */
+export type Re2Engine = typeof RE2JS;
+
+let engine: Promise<Re2Engine> | undefined;
+
+/**
+ * `re2js`, loaded on the first grep: a process that only reads (a search, `spillway read`)
+ * never pays for its quarter of a megabyte of code.
+ */
+export function loadRe2(): Promise<Re2Engine> {
+  engine ??= import('re2js').then(
+    (m) => m.RE2JS,
+    (error: unknown) => {
+      engine = undefined;
+      throw error;
+    },
+  );
+  return engine;
+}
+
 /** A compiled grep pattern. */
 export interface CompiledPattern {
   /** The linear-time engine, always present. */
   readonly re2: RE2JS;
+  /** What {@link re2} was compiled from (a literal quoted) and with which flags, for a worker. */
+  readonly re2Source: string;
+  readonly re2Flags: number;
   /** The native translation, when one with identical meaning exists. */
   readonly native: NativePattern | undefined;
   /** Text every matching line contains (case-sensitive patterns only), for a fast skip. */
@@ -232,11 +255,12 @@ export function toNative(source: string, ignoreCase: boolean): NativePattern | u
  *
  * @throws SpillError `SPILL_INVALID_PATTERN` when RE2 refuses the pattern.
  */
-export function compilePattern(pattern: string, literal: boolean, ignoreCase: boolean): CompiledPattern {
-  const source = literal ? RE2JS.quote(pattern) : pattern;
+export function compilePattern(Re2: Re2Engine, pattern: string, literal: boolean, ignoreCase: boolean): CompiledPattern {
+  const source = literal ? Re2.quote(pattern) : pattern;
+  const flags = ignoreCase ? Re2.CASE_INSENSITIVE : 0;
   let re2: RE2JS;
   try {
-    re2 = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    re2 = Re2.compile(source, flags);
   } catch (error) {
     const why = error instanceof Error ? error.message.replace(/^error parsing regexp: /, '') : String(error);
     throw new SpillError(
@@ -248,5 +272,5 @@ export function compilePattern(pattern: string, literal: boolean, ignoreCase: bo
   const required = literal || ignoreCase ? undefined : requiredLiteral(pattern);
   const translated = literal ? toNative(escapeNative(pattern), ignoreCase) : toNative(pattern, ignoreCase);
   const native = translated === undefined || required === undefined ? translated : { ...translated, literal: required };
-  return { re2, native, literal: required };
+  return { re2, re2Source: source, re2Flags: flags, native, literal: required };
 }

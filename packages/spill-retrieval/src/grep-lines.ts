@@ -1,5 +1,4 @@
 import { SpillError, throwIfAborted } from '@spillway/core';
-import { RE2JS } from 're2js';
 import type { GrepMatch, GrepResult } from '@spillway/core';
 import { DEFAULT_PREFERRED_READ_BYTES, readExactly, readReusing } from './byte-source.js';
 import type { SpillByteSource } from './byte-source.js';
@@ -109,8 +108,7 @@ export async function grepSource(source: SpillByteSource, index: LineIndex, run:
   let refused = leaseFirst && lease === undefined;
 
   const re2 = compiled.re2;
-  const re2Source = settings.literal ? RE2JS.quote(pattern) : pattern;
-  const re2Flags = settings.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
+  const { re2Source, re2Flags } = compiled;
   const linearFirst: FirstMatch =
     settings.literal && !settings.ignoreCase
       ? (text) => {

@@ -16,7 +16,7 @@ import {
  * |---|---|---|
  * | the options argument | `undefined` or a plain object (not `null`, an array, a number…) | `SPILL_INVALID_INPUT` |
  * | `offset` | a safe integer ≥ 1 | `SPILL_INVALID_INPUT` |
- * | `limit`, `maxBytes`, `maxMatches`, `maxLineBytes` | a safe integer ≥ 0 | `SPILL_INVALID_INPUT` |
+ * | `limit`, `maxBytes`, `offsetByte`, `maxMatches`, `maxLineBytes` | a safe integer ≥ 0 | `SPILL_INVALID_INPUT` |
  * | `timeoutMs` | a finite number > 0 (0, negative, NaN, Infinity, a string: refused) | `SPILL_INVALID_INPUT` |
  * | `ignoreCase`, `literal` | a boolean | `SPILL_INVALID_INPUT` |
  * | `signal` | an `AbortSignal` | `SPILL_INVALID_INPUT` |
@@ -90,16 +90,20 @@ export interface ReadSettings {
   readonly offset: number;
   readonly limit: number;
   readonly maxBytes: number;
+  /** Where line `offset` starts, as the caller learnt it; checked against the bytes before use. */
+  readonly offsetByte?: number;
   readonly signal: AbortSignal | undefined;
 }
 
 /** Validates `read` options (see the table above) and applies the defaults. */
 export function readSettings(options: unknown): ReadSettings {
   const bag = bagOf('read', options);
+  const offsetByte = bag.offsetByte === undefined ? undefined : integer('read', bag, 'offsetByte', 0, 0, ' (a byte position)');
   return {
     offset: integer('read', bag, 'offset', 1, 1, ' (lines count from 1)'),
     limit: integer('read', bag, 'limit', 0, DEFAULT_READ_LIMIT, ''),
     maxBytes: integer('read', bag, 'maxBytes', 0, DEFAULT_READ_MAX_BYTES, ''),
+    ...(offsetByte === undefined ? {} : { offsetByte }),
     signal: signalOf('read', bag),
   };
 }

@@ -86,6 +86,20 @@ async function gather(source: SpillByteSource, start: number, want: number, limi
 }
 
 /**
+ * The caller's `offsetByte`, when the byte before it ends a line: where line `offset`
+ * starts, with the bytes `readLines` would gather from there, read in one go from the byte
+ * before (so that checking it costs no read of its own). `undefined` when there is no
+ * usable position, and lines are counted instead.
+ */
+async function fromOffsetByte(source: SpillByteSource, settings: ReadSettings): Promise<{ start: number; window: Uint8Array } | undefined> {
+  const { offset, offsetByte: at, limit, maxBytes, signal } = settings;
+  // Line 1 needs no position; 0 starts no other line; past the end is no line start.
+  if (at === undefined || offset === 1 || at === 0 || at > source.size) return undefined;
+  const got = await gather(source, at - 1, Math.min(source.size - at, maxBytes + 4) + 1, limit + 1, signal);
+  return got[0] === NEWLINE ? { start: at, window: got.subarray(1) } : undefined;
+}
+
+/**
  * Answers `read` with the semantics documented on core's `ReadOptions`/`ReadResult`:
  * whole lines while they fit in `maxBytes`; else the first line cut at a code-point
  * boundary; else (not even its first character fits) an empty, truncated answer with no
@@ -94,7 +108,8 @@ async function gather(source: SpillByteSource, start: number, want: number, limi
 export async function readLines(source: SpillByteSource, index: LineIndex, settings: ReadSettings): Promise<ReadResult> {
   const { offset, limit, maxBytes, signal } = settings;
   const size = source.size;
-  const start = await findLineStart(source, index, offset, signal);
+  const hinted = await fromOffsetByte(source, settings);
+  const start = hinted?.start ?? (await findLineStart(source, index, offset, signal));
   const empty = (hasMore: boolean): ReadResult => ({
     text: '',
     startLine: offset,
@@ -108,7 +123,7 @@ export async function readLines(source: SpillByteSource, index: LineIndex, setti
   if (limit === 0) return empty(true);
 
   // Up to maxBytes of text, plus a few bytes to see whether the cut splits a code point.
-  const window = await gather(source, start, Math.min(size - start, maxBytes + 4), limit, signal);
+  const window = hinted?.window ?? (await gather(source, start, Math.min(size - start, maxBytes + 4), limit, signal));
   const got = window.length;
   const reachesEnd = start + got >= size;
 

@@ -107,6 +107,43 @@ describe('read', () => {
     );
   });
 
+  it('answers the same from a given offsetByte, reading only from there; a position that starts no line is not used (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        textArb,
+        fc.array(fc.record({ offset: fc.integer({ min: 1, max: 45 }), limit: fc.integer({ min: 0, max: 6 }), maxBytes: fc.integer({ min: 0, max: 200 }), shift: fc.integer({ min: -3, max: 3 }) }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 9 }),
+        async (text, reads, chunk) => {
+          const bytes = encoder.encode(text);
+          const starts = [0, 0];
+          bytes.forEach((b, i) => {
+            if (b === 0x0a && i + 1 < bytes.length) starts.push(i + 1);
+          });
+          for (const { shift, ...r } of reads) {
+            const at = starts[r.offset];
+            if (at === undefined) continue;
+            const hint = Math.max(0, at + shift);
+            // Another line's start would answer that line's text, as documented.
+            if (shift !== 0 && starts.includes(hint)) continue;
+            // A fresh reader each time: no line index of earlier reads to start from.
+            const { reader: plain } = readerOver({ [L]: text }, {}, chunk);
+            const { reader: hinted, count } = readerOver({ [L]: text }, {}, chunk);
+            expect(await hinted.read(L, { ...r, offsetByte: hint })).toEqual(await plain.read(L, r));
+            if (shift === 0 && r.offset > 1) expect(count.bytesRead).toBeLessThanOrEqual(Math.min(bytes.length - at, r.maxBytes + 4) + 1);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('refuses an offsetByte that is not a whole number of at least 0', async () => {
+    const { reader } = readerOver({ [L]: 'a\nb\n' });
+    for (const offsetByte of [-1, 1.5, Number.NaN, '2']) {
+      await expect(reader.read(L, { offset: 2, offsetByte } as never)).rejects.toMatchObject({ code: 'SPILL_INVALID_INPUT' });
+    }
+  });
+
   it('starts a later read from the nearest checkpoint: a second read near a deep line reads a small fraction of the first', async () => {
     const text = Array.from({ length: 100_000 }, (_, i) => `line ${i + 1}\n`).join('');
     const { reader, count } = readerOver({ [L]: text });

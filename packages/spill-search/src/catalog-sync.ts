@@ -4,7 +4,7 @@
  * the listing no longer shows is dropped, so that a deleted artifact is never answered.
  */
 import { isSpillError, throwIfAborted } from '@spillway/core';
-import type { SessionId, SpillCatalog, SpillEntry, SpillReader } from '@spillway/core';
+import type { SessionId, SpillCatalog, SpillEntry, SpillListingVersion, SpillReader } from '@spillway/core';
 import { isBusy, type Database } from './database.js';
 import { IndexLost, indexArtifact, removeArtifact } from './indexer.js';
 import type { SearchStatements } from './search-statements.js';
@@ -41,6 +41,8 @@ export const STALLED_AFTER_MS = 2 * 60_000;
 /** What one sync did, and the artifacts in scope (row id to locator). */
 export interface SyncResult {
   readonly inScope: Map<number, string>;
+  /** The size each artifact in scope was indexed at, in bytes. */
+  readonly sizes: Map<number, number>;
   readonly indexed: number;
   readonly removed: number;
   readonly lines: number;
@@ -52,14 +54,30 @@ export interface SyncResult {
 export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   const { db, st, catalog, reader, sessionId, signal, owner } = options;
   const inScope = new Map<number, string>();
+  const sizes = new Map<number, number>();
   const sessions = new Set<string>();
   let indexed = 0;
   let lines = 0;
+  const indexNew = options.index ?? true;
+  // A session the catalog vouches is unchanged since a sync that left every artifact it
+  // listed indexed is answered from the index's rows, without listing it again: a listing
+  // reads every artifact's metadata, which over thousands of them is most of a search.
+  const version = sessionId !== undefined && indexNew ? await listingVersion(catalog, sessionId, signal) : undefined;
+  if (version !== undefined && (st.listingToken.get(version.scope) as { token: string } | undefined)?.token === version.token) {
+    for (const row of st.completeOfSession.all(version.scope) as { id: number; locator: string; bytes: number }[]) {
+      inScope.set(row.id, row.locator);
+      sizes.set(row.id, row.bytes);
+    }
+    return { inScope, sizes, indexed: 0, removed: 0, lines: 0, busy: false };
+  }
   const listing: SpillEntry[] = [];
+  let problems = false as boolean; // set by onProblem, which flow analysis does not follow
   for await (const entry of catalog.list({
     ...(sessionId === undefined ? {} : { sessionId }),
     ...(signal ? { signal } : {}),
-    onProblem: () => undefined,
+    onProblem: () => {
+      problems = true;
+    },
   })) {
     listing.push(entry);
   }
@@ -70,7 +88,6 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
   // The rows the listing is checked against, read in one query; a locator not among them
   // (new, or indexed under another session) is looked up on its own.
   type Row = { id: number; locator: string; bytes: number; created: number; complete: number; owner: string; touched: number };
-  const indexNew = options.index ?? true;
   const elsewhere = new Set<number>();
   let busy = false;
   const removeOwn = (id: number): void => {
@@ -82,7 +99,10 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
     }
   };
   const rows = new Map<string, Row>();
-  const prefetched = (sessionId === undefined ? st.allArtifactRows.all() : st.artifactRowsOfSession.all(sessionId)) as Row[];
+  // A session's rows are kept under the backend's key of it (SpillEntry.session), which only
+  // the listing tells.
+  const listed = JSON.stringify([...new Set(listing.map((e) => e.session))]);
+  const prefetched = (sessionId === undefined ? st.allArtifactRows.all() : st.artifactRowsOfSessions.all(listed)) as Row[];
   for (const row of prefetched) rows.set(row.locator, row);
   const upToDate = (row: Row | undefined, entry: SpillEntry): boolean =>
     row !== undefined && row.complete === 1 && row.bytes === entry.bytes && row.created === entry.createdAt.getTime();
@@ -114,6 +134,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
     rows.delete(entry.locator); // what follows may change it: a repeat is looked up afresh
     if (row !== undefined && upToDate(row, entry)) {
       inScope.set(row.id, entry.locator);
+      sizes.set(row.id, entry.bytes);
       continue;
     }
     if (row !== undefined && row.complete === 0 && row.owner !== owner && Date.now() - row.touched < STALLED_AFTER_MS) {
@@ -131,6 +152,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
       if (row !== undefined) removeArtifact(db, st, row.id);
       const result = await indexArtifact(db, st, reader, entry, owner, (id) => (written = id), signal, onPage);
       inScope.set(result.id, entry.locator);
+      sizes.set(result.id, entry.bytes);
       indexed += 1;
       if (onPage !== undefined) {
         progress.artifactsDone += 1;
@@ -166,5 +188,28 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
       busy = true;
     }
   }
-  return { inScope, indexed, removed, lines, busy };
+  if (version !== undefined) {
+    // Vouched for only when this sync left the session as a later one would: every listed
+    // artifact indexed and answered, nothing of another process's in progress.
+    const whole = !busy && !problems && elsewhere.size === 0 && inScope.size === listing.length && listing.every((e) => e.session === version.scope);
+    try {
+      if (whole) st.saveListingToken.run(version.scope, version.token);
+      else st.dropListingToken.run(version.scope);
+    } catch (error) {
+      // Another process is writing: the next sync lists again.
+      if (!isBusy(error)) throw error;
+    }
+  }
+  return { inScope, sizes, indexed, removed, lines, busy };
+}
+
+/** The catalog's version of a session's listing, when it gives one; a failure to tell is no version (the listing decides). */
+async function listingVersion(catalog: SpillCatalog, sessionId: SessionId, signal: AbortSignal | undefined): Promise<SpillListingVersion | undefined> {
+  if (catalog.listingVersion === undefined) return undefined;
+  try {
+    return await catalog.listingVersion({ sessionId, ...(signal ? { signal } : {}) });
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    return undefined;
+  }
 }

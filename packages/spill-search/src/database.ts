@@ -22,7 +22,7 @@ export interface Database {
 }
 
 /** Bump when the schema or what a chunk holds changes: an older index is rebuilt. */
-export const SCHEMA_VERSION = '7';
+export const SCHEMA_VERSION = '9';
 
 /** How long a statement waits for another process's write lock, in milliseconds. */
 export const BUSY_TIMEOUT_MS = 1000;
@@ -54,15 +54,17 @@ CREATE TABLE IF NOT EXISTS chunks (
   artifact INTEGER NOT NULL,
   start_line INTEGER NOT NULL,
   end_line INTEGER NOT NULL,
-  section INTEGER
+  section INTEGER,
+  context_byte INTEGER
 );
 CREATE INDEX IF NOT EXISTS chunks_artifact ON chunks (artifact);
+CREATE TABLE IF NOT EXISTS listings (scope TEXT PRIMARY KEY, token TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (body, head, content = '', contentless_delete = 1, tokenize = 'porter unicode61');
 `;
 
 const DROP = `
 DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts; DROP TABLE IF EXISTS chunks;
-DROP TABLE IF EXISTS sections; DROP TABLE IF EXISTS artifacts; DROP TABLE IF EXISTS meta;
+DROP TABLE IF EXISTS sections; DROP TABLE IF EXISTS artifacts; DROP TABLE IF EXISTS listings; DROP TABLE IF EXISTS meta;
 `;
 
 type DatabaseConstructor = new (location: string) => Database;

@@ -5,8 +5,7 @@
  * symbolic link, a file owned by someone else, a group- or world-accessible directory or
  * a file with more than one link is refused with `SPILL_UNSAFE_ROOT`.
  */
-import { constants } from 'node:fs';
-import { lstat, mkdir, open } from 'node:fs/promises';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { SpillError } from '@spillway/core';
 
@@ -35,15 +34,25 @@ function errno(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
 }
 
-async function ensurePrivateDir(dir: string): Promise<void> {
-  try {
-    await mkdir(dir, { mode: 0o700 });
-  } catch (error) {
-    if (errno(error) !== 'EEXIST') {
-      throw new SpillError('SPILL_STORAGE_FAILED', `Cannot create the search index directory ${dir}: ${String(error)}`, { cause: error });
+/** The path's own status (a link is not followed), or `undefined` when nothing is there. */
+function lstatOrNone(p: string): Stats | undefined {
+  return lstatSync(p, { throwIfNoEntry: false });
+}
+
+// Metadata calls made synchronously: each takes microseconds, and the index is opened once
+// per process, where the first asynchronous call would also start libuv's thread pool.
+function ensurePrivateDir(dir: string): void {
+  let st = lstatOrNone(dir);
+  if (st === undefined) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      if (errno(error) !== 'EEXIST') {
+        throw new SpillError('SPILL_STORAGE_FAILED', `Cannot create the search index directory ${dir}: ${String(error)}`, { cause: error });
+      }
     }
+    st = lstatSync(dir);
   }
-  const st = await lstat(dir);
   const uid = euid();
   if (st.isSymbolicLink() || !st.isDirectory()) throw unsafe(`The search index directory ${dir} is not a directory (a symbolic link is refused). Remove it or pick another path.`);
   if (uid !== undefined && st.uid !== uid) throw unsafe(`The search index directory ${dir} belongs to another user. Remove it or pick another path.`);
@@ -55,18 +64,20 @@ async function ensurePrivateDir(dir: string): Promise<void> {
  * 0700 when missing) and the file is either absent (then created empty, 0600, without
  * following links) or a regular private file of ours with one link.
  */
-export async function preparePrivateIndexFile(file: string): Promise<void> {
-  await ensurePrivateDir(path.dirname(file));
-  try {
-    const handle = await open(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600);
-    await handle.close();
-    return;
-  } catch (error) {
-    if (errno(error) !== 'EEXIST') {
-      throw new SpillError('SPILL_STORAGE_FAILED', `Cannot create the search index ${file}: ${String(error)}`, { cause: error });
+export function preparePrivateIndexFile(file: string): void {
+  ensurePrivateDir(path.dirname(file));
+  let st = lstatOrNone(file);
+  if (st === undefined) {
+    try {
+      closeSync(openSync(file, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o600));
+      return;
+    } catch (error) {
+      if (errno(error) !== 'EEXIST') {
+        throw new SpillError('SPILL_STORAGE_FAILED', `Cannot create the search index ${file}: ${String(error)}`, { cause: error });
+      }
     }
+    st = lstatSync(file);
   }
-  const st = await lstat(file);
   const uid = euid();
   if (st.isSymbolicLink() || !st.isFile()) throw unsafe(`The search index ${file} is not a regular file (a symbolic link is refused). Remove it; the index is rebuilt from the store.`);
   if (uid !== undefined && st.uid !== uid) throw unsafe(`The search index ${file} belongs to another user. Remove it; the index is rebuilt from the store.`);

@@ -24,6 +24,11 @@ export const LONG_LINE_READ_BYTES = 16 * 1024 * 1024;
  * final part of a chunk's room, so that no word is split between two chunks.
  */
 const SEGMENT_BREAK = /[^\p{L}\p{N}_]/u;
+/**
+ * Lines read back above and below a chunk, so that a snippet can grow past the chunk's
+ * edges. The index records where the first of those lines starts (a chunk's `context_byte`).
+ */
+export const CONTEXT_LINES = 6;
 /** Lines per read while indexing. */
 const PAGE_LINES = 4000;
 /** Bytes per read while indexing: the bound on an index run's memory for text. */
@@ -43,6 +48,7 @@ export interface IndexStatements {
   readonly touchArtifact: Statement;
   readonly insertSection: Statement;
   readonly insertChunk: Statement;
+  readonly dropContextBytes: Statement;
   readonly insertFts: Statement;
   readonly markComplete: Statement;
   readonly deleteFts: Statement;
@@ -59,7 +65,8 @@ export function prepareIndexStatements(db: Database): IndexStatements {
     ownsArtifact: db.prepare('SELECT 1 AS x FROM artifacts WHERE id = ? AND owner = ? AND complete = 0'),
     touchArtifact: db.prepare('UPDATE artifacts SET touched = ? WHERE id = ?'),
     insertSection: db.prepare('INSERT INTO sections (artifact, line, text) VALUES (?, ?, ?)'),
-    insertChunk: db.prepare('INSERT INTO chunks (artifact, start_line, end_line, section) VALUES (?, ?, ?, ?)'),
+    insertChunk: db.prepare('INSERT INTO chunks (artifact, start_line, end_line, section, context_byte) VALUES (?, ?, ?, ?, ?)'),
+    dropContextBytes: db.prepare('UPDATE chunks SET context_byte = NULL WHERE artifact = ?'),
     insertFts: db.prepare('INSERT INTO fts (rowid, body, head) VALUES (?, ?, ?)'),
     markComplete: db.prepare('UPDATE artifacts SET complete = 1, touched = ? WHERE id = ? AND owner = ? AND complete = 0'),
     deleteFts: db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE artifact = ?)'),
@@ -90,6 +97,8 @@ interface PendingChunk {
   lines: string[];
   chars: number;
   section: Section | undefined;
+  /** Where line `start - CONTEXT_LINES` (at least line 1) starts, in bytes. */
+  contextByte: number;
 }
 
 /** What indexing one artifact did. */
@@ -133,12 +142,21 @@ export async function indexArtifact(
   let chunk: PendingChunk | undefined;
   let chunks = 0;
   let lines = 0;
+  // Where each of the last few lines starts, in bytes, by line number modulo the ring's
+  // size: counted from the text as read. Decoding never makes text shorter in UTF-8 (a
+  // replacement character stands for 1 to 3 bytes and is 3), so when the count ends at the
+  // artifact's size every position on the way was exact; otherwise, and when a part of a
+  // line was skipped, the positions are dropped at the end and read-backs count lines.
+  const starts = new Array<number>(CONTEXT_LINES + 2).fill(0);
+  let position = 0;
+  let exact = true;
+  const contextByteOf = (lineNo: number): number => starts[Math.max(1, lineNo - CONTEXT_LINES) % starts.length] ?? 0;
 
   const flush = (): void => {
     if (chunk === undefined || chunk.lines.length === 0) return;
     const end = chunk.start + chunk.lines.length - 1;
     const text = chunk.lines.join('\n');
-    const chunkId = Number(st.insertChunk.run(id, chunk.start, end, chunk.section?.id ?? null).lastInsertRowid);
+    const chunkId = Number(st.insertChunk.run(id, chunk.start, end, chunk.section?.id ?? null, chunk.contextByte).lastInsertRowid);
     // A chunk also answers for the parts of its camelCase identifiers, and for its section
     // line (the package, file or commit it is in) in a column of its own, which BM25 weighs
     // more: a short line that names the query's words says what the whole chunk is about.
@@ -168,7 +186,7 @@ export async function indexArtifact(
       flush();
     }
     if (chunk !== undefined && (chunk.lines.length >= CHUNK_MAX_LINES || chunk.chars + line.length > CHUNK_MAX_CHARS)) flush();
-    chunk ??= { start: lineNo, lines: [], chars: 0, section };
+    chunk ??= { start: lineNo, lines: [], chars: 0, section, contextByte: contextByteOf(lineNo) };
     chunk.lines.push(line);
     chunk.chars += line.length + 1;
   };
@@ -177,7 +195,7 @@ export async function indexArtifact(
   const addLongLine = (lineNo: number, line: string): void => {
     flush();
     for (const segment of segmentsOf(line)) {
-      chunk = { start: lineNo, lines: [segment], chars: segment.length, section };
+      chunk = { start: lineNo, lines: [segment], chars: segment.length, section, contextByte: contextByteOf(lineNo) };
       flush();
     }
   };
@@ -213,6 +231,8 @@ export async function indexArtifact(
     let chars = 0;
     for (let i = 0; i < pageLines.length; i += 1) {
       const line = pageLines[i] ?? '';
+      starts[(first + i) % starts.length] = position;
+      position += Buffer.byteLength(line, 'utf8') + 1;
       add(first + i, line);
       chars += line.length + 1;
     }
@@ -221,6 +241,7 @@ export async function indexArtifact(
     if (pending >= COMMIT_TEXT_CHARS) commit();
     onPage?.(chars);
   };
+  let total = 0;
   try {
     let offset = 1;
     let long = false;
@@ -231,9 +252,11 @@ export async function indexArtifact(
         maxBytes: long ? LONG_LINE_READ_BYTES : PAGE_BYTES,
         ...(signal ? { signal } : {}),
       });
+      total = page.totalBytes;
       if (page.endLine < page.startLine) {
         if (!page.hasMore) break;
         // Nothing fits (cannot happen with a page this size, but never loop): skip the line.
+        exact = false;
         offset += 1;
         long = false;
         continue;
@@ -248,14 +271,20 @@ export async function indexArtifact(
         offset = page.endLine;
         continue;
       }
+      if (page.truncated) exact = false;
       long = false;
       indexPage(page.startLine, pageLines);
-      if (!page.hasMore) break;
+      if (!page.hasMore) {
+        // A final line without a terminator was counted with one.
+        if (!page.text.endsWith('\n')) position -= 1;
+        break;
+      }
       // After a line read on its own and still cut, its rest is skipped.
       offset = page.nextOffset ?? page.endLine + 1;
     }
     begin();
     flush();
+    if (!exact || position !== total) st.dropContextBytes.run(id);
     if (st.markComplete.run(Date.now(), id, owner).changes !== 1) throw new IndexLost();
     commit();
   } catch (error) {

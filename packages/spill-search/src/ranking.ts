@@ -32,6 +32,11 @@ export interface Candidate {
   readonly startLine: number;
   readonly endLine: number;
   readonly section: number | null;
+  /**
+   * Where the first line read back with the chunk starts, in bytes (see `read-back.ts`),
+   * when the index knows it exactly; `null` when it does not.
+   */
+  readonly contextByte?: number | null;
   readonly bm25: number;
   score: number;
 }

@@ -6,12 +6,9 @@
 import { spillLocator } from '@spillway/core';
 import type { SpillReader } from '@spillway/core';
 import { isGone } from './catalog-sync.js';
-import { LONG_LINE_READ_BYTES } from './indexer.js';
+import { CONTEXT_LINES, LONG_LINE_READ_BYTES } from './indexer.js';
 import type { Candidate, ChunkLines } from './ranking.js';
 import { splitLines } from './text.js';
-
-/** Lines read around a chunk, so that a snippet can grow past the chunk's edges. */
-const CONTEXT_LINES = 6;
 /** Bytes one read-back takes at most. */
 const READ_BACK_BYTES = 64 * 1024;
 /**
@@ -29,6 +26,13 @@ export interface ReadBackOptions {
   locatorOf(artifact: number): string | undefined;
   /** Called once an artifact's read says it no longer exists. */
   onGone(artifact: number): void;
+  /** The size an artifact in scope was indexed at. */
+  sizeOf(artifact: number): number | undefined;
+  /**
+   * Called once a read finds an artifact of another size than it was indexed at: rewritten
+   * in place since (artifacts never are), so its chunks are not answered from this index.
+   */
+  onChanged(artifact: number): void;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -41,10 +45,23 @@ export function createChunkReader(options: ReadBackOptions): (c: Candidate) => P
     const locator = options.locatorOf(c.artifact);
     if (locator === undefined) return null;
     let first = Math.max(1, c.startLine - CONTEXT_LINES);
+    // Where `first` starts, as the index recorded it: the reader starts there instead of
+    // counting the lines before it, which in a process of its own means reading them all.
+    const at = c.contextByte ?? undefined;
     const read = (from: number, maxBytes: number) =>
-      reader.read(spillLocator(locator), { offset: from, limit: c.endLine - from + 1 + CONTEXT_LINES, maxBytes, ...(signal ? { signal } : {}) });
+      reader.read(spillLocator(locator), {
+        offset: from,
+        limit: c.endLine - from + 1 + CONTEXT_LINES,
+        maxBytes,
+        ...(at !== undefined && from === Math.max(1, c.startLine - CONTEXT_LINES) ? { offsetByte: at } : {}),
+        ...(signal ? { signal } : {}),
+      });
     try {
       let page = await read(first, FIRST_READ_BYTES);
+      if (page.totalBytes !== options.sizeOf(c.artifact)) {
+        options.onChanged(c.artifact);
+        return null;
+      }
       const whole = !page.truncated && (page.endLine - page.startLine + 1 === c.endLine - first + 1 + CONTEXT_LINES || !page.hasMore);
       if (!whole) page = await read(first, READ_BACK_BYTES);
       // Long lines above the chunk can fill the read before the chunk starts: read from the

@@ -11,9 +11,14 @@ const BM25 = `bm25(fts, 1.0, ${String(HEAD_WEIGHT)})`;
 /** Every statement a searcher runs, prepared once per database. */
 export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly artifactByLocator: Statement;
-  readonly artifactRowsOfSession: Statement;
+  readonly artifactRowsOfSessions: Statement;
   readonly allArtifactRows: Statement;
   readonly artifactsOfSessions: Statement;
+  readonly completeOfSession: Statement;
+  readonly listingToken: Statement;
+  readonly saveListingToken: Statement;
+  readonly dropListingToken: Statement;
+  readonly dropListingTokens: Statement;
   readonly allArtifacts: Statement;
   readonly artifactCount: Statement;
   readonly chunkCount: Statement;
@@ -35,9 +40,14 @@ export function prepareSearchStatements(db: Database): SearchStatements {
   return {
     ...prepareIndexStatements(db),
     artifactByLocator: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE locator = ?'),
-    artifactRowsOfSession: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE session = ?'),
+    artifactRowsOfSessions: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
     allArtifactRows: db.prepare('SELECT id, locator, bytes, created, complete, owner, touched FROM artifacts'),
     artifactsOfSessions: db.prepare('SELECT id, locator FROM artifacts WHERE session IN (SELECT value FROM json_each(?))'),
+    completeOfSession: db.prepare('SELECT id, locator, bytes FROM artifacts WHERE session = ? AND complete = 1'),
+    dropListingTokens: db.prepare('DELETE FROM listings'),
+    listingToken: db.prepare('SELECT token FROM listings WHERE scope = ?'),
+    saveListingToken: db.prepare('INSERT INTO listings (scope, token) VALUES (?, ?) ON CONFLICT (scope) DO UPDATE SET token = excluded.token'),
+    dropListingToken: db.prepare('DELETE FROM listings WHERE scope = ?'),
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
     artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
     chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
@@ -47,7 +57,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     holdingOf: db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))'),
     matches: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ? ORDER BY bm25 LIMIT ?`),
     matchesInScope: db.prepare(
-      `SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, ${BM25} AS bm25 ` +
+      `SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, c.context_byte AS contextByte, ${BM25} AS bm25 ` +
         'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
         'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
     ),
@@ -55,7 +65,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     countUpTo: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)'),
     averages: db.prepare("SELECT block FROM fts_data WHERE id = 1"),
     chunksByIds: db.prepare(
-      'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+      'SELECT id AS chunk, artifact, start_line AS startLine, end_line AS endLine, section, context_byte AS contextByte FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
     ),
     // The chunks that hold a term, up to DF_CAP of them: the count, and below it the set.
     docRows: db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT ${String(DF_CAP)}`),

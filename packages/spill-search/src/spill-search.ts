@@ -163,7 +163,7 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   const open = (): Promise<{ db: Database; st: SearchStatements }> => {
     if (closed) return Promise.reject(new SpillError('SPILL_STORAGE_FAILED', 'This search index was closed.'));
     opened ??= (async () => {
-      if (location !== ':memory:') await preparePrivateIndexFile(location);
+      if (location !== ':memory:') preparePrivateIndexFile(location);
       const db = await openDatabase(location);
       return { db, st: prepareSearchStatements(db) };
     })();
@@ -217,10 +217,11 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
       throwIfAborted(signal);
       const { terms } = parseQuery(request.query);
       if (terms.length === 0) return { hits: [], more: false };
-      const { db, st, inScope } = await sync(request.sessionId, signal);
+      const { db, st, inScope, sizes } = await sync(request.sessionId, signal);
       if (inScope.size === 0) return { hits: [], more: false };
       // The chunks' text, read back through the reader: the index keeps none. An artifact
-      // deleted since the listing is never answered, and leaves the index.
+      // deleted since the listing is never answered, and leaves the index; one of another
+      // size than indexed is not answered either, and is listed and indexed again next time.
       const lines = createChunkReader({
         reader,
         signal,
@@ -231,6 +232,16 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
             removeArtifact(db, st, artifact);
           } catch (error) {
             // Out of scope already; the next sync drops it when the lock is free.
+            if (!isBusy(error)) throw error;
+          }
+        },
+        sizeOf: (artifact) => sizes.get(artifact),
+        onChanged: (artifact) => {
+          inScope.delete(artifact);
+          try {
+            // The next search lists its session again, and indexes it anew.
+            st.dropListingTokens.run();
+          } catch (error) {
             if (!isBusy(error)) throw error;
           }
         },

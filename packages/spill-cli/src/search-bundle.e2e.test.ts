@@ -1,0 +1,59 @@
+// `spillway search` runs from one bundled CommonJS file (dist/search-main.bundle.cjs): the
+// same answers, messages and exit codes as the compiled program, for a search, its
+// failures and its help, including what it loads from outside the bundle (SQLite from
+// @spillway/search, the object-store support for a store).
+import { existsSync, statSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, COMMAND, PACKAGE_DIR, ensureBuilt, spillway } from './test-bin.js';
+
+const BUNDLE = join(PACKAGE_DIR, 'dist', 'search-main.bundle.cjs');
+
+describe('spillway search from its bundle', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    dir = await mkdtemp(join(tmpdir(), 'spillway-search-bundle-'));
+    await chmod(dir, 0o700);
+    await mkdir(join(dir, 'root'), { mode: 0o700 });
+    env = { ...process.env, SPILLWAY_ROOT: join(dir, 'root'), SPILLWAY_SESSION: 'bundle-s', NO_COLOR: '1', SPILLWAY_USAGE: 'off', SPILLWAY_AUTO_INDEX: 'off', SPILLWAY_AUTO_GC: 'off' };
+    const log = Array.from({ length: 3000 }, (_, i) => (i === 2500 ? 'FATAL: disk quota exceeded on shard 17' : `worker ${String(i)} résumé ok 日本`)).join('\n');
+    for (const text of [`${log}\n`, 'nothing happened here\n'.repeat(500)]) {
+      const saved = await spillway(['save', '--name', 'out.txt'], { env, input: text });
+      expect(saved.code).toBe(0);
+    }
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is built, and newer than the compiled entry, so that the command starts it', () => {
+    expect(existsSync(BUNDLE)).toBe(true);
+    expect(statSync(BUNDLE).mtimeMs).toBeGreaterThanOrEqual(statSync(join(PACKAGE_DIR, 'dist', 'search-main.js')).mtimeMs);
+  });
+
+  it('answers, fails and helps exactly as the compiled program does', async () => {
+    const cases: string[][] = [
+      ['search', '--json', 'disk', 'quota'],
+      ['search', 'shard 17'],
+      ['search', '--max', '1', 'worker', 'résumé'],
+      ['search', 'nothing-matches-this'],
+      ['search', '--json', '--session', 'x', '--all-sessions', 'q'],
+      ['search', '--max', '0', 'q'],
+      ['search', '--store', 'not-a-store-url', 'q'],
+      ['search', '--json', '--root', join(dir, 'missing', 'root'), 'q'],
+      ['search', '--help'],
+      ['search'],
+    ];
+    for (const args of cases) {
+      const compiled = await spillway(args, { env, entry: BIN });
+      const bundled = await spillway(args, { env, entry: COMMAND });
+      expect({ args, code: bundled.code, out: bundled.out, err: bundled.stderr }).toEqual({ args, code: compiled.code, out: compiled.out, err: compiled.stderr });
+    }
+  });
+});
