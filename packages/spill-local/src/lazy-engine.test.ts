@@ -25,7 +25,7 @@ export async function resolve(specifier, context, next) {
 }`;
 
 describe('the retrieval engine is loaded on first use', () => {
-  it('saving loads neither @spillway/retrieval nor its RE2 parser; the first read does, and answers', async () => {
+  it('saving loads neither @spillway/retrieval nor its RE2 parser; the first read loads the engine alone, the first grep the parser, and both answer', async () => {
     const source = `
       import { register } from 'node:module';
       import { readFileSync } from 'node:fs';
@@ -39,14 +39,18 @@ describe('the retrieval engine is loaded on first use', () => {
       const afterSaves = loaded().filter((s) => s.includes('retrieval') || s.includes('re2js'));
       const page = await backend.reader.read(ref.locator, { offset: 2, limit: 1 });
       const afterRead = loaded().filter((s) => s.includes('retrieval') || s.includes('re2js'));
-      console.log(JSON.stringify({ afterSaves, afterRead, text: page.text }));
+      const grep = await backend.reader.grep(ref.locator, 'tw.', {});
+      const afterGrep = loaded().filter((s) => s.includes('re2js'));
+      console.log(JSON.stringify({ afterSaves, afterRead, afterGrep, text: page.text, matches: grep.matches.map((m) => m.line) }));
     `;
     const child = await runChild(source, { env: { ...process.env, RESOLVED_LOG: log } });
     expect(child.stderr).toBe('');
-    const out = JSON.parse(child.stdout) as { afterSaves: string[]; afterRead: string[]; text: string };
+    const out = JSON.parse(child.stdout) as { afterSaves: string[]; afterRead: string[]; afterGrep: string[]; text: string; matches: number[] };
     expect(out.afterSaves).toEqual([]);
     expect(out.afterRead).toContain('@spillway/retrieval');
-    expect(out.afterRead).toContain('re2js');
+    expect(out.afterRead).not.toContain('re2js');
+    expect(out.afterGrep).toContain('re2js');
     expect(out.text).toBe('two\n');
+    expect(out.matches).toEqual([2]);
   });
 });

@@ -93,8 +93,9 @@ async function gather(source: SpillByteSource, start: number, want: number, limi
  */
 async function fromOffsetByte(source: SpillByteSource, settings: ReadSettings): Promise<{ start: number; window: Uint8Array } | undefined> {
   const { offset, offsetByte: at, limit, maxBytes, signal } = settings;
-  // Line 1 needs no position; 0 starts no other line; past the end is no line start.
-  if (at === undefined || offset === 1 || at === 0 || at > source.size) return undefined;
+  // Line 1 needs no position; 0 starts no other line; the end and past it start none either
+  // (after a final newline there is no further line to read, which counting answers itself).
+  if (at === undefined || offset === 1 || at === 0 || at >= source.size) return undefined;
   const got = await gather(source, at - 1, Math.min(source.size - at, maxBytes + 4) + 1, limit + 1, signal);
   return got[0] === NEWLINE ? { start: at, window: got.subarray(1) } : undefined;
 }
