@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
@@ -371,6 +371,47 @@ describe('spillway hook gemini (AfterTool)', () => {
       chmodSync(temp, 0o777);
       expect(await decision(shellInput(transcript, bigLog(60_000)))).toBe('deny');
       expect(existsSync(join(temp, DELIVERY_FOLDER))).toBe(false);
+    });
+
+    it("under umask 002: a temp directory writable by the user's own private group still gets the preview as read_file's result", async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      // What Gemini CLI makes under umask 002: group-writable folders of the user's primary group.
+      for (const d of [temp, dirname(temp), dirname(dirname(temp))]) chmodSync(d, 0o775);
+      const answer = JSON.parse(await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))))) as { hookSpecificOutput?: { tailToolCallRequest?: { args: { file_path: string } } } };
+      const file = answer.hookSpecificOutput?.tailToolCallRequest?.args.file_path ?? '';
+      expect(dirname(file)).toBe(join(temp, DELIVERY_FOLDER));
+      expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    });
+
+    it("falls back to deny when a folder on the way could be changed by someone else, or spillway's folder is not a private real folder", async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      const decision = async (): Promise<unknown> => (JSON.parse(await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))))) as { decision?: unknown }).decision;
+      expect(await decision()).toBeUndefined();
+      // A folder above the temp directory that anyone may write into: spillway's folder could be renamed away.
+      chmodSync(join(dir, '.gemini'), 0o777);
+      expect(await decision()).toBe('deny');
+      chmodSync(join(dir, '.gemini'), 0o700);
+      // Group-writable, but not by a group of the user's own.
+      if (process.getuid?.() === 0) {
+        chownSync(temp, 0, 65534);
+        chmodSync(temp, 0o770);
+        expect(await decision()).toBe('deny');
+        chownSync(temp, 0, 0);
+        chmodSync(temp, 0o700);
+      }
+      // spillway's folder open to others, or a link to a private folder elsewhere.
+      const folder = join(temp, DELIVERY_FOLDER);
+      chmodSync(folder, 0o755);
+      expect(await decision()).toBe('deny');
+      rmSync(folder, { recursive: true });
+      mkdirSync(join(dir, 'elsewhere'), { mode: 0o700 });
+      symlinkSync(join(dir, 'elsewhere'), folder);
+      expect(await decision()).toBe('deny');
+      expect(readdirSync(join(dir, 'elsewhere'))).toEqual([]);
+      rmSync(folder);
+      expect(await decision()).toBeUndefined();
     });
 
     it('removes preview files Gemini CLI read long ago, and nothing else', async () => {
