@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_FAILED_PREFIX, GEMINI_PREFIX } from '@spillway/hosts/hook';
 import { ensureBuilt } from './test-bin.js';
-import { BIG_MCP_SERVER, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
+import { BIG_MCP_SERVER, GEMINI_READ_FILE_CUTS, HOSTS_CACHE, MCP_NEEDLE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
 
@@ -101,6 +101,11 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline, after spillway 
     expect(Buffer.byteLength(failingText)).toBeLessThanOrEqual(CAP + 200);
     console.log(`gemini, bytes the model got: a 2 MB shell output ${String(Buffer.byteLength(shell))}, a 2 MB failing one ${String(Buffer.byteLength(failing))}; start: ${shell.slice(0, 300)}`);
 
+    // read_file showed the whole preview: nothing cut, nothing taken for binary.
+    for (const cut of GEMINI_READ_FILE_CUTS) {
+      expect(shell).not.toContain(cut);
+      expect(failing).not.toContain(cut);
+    }
     const shellText = JSON.parse(shell) as { error?: string; output?: string };
     expect(shellText.error).toBeUndefined();
     expect(shell).not.toContain(GEMINI_PREFIX.trim());
