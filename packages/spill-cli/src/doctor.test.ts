@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from './main.js';
@@ -55,6 +55,27 @@ describe('spillway doctor, in process', () => {
     expect(findings.length).toBe(2);
     expect(lines.filter((l) => l === '  run: spillway setup claude-code')).toHaveLength(1);
     expect(lines[Math.max(...findings) + 1]).toBe('  run: spillway setup claude-code');
+  });
+
+  it("finds an earlier setup's Bash matcher outdated, with the setup command that widens it", async () => {
+    const dir = tmp();
+    const home = join(dir, 'home');
+    mkdirSync(join(home, '.claude'), { recursive: true });
+    const settings = join(home, '.claude', 'settings.json');
+    writeFileSync(settings, '{}\n');
+    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    expect(await main(['setup', 'claude-code'], testIO({ homedir: home, cwd: dir, env }).io)).toBe(0);
+    writeFileSync(settings, readFileSync(settings, 'utf8').replace('"Bash|Grep|Glob|WebFetch|WebSearch|Agent"', '"Bash"'));
+    const t = testIO({ homedir: home, cwd: dir, env });
+    expect(await main(['doctor', '--host', 'claude-code'], t.io)).toBe(1);
+    const text = t.stdout.text();
+    expect(text).toContain(`HOOK_OUTDATED: spillway's PostToolUse hook in ${settings} has the matcher an earlier setup wrote: Grep, Glob, WebFetch, WebSearch, Agent output is not covered.`);
+    const hint = /^ {2}run: spillway (.+)$/m.exec(text)?.[1] ?? '';
+    expect(hint).toBe('setup claude-code');
+    expect(await main(hint.split(' '), testIO({ homedir: home, cwd: dir, env }).io)).toBe(0);
+    const after = testIO({ homedir: home, cwd: dir, env });
+    expect(await main(['doctor', '--host', 'claude-code'], after.io)).toBe(0);
+    expect(after.stdout.text()).not.toContain('HOOK_OUTDATED');
   });
 
   it('prints control characters of a project config as escapes, never raw', async () => {

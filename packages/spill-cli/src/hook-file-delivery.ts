@@ -4,8 +4,9 @@
  * host reads without asking, and the host is asked to read it there.
  */
 import { randomUUID } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { userInfo } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { FileDelivery } from '@spillway/hosts/hook';
 
 /** The folder spillway writes into, inside the host's directory. */
@@ -28,26 +29,71 @@ export function linesForFileTool(delivery: FileDelivery, text: string): number |
   return lines;
 }
 
-/** A directory of this user that no one else may write into, not reached through a link. */
-function isPrivateDir(path: string): boolean {
-  const stat = lstatSync(path, { throwIfNoEntry: false });
-  if (stat === undefined || !stat.isDirectory()) return false;
-  const uid = process.getuid?.();
-  return (uid === undefined || stat.uid === uid) && (stat.mode & 0o022) === 0;
+/**
+ * Whether `gid` is this user's private group: their primary group, named after them, with no
+ * other member and no other user's primary group (by `/etc/group` and `/etc/passwd`; a group
+ * found in neither, say from a directory service, is not). With a umask of 002 a user's
+ * folders are writable by such a group, which holds no one else.
+ */
+function isOwnPrivateGroup(gid: number): boolean {
+  if (process.getgid?.() !== gid) return false;
+  try {
+    const me = userInfo().username;
+    const fields = (file: string): string[][] => readFileSync(file, 'utf8').split('\n').map((line) => line.split(':'));
+    const group = fields('/etc/group').find((f) => f[2] === String(gid));
+    if (group?.[0] !== me || (group[3] ?? '').trim() !== '') return false;
+    return !fields('/etc/passwd').some((f) => f[3] === String(gid) && f[0] !== me);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether no one but this user (and root) can rename, replace or add to what is in a folder:
+ * it is theirs or root's, and no one else may write into it, unless it is sticky (others then
+ * cannot rename or remove what is not theirs).
+ */
+function onlyOursToChange(stat: Stats): boolean {
+  const me = process.getuid?.();
+  if (me !== undefined && stat.uid !== me && stat.uid !== 0) return false;
+  if ((stat.mode & 0o1000) !== 0) return true;
+  if ((stat.mode & 0o002) !== 0) return false;
+  return (stat.mode & 0o020) === 0 || isOwnPrivateGroup(stat.gid);
+}
+
+/**
+ * Whether `path` and every folder above it are folders only this user and root can change:
+ * a link on the way is allowed (the folder holding it is checked), as the folders of its
+ * real path are by a second call.
+ */
+function safeChain(path: string): boolean {
+  for (let p = path; ; p = dirname(p)) {
+    const stat = lstatSync(p, { throwIfNoEntry: false });
+    if (stat === undefined || !(stat.isDirectory() ? onlyOursToChange(stat) : stat.isSymbolicLink() && p !== path)) return false;
+    if (dirname(p) === p) return true;
+  }
 }
 
 /**
  * Writes `text` where the host reads it and answers the host's request to read it, or
- * answers `undefined` when it cannot (no directory in the input, a directory someone else
- * may write into, a text the file tool would cut, any error): the caller then answers the
- * host's other way. Never throws.
+ * answers `undefined` when it cannot (no directory in the input, a folder on the way that
+ * someone else could change, a text the file tool would cut, any error): the caller then
+ * answers the host's other way. Never throws.
+ *
+ * The host reads the file by its path later, so everything that path goes through must be
+ * out of other users' reach: spillway's folder is this user's, 0700, not a link, and where
+ * it should be once links are followed; the folders above it, on the path as given and on
+ * its real path, are this user's or root's and writable by no one else (a sticky folder, or
+ * one writable only by the user's private group, is fine).
  */
 export function deliverThroughFile(delivery: FileDelivery, input: unknown, text: string): Record<string, unknown> | undefined {
   try {
     const lines = linesForFileTool(delivery, text);
     if (lines === undefined || delivery.looksBinary(text)) return undefined;
     const dir = delivery.dir(input);
-    if (dir === undefined || !isPrivateDir(dir)) return undefined;
+    if (dir === undefined) return undefined;
+    const real = realpathSync(dir);
+    if (!safeChain(dir) || !safeChain(real)) return undefined;
     const folder = join(dir, DELIVERY_FOLDER);
     try {
       mkdirSync(folder, { mode: 0o700 });
@@ -56,6 +102,7 @@ export function deliverThroughFile(delivery: FileDelivery, input: unknown, text:
     }
     const stat = lstatSync(folder);
     if (!stat.isDirectory() || (process.getuid !== undefined && stat.uid !== process.getuid()) || (stat.mode & 0o077) !== 0) return undefined;
+    if (realpathSync(folder) !== join(real, DELIVERY_FOLDER)) return undefined;
     removeStale(folder);
     const file = join(folder, `preview-${randomUUID()}.txt`);
     writeFileSync(file, text, { flag: 'wx', mode: 0o600 });

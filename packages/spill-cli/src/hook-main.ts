@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { HOOK_CONTRACTS, isHookHost, type HookHost } from '@spillway/hosts/hook';
 import { createUsageLog, type UsageEvent } from '@spillway/usage';
+import type { findSpillNotices as FindSpillNotices } from '@spillway/core/notice';
 import { openPersistedOutput, persistedChunks } from './persisted-output.js';
 import { deliverThroughFile } from './hook-file-delivery.js';
 
@@ -60,6 +61,54 @@ function stderrSuffix(output: string, stderr: string | undefined): string {
   return `${output.endsWith('\n') ? '' : '\n'}${stderr}`;
 }
 
+/**
+ * Whether `text` is already a spilled preview: it ends with a spill notice, followed by
+ * nothing but whitespace or the host's `footer`. A notice quoted earlier in a large output
+ * (a Grep over files that hold one) does not make it a preview.
+ */
+function isPreview(text: string, find: typeof FindSpillNotices, footer: RegExp | undefined): boolean {
+  // A notice never spans another's opening, so one that ends the text starts at the last opening.
+  const at = text.lastIndexOf('(Omitted ');
+  if (at < 0) return false;
+  const tail = text.slice(at);
+  const notice = find(tail).next().value;
+  if (notice?.start !== 0) return false;
+  const rest = tail.slice(notice.end);
+  // A footer is a few short lines.
+  return rest.trim() === '' || (footer !== undefined && rest.length <= 4096 && footer.test(rest));
+}
+
+/** How many smaller previews the hook makes when the host's rendering of one is over the cap. */
+const MAX_SMALLER_PREVIEWS = 6;
+
+/**
+ * A preview of `whole` (already stored, as `first` says) whose rendering is at most `limit`
+ * bytes by `shownBytes`, or `undefined` when none is found in {@link MAX_SMALLER_PREVIEWS}
+ * tries. Each try scales the cap by how much the rendering added to the last preview (an
+ * indent on many short lines adds more than the estimate allowed), and at least by 7/8.
+ */
+async function smallerPreview(whole: string, first: string, cap: number, limit: number, shownBytes: (text: string) => number, hint: string | undefined): Promise<string | undefined> {
+  const [{ composeSpillPreview, createSpillPreviewScanner }, { KNOWN_RETRIEVAL_HINTS, parseSpillNotice }] = await Promise.all([import('@spillway/policy'), import('@spillway/core/notice')]);
+  const notice = parseSpillNotice(first, { knownHints: hint === undefined ? KNOWN_RETRIEVAL_HINTS : [...KNOWN_RETRIEVAL_HINTS, hint] });
+  if (notice === undefined) return undefined;
+  const fixed = shownBytes('');
+  const totalBytes = Buffer.byteLength(whole);
+  let shown = shownBytes(first);
+  let at = cap;
+  for (let i = 0; i < MAX_SMALLER_PREVIEWS; i++) {
+    at = Math.floor(at * Math.min(7 / 8, (limit - fixed) / Math.max(1, shown - fixed)));
+    if (at <= 0) return undefined;
+    // The policy's own preview at that cap, of the output it stored.
+    const scanner = createSpillPreviewScanner(at);
+    scanner.push(whole);
+    const next = composeSpillPreview({ head: whole, tail: whole, totalBytes, maxInlineBytes: at, locator: notice.locator, retrievalHint: notice.retrievalHint, scan: scanner.finish() });
+    if (next === undefined) return undefined;
+    shown = shownBytes(next.text);
+    if (shown <= limit) return next.text;
+  }
+  return undefined;
+}
+
 /** The hint for a model whose file tools cannot reach the root (Gemini CLI's read_file stays in the workspace). */
 function shellHint(script: string): string {
   const spillway = `${process.execPath} ${script}`;
@@ -106,8 +155,8 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   }
   // Already a preview: another spiller (spillway's own shell prefix or MCP proxy, or another
   // tool) stored this output, and spilling its preview again would only hide the notice.
-  const { hasSpillNotice } = await import('@spillway/core/notice');
-  if (hasSpillNotice(call.text) || (call.stderr !== undefined && hasSpillNotice(call.stderr))) {
+  const { findSpillNotices } = await import('@spillway/core/notice');
+  if (isPreview(call.text, findSpillNotices, contract.footer) || (call.stderr !== undefined && isPreview(call.stderr, findSpillNotices, undefined))) {
     record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes: Buffer.byteLength(call.text) });
     return '';
   }
@@ -181,7 +230,19 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
     record({ kind: 'kept', tool: call.toolName, session: call.sessionId, bytes });
     return '';
   }
-  const replacement = String(block.text);
+  // The cap's share for the tool's framing was estimated: the rendering is measured, and
+  // over the cap a smaller preview of the same stored output is made.
+  const limit = Math.min(parsed.cap, call.maxBytes ?? parsed.cap);
+  const shownBytes = (t: string): number => contract.shownBytes(input, t, call);
+  let replacement: string | undefined = String(block.text);
+  if (shownBytes(replacement) > limit) {
+    replacement = text === undefined ? undefined : await smallerPreview(text, replacement, cap, limit, shownBytes, hint);
+    if (replacement === undefined) {
+      // The stored copy is referenced by nothing; the automatic cleanup removes it in time.
+      record({ kind: 'kept', tool: call.toolName, session: call.sessionId, bytes });
+      return '';
+    }
+  }
   // Shown as the tool's own result where the host allows it, else as the host's replacement (with its prefix).
   const delivered = contract.fileDelivery === undefined ? undefined : deliverThroughFile(contract.fileDelivery, input, replacement);
   record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + (delivered === undefined ? prefixBytes : 0) });

@@ -1,7 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLAUDE_CODE_TOOL_SHAPES, GEMINI_FAILED_PREFIX, GEMINI_PREFIX, type ClaudeCodeToolShape } from '@spillway/hosts/hook';
 import { createUsageLog } from '@spillway/usage';
@@ -196,6 +197,83 @@ describe("spillway hook claude-code: Claude Code's other built-in tools", () => 
     expect(await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input('Grep', grep(200))))).toBe('');
   });
 
+  /** What the model is shown of the hook's answer to `response`, or `undefined` when the hook answered nothing. */
+  const shownOf = (tool: string, response: Record<string, unknown>, out: string): string | undefined => {
+    if (out === '') return undefined;
+    const shape = CLAUDE_CODE_TOOL_SHAPES[tool] as ClaudeCodeToolShape;
+    return shape.render((JSON.parse(out) as { hookSpecificOutput: { updatedToolOutput: Record<string, unknown> } }).hookSpecificOutput.updatedToolOutput);
+  };
+
+  it('Agent: a report of very long and very short lines is rendered within the cap, every line indented', async () => {
+    const dir = home();
+    // The mean line length is about 35 bytes, but the preview's lines are 1 byte: the indent doubles them.
+    const short = Array.from({ length: 6000 }, (_, i) => String(i % 10));
+    const report = [...short, 'L'.repeat(400_000), ...short].join('\n');
+    const response = { ...LARGE.Agent, content: [{ type: 'text', text: report }] };
+    const shown = shownOf('Agent', response, await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input('Agent', response))));
+    expect(shown).toBeDefined();
+    expect(Buffer.byteLength(shown ?? '')).toBeLessThanOrEqual(24576);
+    expect(readFileSync(locatorOf(shown ?? ''), 'utf8')).toBe(report);
+  });
+
+  it("the rendering of any tool's replacement is never over the cap, whatever the mix of line lengths", async () => {
+    const dir = home();
+    const responseOf = (tool: string, text: string, query: string): Record<string, unknown> => {
+      switch (tool) {
+        case 'Grep':
+          return { mode: 'content', numFiles: 0, filenames: [], content: text };
+        case 'Glob':
+          return { filenames: text.split('\n'), durationMs: 1, numFiles: 1, truncated: false };
+        case 'WebFetch':
+          return { ...LARGE.WebFetch, result: text };
+        case 'WebSearch':
+          return { query, results: [text], durationSeconds: 1 };
+        default:
+          return { ...LARGE.Agent, content: [{ type: 'text', text }] };
+      }
+    };
+    const line = fc.oneof(fc.nat({ max: 3 }), fc.integer({ min: 100, max: 6000 })).map((n) => 'y'.repeat(n));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(LARGE)),
+        fc.array(line, { minLength: 20, maxLength: 4000 }),
+        fc.integer({ min: 2048, max: 40_000 }),
+        fc.string({ maxLength: 2000 }),
+        async (tool, lines_, cap, query) => {
+          const response = responseOf(tool, lines_.join('\n'), query);
+          const shape = CLAUDE_CODE_TOOL_SHAPES[tool] as ClaudeCodeToolShape;
+          const limit = Math.min(cap, shape.maxBytes);
+          const shown = shownOf(tool, response, await answerHook(['claude-code', '--max-inline-bytes', String(cap)], io(dir, input(tool, response))));
+          if (shown === undefined) expect(Buffer.byteLength(shape.whole(response) ?? '')).toBeLessThanOrEqual(limit);
+          else expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(limit);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 120_000);
+
+  it('WebSearch: a query longer than the cap is cut in the replacement, and the output is still spilled within the cap', async () => {
+    const dir = home();
+    const response = { query: 'q'.repeat(30_000), results: [lines(2000, 'note').join('\n')], durationSeconds: 1.5 };
+    const shown = shownOf('WebSearch', response, await answerHook(['claude-code', '--max-inline-bytes', '24576'], io(dir, input('WebSearch', response))));
+    expect(shown).toBeDefined();
+    expect(Buffer.byteLength(shown ?? '')).toBeLessThanOrEqual(24576);
+    expect(shown).toContain('note 2000: ');
+    expect(readFileSync(locatorOf(shown ?? ''), 'utf8')).toBe(CLAUDE_CODE_TOOL_SHAPES.WebSearch?.whole(response));
+  });
+
+  it('spills a large output that quotes a spill notice in its middle (a Grep over files that hold one)', async () => {
+    const dir = home();
+    const notice = '(Omitted 9999999 bytes. Full formatted result stored at: /elsewhere/s/out.txt. Use read with offset/limit, or grep this path to search within it.)';
+    const content = [...lines(1000, 'src/a.ts:1'), `docs/notes.md:3:${notice}`, ...lines(1000, 'src/b.ts:1')].join('\n');
+    const response = { mode: 'content', numFiles: 0, filenames: [], content };
+    const shown = shownOf('Grep', response, await answerHook(['claude-code'], io(dir, input('Grep', response))));
+    expect(readFileSync(locatorOf(shown?.slice(shown.lastIndexOf('(Omitted ')) ?? ''), 'utf8')).toBe(content);
+    // Quoted in Bash output too; a preview that ends with its notice (and a line break) is left alone.
+    expect(await answerHook(['claude-code'], io(dir, claudeInput(`${bigLog(1000)}${notice}\n${bigLog(1000)}`)))).not.toBe('');
+    expect(await answerHook(['claude-code'], io(dir, claudeInput(`${bigLog(2000)}\n${notice}\n`)))).toBe('');
+  });
+
   it('leaves alone small outputs, outputs that carry a spill notice, a sub-agent in the background, and Read', async () => {
     const dir = home();
     const notice = `${lines(2000, 'x').join('\n')}\n(Omitted 9999999 bytes. Full formatted result stored at: /elsewhere/s/out.txt. Use read with offset/limit, or grep this path to search within it.)`;
@@ -295,6 +373,47 @@ describe('spillway hook gemini (AfterTool)', () => {
       expect(existsSync(join(temp, DELIVERY_FOLDER))).toBe(false);
     });
 
+    it("under umask 002: a temp directory writable by the user's own private group still gets the preview as read_file's result", async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      // What Gemini CLI makes under umask 002: group-writable folders of the user's primary group.
+      for (const d of [temp, dirname(temp), dirname(dirname(temp))]) chmodSync(d, 0o775);
+      const answer = JSON.parse(await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))))) as { hookSpecificOutput?: { tailToolCallRequest?: { args: { file_path: string } } } };
+      const file = answer.hookSpecificOutput?.tailToolCallRequest?.args.file_path ?? '';
+      expect(dirname(file)).toBe(join(temp, DELIVERY_FOLDER));
+      expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
+    });
+
+    it("falls back to deny when a folder on the way could be changed by someone else, or spillway's folder is not a private real folder", async () => {
+      const dir = home();
+      const { temp, transcript } = geminiTemp(dir);
+      const decision = async (): Promise<unknown> => (JSON.parse(await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))))) as { decision?: unknown }).decision;
+      expect(await decision()).toBeUndefined();
+      // A folder above the temp directory that anyone may write into: spillway's folder could be renamed away.
+      chmodSync(join(dir, '.gemini'), 0o777);
+      expect(await decision()).toBe('deny');
+      chmodSync(join(dir, '.gemini'), 0o700);
+      // Group-writable, but not by a group of the user's own.
+      if (process.getuid?.() === 0) {
+        chownSync(temp, 0, 65534);
+        chmodSync(temp, 0o770);
+        expect(await decision()).toBe('deny');
+        chownSync(temp, 0, 0);
+        chmodSync(temp, 0o700);
+      }
+      // spillway's folder open to others, or a link to a private folder elsewhere.
+      const folder = join(temp, DELIVERY_FOLDER);
+      chmodSync(folder, 0o755);
+      expect(await decision()).toBe('deny');
+      rmSync(folder, { recursive: true });
+      mkdirSync(join(dir, 'elsewhere'), { mode: 0o700 });
+      symlinkSync(join(dir, 'elsewhere'), folder);
+      expect(await decision()).toBe('deny');
+      expect(readdirSync(join(dir, 'elsewhere'))).toEqual([]);
+      rmSync(folder);
+      expect(await decision()).toBeUndefined();
+    });
+
     it('removes preview files Gemini CLI read long ago, and nothing else', async () => {
       const dir = home();
       const { temp, transcript } = geminiTemp(dir);
@@ -312,6 +431,15 @@ describe('spillway hook gemini (AfterTool)', () => {
       expect(existsSync(other)).toBe(true);
       expect(readdirSync(folder).filter((n) => n.startsWith('preview-'))).toHaveLength(1);
     });
+  });
+
+  it("leaves alone a preview followed by the shell's own last lines, and spills an output that quotes a notice before them", async () => {
+    const dir = home();
+    const notice = '(Omitted 9999999 bytes. Full formatted result stored at: /elsewhere/s/out.txt. Use spillway read with --offset/--limit, spillway grep to search within it, or spillway cat to copy it whole.)';
+    const shell = (llmContent: string): string => JSON.stringify({ session_id: 'g-5', tool_name: 'run_shell_command', tool_input: { command: 'make' }, tool_response: { llmContent } });
+    expect(await answerHook(['gemini'], io(dir, shell(`Output: ${bigLog(3000)}\n${notice}\nExit Code: 2\nProcess Group PGID: 4242`)))).toBe('');
+    const quoted = (JSON.parse(await answerHook(['gemini'], io(dir, shell(`Output: ${bigLog(1500)}${notice}\n${bigLog(1500)}Process Group PGID: 4242`)))) as { reason: string }).reason;
+    expect(readFileSync(locatorOf(quoted.slice(quoted.lastIndexOf('(Omitted '))), 'utf8')).toContain(notice);
   });
 
   it('prints nothing for a small result', async () => {

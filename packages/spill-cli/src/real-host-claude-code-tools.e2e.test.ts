@@ -35,7 +35,6 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline: Grep, Glob, W
   let config: string;
   let tree: string;
   let before: SessionRecord;
-  let after: SessionRecord;
   const session = (): SessionRecord =>
     runHostSession({
       api: 'anthropic',
@@ -53,6 +52,9 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline: Grep, Glob, W
       page: { keyFile: join(dir, 'key.pem'), certFile: join(dir, 'cert.pem'), body: answer('PAGE', 900) },
     });
 
+  const setup = async (...args: string[]): Promise<number> => main(['setup', 'claude-code', '--config-dir', config, ...args], testIO({ homedir: dir, cwd: join(dir, 'project'), env: { PATH: process.env.PATH } }).io);
+
+  // The session without spillway, which each test below compares with or needs none of.
   beforeAll(() => {
     ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'real-claude-tools-'));
@@ -74,13 +76,13 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline: Grep, Glob, W
     writeFileSync(join(config, '.claude.json'), `${JSON.stringify({ hasCompletedOnboarding: true }, null, 2)}\n`);
     // Offline, WebFetch's domain check against api.anthropic.com cannot answer: it is skipped.
     writeFileSync(join(config, 'settings.json'), '{\n  "skipWebFetchPreflight": true\n}\n');
-  }, 60_000);
+    before = session();
+  }, 360_000);
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('without spillway: what Claude Code sends the model on its own', () => {
-    before = session();
     expect(before.results, before.stderr).toHaveLength(7);
     const [grep, glob, fetch, search, agent] = before.results as [string, string, string, string, string];
     // Over its 20,000-character Grep limit and 50,000 for WebFetch, Claude Code keeps a 2 KB head.
@@ -90,22 +92,26 @@ describe.skipIf(skip !== undefined)(`Claude Code 2.1.328, offline: Grep, Glob, W
     expect(search.length).toBeGreaterThan(30_000);
     expect(agent.length).toBeGreaterThan(30_000);
     console.log(`claude-code tools without spillway, bytes the model got: ${before.results.map((r) => Buffer.byteLength(r)).join(', ')}`);
-  }, 300_000);
+  });
 
   it('setup writes the hook for the built-in tools; undo right after gives the bytes back', async () => {
     const settings = join(config, 'settings.json');
     const original = readFileSync(settings);
-    const setup = async (...args: string[]): Promise<number> => main(['setup', 'claude-code', '--config-dir', config, ...args], testIO({ homedir: dir, cwd: join(dir, 'project'), env: { PATH: process.env.PATH } }).io);
     expect(await setup()).toBe(0);
     const hooks = (JSON.parse(readFileSync(settings, 'utf8')) as { hooks: { PostToolUse: { matcher: string }[] } }).hooks.PostToolUse;
     expect(hooks.map((h) => h.matcher)).toEqual(['Bash|Grep|Glob|WebFetch|WebSearch|Agent']);
     expect(await setup('--undo')).toBe(0);
     expect(readFileSync(settings)).toEqual(original);
-    expect(await setup()).toBe(0);
   });
 
-  it("with spillway: each large output reaches the model as the preview and notice in the tool's own shape, whole, and the whole is stored; small ones are unchanged", () => {
-    after = session();
+  it("with spillway: each large output reaches the model as the preview and notice in the tool's own shape, whole, and the whole is stored; small ones are unchanged", async () => {
+    expect(await setup()).toBe(0);
+    let after: SessionRecord;
+    try {
+      after = session();
+    } finally {
+      expect(await setup('--undo')).toBe(0);
+    }
     expect(after.results, after.stderr).toHaveLength(7);
     console.log(`claude-code tools with spillway, bytes the model got: ${after.results.map((r) => Buffer.byteLength(r)).join(', ')}`);
     const stored = (text: string): string => readFileSync(/stored at: (\S+?)\. /.exec(text)?.[1] ?? '', 'utf8');

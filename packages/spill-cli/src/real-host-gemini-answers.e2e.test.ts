@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTS_CACHE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
+import { GEMINI_READ_FILE_CUTS, HOSTS_CACHE, realHostSkipReason, runHostSession } from './test-real-hosts.js';
 
 // Which AfterTool answer of Gemini CLI 0.61.0 can put a preview before the model as a plain
 // tool result, without asking the person anything they would not have been asked. Each
@@ -112,6 +112,10 @@ describe.skipIf(skip !== undefined)(`Gemini CLI 0.61.0, offline: what each After
     expect(exit2).toContain('PREVIEW-VIA-EXIT-2');
     expect(exit2).toContain('"error"');
     expect(JSON.parse(tailTemp)).toEqual({ output: 'PREVIEW-VIA-TEMP-DIR\n' });
+    for (const cut of GEMINI_READ_FILE_CUTS) {
+      expect(tailRead).not.toContain(cut);
+      expect(tailTemp).not.toContain(cut);
+    }
     // additionalContext: appended, and the original output stays in the context.
     expect(context).toContain('PREVIEW-VIA-CONTEXT');
     expect(context).toContain('the-original-output');

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GEMINI_PREFIX } from '@spillway/hosts/hook';
 import type { HostId } from '@spillway/hosts';
-import { BIG_MCP_SERVER, CLAUDE_CODE, claudeCodeSessionEnv, HOSTS_CACHE, runHostSession, waitForBigServer, type ScriptedCall, type SessionRecord } from './test-real-hosts.js';
+import { BIG_MCP_SERVER, CLAUDE_CODE, claudeCodeSessionEnv, GEMINI_READ_FILE_CUTS, HOSTS_CACHE, runHostSession, waitForBigServer, type ScriptedCall, type SessionRecord } from './test-real-hosts.js';
 
 // One row per real host: how a person's config looks, how the host is started offline, and
 // how it names the calls of the session every host goes through (the big MCP result, a
@@ -151,8 +151,6 @@ const GEMINI_SETTINGS = `{
   }
 }
 `;
-/** What Gemini CLI's read_file says instead of a file's text, or around a part of it: never what the model gets from spillway. */
-const GEMINI_READ_FILE_NOTES = /truncated|Cannot display content of binary file/;
 
 const gemini: RealHostCase = {
   host: 'gemini',
@@ -199,7 +197,8 @@ const gemini: RealHostCase = {
     const parsed = JSON.parse(result) as { output?: string; error?: string };
     check(parsed.error === undefined, `the shell result is an error: ${result.slice(0, 300)}`);
     check(!result.includes(GEMINI_PREFIX.trim()), 'the shell result is the fallback denial, not a plain result');
-    check(!GEMINI_READ_FILE_NOTES.test(parsed.output ?? ''), `read_file added its own note: ${(parsed.output ?? '').slice(0, 300)}`);
+    // read_file showed the whole preview: nothing cut, nothing taken for binary.
+    for (const cut of GEMINI_READ_FILE_CUTS) check(!result.includes(cut), `read_file added its own note: ${cut}`);
     return parsed.output ?? '';
   },
   mcpLimit: 32 * 1024 + 2000,

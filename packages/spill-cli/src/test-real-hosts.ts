@@ -18,6 +18,13 @@ export const HOSTS_CACHE =
 export const BIG_MCP_SERVER = join(PACKAGE_DIR, 'test-hosts', 'big-mcp-server.mjs');
 const RUNNER = join(PACKAGE_DIR, 'test-hosts', 'runner.mjs');
 
+/**
+ * What Gemini CLI 0.61.0's read_file puts in its result instead of a file's text, or above
+ * it, when it cuts the file (too many lines, a line over 2,000 characters) or takes it for
+ * binary: a preview delivered through read_file must reach the model without any of them.
+ */
+export const GEMINI_READ_FILE_CUTS = ['IMPORTANT: The file content has been truncated', '... [truncated]', 'Cannot display content of binary file'] as const;
+
 /** The line of the big MCP result that its preview leaves out. */
 export const MCP_NEEDLE = 'MCP-NEEDLE-31337 is the line the preview leaves out';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AGENT, CLAUDE_CODE_TOOL_SHAPES, GLOB, GREP, WEB_FETCH, WEB_SEARCH, type ClaudeCodeToolShape } from './claude-code-tool-shapes.js';
+import { AGENT, CLAUDE_CODE_TOOL_SHAPES, GLOB, GREP, MAX_ECHOED_QUERY, WEB_FETCH, WEB_SEARCH, type ClaudeCodeToolShape } from './claude-code-tool-shapes.js';
 import { claudeCodeReplacement, readClaudeCodeInput } from './hook-contracts.js';
 
 // The output schemas of Claude Code 2.1.328 (`outputSchema` of each tool, which
@@ -135,6 +135,14 @@ describe("Claude Code's built-in tool shapes", () => {
     expect(read('Grep', { content: 'no filenames' })).toBeUndefined();
     expect(read('WebFetch', { bytes: 1 })).toBeUndefined();
     expect(read('toString', {})).toBeUndefined();
+  });
+
+  it('WebSearch: a replacement echoes a long query cut, never splitting a surrogate pair, and a short one whole', () => {
+    const long = WEB_SEARCH.replace({ ...ORIGINALS.WebSearch, query: '😀'.repeat(20_000) }, 'P');
+    expect(parses('WebSearch', long)).toBe(true);
+    expect(String(long.query).length).toBeLessThanOrEqual(MAX_ECHOED_QUERY);
+    expect(String(long.query).endsWith('😀…')).toBe(true);
+    expect(WEB_SEARCH.replace({ ...ORIGINALS.WebSearch, query: 'q'.repeat(MAX_ECHOED_QUERY) }, 'P').query).toBe('q'.repeat(MAX_ECHOED_QUERY));
   });
 
   it('keeps Grep under the 20,000 characters over which Claude Code persists a Grep result', () => {

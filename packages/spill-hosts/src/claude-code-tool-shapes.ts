@@ -148,9 +148,26 @@ export const WEB_FETCH: ClaudeCodeToolShape = {
 const SEARCH_REMINDER = 'REMINDER: You MUST include the sources above in your response to the user using markdown hyperlinks.';
 
 /**
+ * The longest query, in UTF-16 code units, a WebSearch replacement echoes: the rendering
+ * repeats the query above the results, and a query as long as the cap would leave the
+ * preview no room. A longer one is cut (the stored whole keeps it all).
+ */
+export const MAX_ECHOED_QUERY = 500;
+
+function echoedQuery(query: string): string {
+  if (query.length <= MAX_ECHOED_QUERY) return query;
+  let end = MAX_ECHOED_QUERY - 1;
+  // Never split a surrogate pair.
+  const last = query.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${query.slice(0, end)}…`;
+}
+
+/**
  * WebSearch `{query, results, durationSeconds, searchCount}`, where each result is the model's
  * commentary (a string) or a block of links; rendered under a `Web search results for query`
- * line and above a reminder to cite the sources. The replacement's only result is the preview.
+ * line and above a reminder to cite the sources. The replacement's only result is the preview,
+ * under the query cut to {@link MAX_ECHOED_QUERY} code units.
  */
 export const WEB_SEARCH: ClaudeCodeToolShape = {
   maxBytes: 24 * 1024,
@@ -159,7 +176,7 @@ export const WEB_SEARCH: ClaudeCodeToolShape = {
     return this.render(r);
   },
   replace(r, text) {
-    return { query: str(r.query), results: [text], durationSeconds: num(r.durationSeconds), ...(typeof r.searchCount === 'number' ? { searchCount: r.searchCount } : {}) };
+    return { query: echoedQuery(str(r.query)), results: [text], durationSeconds: num(r.durationSeconds), ...(typeof r.searchCount === 'number' ? { searchCount: r.searchCount } : {}) };
   },
   render(r) {
     let text = `Web search results for query: "${str(r.query)}"\n\n`;

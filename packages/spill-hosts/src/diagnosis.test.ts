@@ -71,6 +71,35 @@ describe('diagnoseHost', () => {
     expect(diagnoseHost('claude-code', env).uncovered).toBe(false);
   });
 
+  it("the tools spillway's hook covers, by its matcher as the host evaluates it: an earlier setup's is outdated, a person's narrower one is reported as it is", () => {
+    const { env } = world();
+    const settings = put(join(env.home, '.claude', 'settings.json'), '{}');
+    setupHost('claude-code', env);
+    const withMatcher = (matcher: string | undefined): ReturnType<typeof diagnoseHost>['hooks'][number] | undefined => {
+      const value = JSON.parse(readFileSync(settings, 'utf8')) as { hooks: { PostToolUse: Record<string, unknown>[] } };
+      const group = value.hooks.PostToolUse[0] ?? {};
+      if (matcher === undefined) delete group.matcher;
+      else group.matcher = matcher;
+      writeFileSync(settings, JSON.stringify(value));
+      return diagnoseHost('claude-code', env).hooks[0];
+    };
+    const all = ['Bash', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'Agent'];
+    expect(withMatcher('Bash|Grep|Glob|WebFetch|WebSearch|Agent')).toMatchObject({ status: 'covered', tools: all, leftOut: [], code: undefined });
+    const outdated = withMatcher('Bash');
+    expect(outdated).toMatchObject({ status: 'covered', tools: ['Bash'], leftOut: ['Grep', 'Glob', 'WebFetch', 'WebSearch', 'Agent'], code: 'HOOK_OUTDATED' });
+    expect(diagnoseHost('claude-code', env).uncovered).toBe(true);
+    const narrower = withMatcher('Bash|Grep');
+    expect(narrower).toMatchObject({ status: 'covered', tools: ['Bash', 'Grep'], leftOut: ['Glob', 'WebFetch', 'WebSearch', 'Agent'], code: undefined });
+    expect(narrower?.detail).toContain('leaves out Glob, WebFetch, WebSearch, Agent');
+    // Anything else is a regular expression, found anywhere in the name; none, "" and "*" run on every tool; an invalid one on none.
+    expect(withMatcher('^(Bash|Web.*)$')?.tools).toEqual(['Bash', 'WebFetch', 'WebSearch']);
+    expect(withMatcher('G.o')?.tools).toEqual(['Glob']);
+    // Names and "|" only are exact names.
+    expect(withMatcher('Bash|G')?.tools).toEqual(['Bash']);
+    for (const every of [undefined, '', '*']) expect(withMatcher(every)?.tools).toEqual(all);
+    expect(withMatcher('(')?.tools).toEqual([]);
+  });
+
   it("Claude Code's CLAUDE_CODE_SHELL_PREFIX: missing, covered, its script gone, another tool's", () => {
     const { env } = world();
     const settings = put(join(env.home, '.claude', 'settings.json'), '{}');

@@ -24,7 +24,8 @@ const HOOK_EVENTS = ['PreToolUse', 'PostToolUse', 'BeforeTool', 'AfterTool'] as 
  * (setup wraps it); `REMOTE_NOT_COVERED`: a remote server not behind spillway (wrap it by
  * hand with `spillway mcp --url`); `WRAPPER_BROKEN`: a wrapper whose node or spillway is
  * gone or not on PATH; `HOOK_MISSING`: spillway's hook is not installed; `HOOK_BROKEN`: its
- * node or spillway is gone; `CONFIG_REFUSED`: a config that could not be read;
+ * node or spillway is gone; `HOOK_OUTDATED`: its group has the matcher an earlier setup wrote,
+ * which leaves out tools setup covers today (setup run again widens it); `CONFIG_REFUSED`: a config that could not be read;
  * `FOREIGN_HOOK`: another tool's hook on the same events (a warning);
  * `SETTING_MISSING`: a setting setup writes (Claude Code's `CLAUDE_CODE_SHELL_PREFIX`) is not
  * there; `SETTING_BROKEN`: it names a script that is gone; `SETTING_NOT_OURS`: it holds
@@ -36,6 +37,7 @@ export type DiagnosisCode =
   | 'WRAPPER_BROKEN'
   | 'HOOK_MISSING'
   | 'HOOK_BROKEN'
+  | 'HOOK_OUTDATED'
   | 'SETTING_MISSING'
   | 'SETTING_BROKEN'
   | 'SETTING_NOT_OURS'
@@ -81,8 +83,14 @@ export interface DiagnosedHook {
   readonly file: string;
   /** The event, e.g. `PostToolUse`. */
   readonly event: string;
-  /** The built-in tools it covers, e.g. `["Bash"]`. */
+  /**
+   * The built-in tools it covers, e.g. `["Bash"]`: of the tools setup's matcher names, those
+   * the installed groups' matchers run on, as the host evaluates a matcher (all of them while
+   * it is not installed).
+   */
   readonly tools: readonly string[];
+  /** Of the tools setup's matcher names, those the installed hook does not run on (a narrower matcher). */
+  readonly leftOut: readonly string[];
   readonly status: 'covered' | 'not-covered' | 'broken';
   /** The command installed, when there is one. */
   readonly command?: string | undefined;
@@ -188,8 +196,12 @@ function diagnoseServer(name: string, entry: Record<string, unknown>, spec: Conf
 function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | undefined, refused: boolean, host: HostId, env: SetupEnvironment): DiagnosedHook | undefined {
   const hook = spec.hook;
   if (hook === undefined) return undefined;
-  const base = { file: spec.path, event: String(hook.path[hook.path.length - 1]), tools: hook.matcher.split('|'), command: undefined, cap: undefined, detail: undefined, code: undefined };
+  const base = { file: spec.path, event: String(hook.path[hook.path.length - 1]), tools: hook.matcher.split('|'), leftOut: [], command: undefined, cap: undefined, detail: undefined, code: undefined };
   const groups = value === undefined ? undefined : getIn(value, hook.path);
+  // Every group spillway's hook is in: the tools they run on together, and whether one has an earlier setup's matcher.
+  let found: { command: string; cap: number | undefined } | undefined;
+  const covered = new Set<string>();
+  let outdated = false;
   for (const group of Array.isArray(groups) ? groups : []) {
     if (!isObject(group) || !Array.isArray(group.hooks)) continue;
     for (const entry of group.hooks) {
@@ -197,12 +209,18 @@ function diagnoseHook(spec: ConfigFileSpec, value: Record<string, unknown> | und
       const parsed = parseHookCommand(entry.command);
       const problem = parsed === undefined ? undefined : launcherProblem(parsed.launcher, env);
       if (problem !== undefined) return { ...base, status: 'broken', command: entry.command, cap: parsed?.cap, detail: problem, code: 'HOOK_BROKEN' };
-      // The tools the installed group matches: an older setup's matcher covers fewer.
-      const tools = typeof group.matcher === 'string' && group.matcher !== '' && (hook.formerMatchers ?? []).includes(group.matcher) ? group.matcher.split('|') : base.tools;
-      const missing = base.tools.filter((tool) => !tools.includes(tool));
-      const detail = missing.length > 0 ? `its matcher leaves out ${missing.join(', ')}: run spillway setup ${host} again to cover them` : undefined;
-      return { ...base, tools, status: 'covered', command: entry.command, cap: parsed?.cap, detail };
+      found ??= { command: entry.command, cap: parsed?.cap };
+      const matcher = typeof group.matcher === 'string' ? group.matcher : undefined;
+      for (const tool of base.tools) if (hook.covers(matcher, tool)) covered.add(tool);
+      if (matcher !== undefined && matcher !== hook.matcher && (hook.formerMatchers ?? []).includes(matcher)) outdated = true;
     }
+  }
+  if (found !== undefined) {
+    const tools = base.tools.filter((tool) => covered.has(tool));
+    const leftOut = base.tools.filter((tool) => !covered.has(tool));
+    if (leftOut.length === 0) return { ...base, tools, status: 'covered', ...found };
+    if (outdated) return { ...base, tools, leftOut, status: 'covered', ...found, detail: `an earlier setup's matcher, which leaves out ${leftOut.join(', ')}`, code: 'HOOK_OUTDATED' };
+    return { ...base, tools, leftOut, status: 'covered', ...found, detail: `its matcher, not setup's, leaves out ${leftOut.join(', ')}; setup leaves a matcher you chose as it is` };
   }
   if (refused) return { ...base, status: 'not-covered', detail: 'its file could not be read' };
   // Setup makes a hook file only where the host keeps its config: without that folder the host

@@ -42,7 +42,8 @@ export interface HookToolCall {
   /**
    * The share of the rendered bytes that is the preview's own, when the host indents every
    * line of it (Claude Code's sub-agent reports): estimated from the whole's mean line length,
-   * as the preview is made of the whole's lines.
+   * as the preview is made of the whole's lines. Only a first guess: the hook measures the
+   * rendering (`HookContract.shownBytes`) and makes a smaller preview when it is over.
    */
   readonly textShare?: number | undefined;
 }
@@ -127,6 +128,19 @@ export function claudeCodeReplacement(input: unknown, text: string): Record<stri
       },
     },
   };
+}
+
+/**
+ * What Claude Code shows the model when `claudeCodeReplacement(input, text)` replaces the
+ * tool's result: the tool's rendering of the replacement (its framing and indent included),
+ * or `text` itself for Bash.
+ */
+function claudeCodeShown(input: unknown, text: string): string {
+  const body = record(input);
+  const response = record(body?.tool_response) ?? {};
+  const toolName = str(body?.tool_name);
+  const shape = Object.hasOwn(CLAUDE_CODE_TOOL_SHAPES, toolName) ? CLAUDE_CODE_TOOL_SHAPES[toolName] : undefined;
+  return shape === undefined ? text : shape.render(shape.replace(response, text));
 }
 
 /**
@@ -252,6 +266,18 @@ export interface HookContract {
   readonly shellHint: boolean;
   /** The hook's answer that replaces the output with `text` (the preview and notice, without the prefix). */
   replace(input: unknown, text: string, call: HookToolCall): Record<string, unknown>;
+  /**
+   * The UTF-8 bytes of what reaches the model when the output is replaced with `text`: the
+   * prefix, the tool's framing and any indent the host puts on every line included. The
+   * hook's answer is never over its cap by this measure.
+   */
+  shownBytes(input: unknown, text: string, call: HookToolCall): number;
+  /**
+   * What the host appends after a tool's own output, if anything (Gemini CLI's shell lines
+   * `Exit Code: N`, `Process Group PGID: N`…): an output that ends with a spill notice and
+   * then this is still a preview, which the hook leaves alone.
+   */
+  readonly footer?: RegExp;
   /** Tried before `replace`: the preview shown as the tool's own result, through a file (no prefix then). */
   readonly fileDelivery?: FileDelivery;
 }
@@ -264,6 +290,7 @@ export const HOOK_CONTRACTS: Readonly<Record<HookHost, HookContract>> = {
     prefix: () => '',
     shellHint: false,
     replace: (input, text) => claudeCodeReplacement(input, text),
+    shownBytes: (input, text) => Buffer.byteLength(claudeCodeShown(input, text)),
   },
   gemini: {
     defaultCap: 32 * 1024,
@@ -271,6 +298,9 @@ export const HOOK_CONTRACTS: Readonly<Record<HookHost, HookContract>> = {
     prefix: (call) => (geminiCommandFailed(call.text) ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX),
     shellHint: true,
     replace: (_input, text, call) => geminiReplacement(text, geminiCommandFailed(call.text)),
+    // With the prefix of `deny`: a preview read_file shows has none, and is then smaller.
+    shownBytes: (_input, text, call) => Buffer.byteLength(`${geminiCommandFailed(call.text) ? GEMINI_FAILED_PREFIX : GEMINI_PREFIX}${text}`),
     fileDelivery: GEMINI_FILE_DELIVERY,
+    footer: /^(?:\n(?:Error|Exit Code|Signal|Background PIDs|Process Group PGID): [^\n]*)+\n?$/,
   },
 };

@@ -45,6 +45,37 @@ const CLAUDE_CODE_FAILURE_CAP = 9000;
  */
 export const CLAUDE_CODE_HOOK_MATCHER = 'Bash|Grep|Glob|WebFetch|WebSearch|Agent';
 
+/**
+ * Whether a Claude Code hook matcher runs on `tool`, as Claude Code 2.1.328 decides it: none,
+ * `""` or `*` runs on every tool; letters, digits, `_` and `|` only are a list of exact names;
+ * anything else is a regular expression, found anywhere in the name (an invalid one runs on
+ * nothing).
+ */
+export function claudeCodeMatcherCovers(matcher: string | undefined, tool: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  if (/^[a-zA-Z0-9_|]+$/.test(matcher)) return matcher.split('|').includes(tool);
+  try {
+    return new RegExp(matcher).test(tool);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a Gemini CLI hook matcher runs on `tool`, as Gemini CLI 0.61.0 decides it: none,
+ * `""` or `*` (spaces around it ignored) runs on every tool; anything else is a regular
+ * expression found anywhere in the name, and one that does not compile is an exact name.
+ */
+export function geminiMatcherCovers(matcher: string | undefined, tool: string): boolean {
+  const m = matcher?.trim();
+  if (m === undefined || m === '' || m === '*') return true;
+  try {
+    return new RegExp(m).test(tool);
+  } catch {
+    return m === tool;
+  }
+}
+
 const claudeCode: HostDefinition = {
   id: 'claude-code',
   label: 'Claude Code',
@@ -80,7 +111,7 @@ const claudeCode: HostDefinition = {
         strictJson: true,
         style: 'command-args',
         serverTables: () => [],
-        hook: { path: ['hooks', 'PostToolUse'], matcher: CLAUDE_CODE_HOOK_MATCHER, formerMatchers: ['Bash'], command: hookCommandLine('claude-code', env.command, cap) },
+        hook: { path: ['hooks', 'PostToolUse'], matcher: CLAUDE_CODE_HOOK_MATCHER, formerMatchers: ['Bash'], covers: claudeCodeMatcherCovers, command: hookCommandLine('claude-code', env.command, cap) },
         // Claude Code splits " -" off the prefix as a flag: such a path cannot be used.
         setting: script.includes(' -')
           ? undefined
@@ -125,6 +156,7 @@ const gemini: HostDefinition = {
         hook: {
           path: ['hooks', 'AfterTool'],
           matcher: 'run_shell_command|web_fetch|google_web_search',
+          covers: geminiMatcherCovers,
           command: hookCommandLine('gemini', env.command, cap),
         },
       },

@@ -179,6 +179,63 @@ describe('setup run again', () => {
     expect(readFileSync(settings)).toEqual(before);
   });
 
+  describe("an earlier setup's Bash group that the person's own hooks share", () => {
+    const WIDE = 'Bash|Grep|Glob|WebFetch|WebSearch|Agent';
+    interface Group { matcher: string; hooks: { command: string }[] }
+    const groups = (settings: string): Group[] => (jsonc.parse(readFileSync(settings, 'utf8')) as { hooks: { PostToolUse: Group[] } }).hooks.PostToolUse;
+    /** Setup, then the file as an earlier setup left it (`Bash`), with `edit` applied to the PostToolUse groups. */
+    const earlier = (w: World, edit: (groups: Group[]) => void): string => {
+      const settings = join(w.env.home, '.claude', 'settings.json');
+      mkdirSync(join(w.env.home, '.claude'));
+      writeFileSync(settings, SETTINGS);
+      setupHost('claude-code', w.env);
+      const text = readFileSync(settings, 'utf8');
+      const now = groups(settings);
+      edit(now);
+      writeFileSync(settings, jsonc.applyEdits(text, jsonc.modify(text, ['hooks', 'PostToolUse'], now, { formattingOptions: { insertSpaces: true, tabSize: 2 } })));
+      return settings;
+    };
+    const mine = { type: 'command', command: '~/bin/log-output' };
+
+    it("is left with its matcher and the person's hooks; spillway's hook moves to a group of its own; undo after later edits leaves the person's group as it was", () => {
+      const w = world();
+      const settings = earlier(w, (g) => {
+        const first = g[0] as Group;
+        first.matcher = 'Bash';
+        first.hooks.push(mine);
+      });
+      const ours = groups(settings)[0]?.hooks[0]?.command ?? '';
+      const again = setupHost('claude-code', w.env);
+      expect(again.files[1]?.changes.join('\n')).toContain("moved spillway's PostToolUse hook out of the Bash group");
+      expect(groups(settings)).toEqual([
+        { matcher: 'Bash', hooks: [mine] },
+        { matcher: WIDE, hooks: [{ type: 'command', command: ours }] },
+      ]);
+      expect(readFileSync(settings, 'utf8')).toContain('// mine');
+      expect(setupHost('claude-code', w.env).files[1]?.status).toBe('unchanged');
+      // The host writes something of its own: undo takes out only spillway's part.
+      writeFileSync(settings, readFileSync(settings, 'utf8').replace('"hooks": {', '"model": "opus",\n  "hooks": {'));
+      expect(undoHost('claude-code', w.env).files[1]?.status).toBe('removed');
+      expect(groups(settings)).toEqual([{ matcher: 'Bash', hooks: [mine] }]);
+      expect(readFileSync(settings, 'utf8')).toContain('"model": "opus"');
+    });
+
+    it("widened while spillway's hook was alone in it, then shared: undo after later edits gives it back its Bash matcher", () => {
+      const w = world();
+      const settings = earlier(w, (g) => {
+        (g[0] as Group).matcher = 'Bash';
+      });
+      setupHost('claude-code', w.env);
+      expect(groups(settings).map((g) => g.matcher)).toEqual([WIDE]);
+      // The person adds a hook of their own to that group.
+      const text = readFileSync(settings, 'utf8');
+      writeFileSync(settings, jsonc.applyEdits(text, jsonc.modify(text, ['hooks', 'PostToolUse', 0, 'hooks', -1], mine, { isArrayInsertion: true, formattingOptions: { insertSpaces: true, tabSize: 2 } })));
+      expect(undoHost('claude-code', w.env).files[1]?.status).toBe('removed');
+      expect(groups(settings)).toEqual([{ matcher: 'Bash', hooks: [mine] }]);
+      expect(readFileSync(settings, 'utf8')).toContain('// mine');
+    });
+  });
+
   it('without --max-inline-bytes, a cap chosen earlier stays', () => {
     const w = world();
     const file = codexFile(w);

@@ -107,6 +107,7 @@ function editFile(
   changes: string[];
   servers: UndoRecord['servers'][number][];
   hooks: UndoRecord['hooks'][number][];
+  matchers: NonNullable<UndoRecord['matchers']>[number][];
   settings: NonNullable<UndoRecord['settings']>[number][];
   updated: number;
 } {
@@ -115,6 +116,7 @@ function editFile(
   const launcher = spillwayLauncher(portable ? undefined : env.command);
   const servers: UndoRecord['servers'][number][] = [];
   const hooks: UndoRecord['hooks'][number][] = [];
+  const matchers: NonNullable<UndoRecord['matchers']>[number][] = [];
   const settings: NonNullable<UndoRecord['settings']>[number][] = [];
   // Every entry's new command, written in one pass at the end (one parse of a large file).
   const commands: { readonly path: ConfigPath; readonly line: CommandLine }[] = [];
@@ -157,24 +159,47 @@ function editFile(
       Array.isArray(groups) &&
       groups.some((group) => isObject(group) && Array.isArray(group.hooks) && group.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host.id)));
     if (installed) {
+      const hook = spec.hook;
+      const event = String(hook.path[hook.path.length - 1]);
+      // spillway's hooks taken out of a group they shared, for a group of their own.
+      const moved: Record<string, unknown>[] = [];
       (groups as unknown[]).forEach((group, g) => {
         if (!isObject(group) || !Array.isArray(group.hooks)) return;
-        const ours = group.hooks.some((h) => isObject(h) && isSpillwayHook(h.command, host.id));
-        // A matcher an earlier setup wrote grows to today's tools; one a person chose stays.
-        if (ours && spec.hook !== undefined && typeof group.matcher === 'string' && group.matcher !== spec.hook.matcher && (spec.hook.formerMatchers ?? []).includes(group.matcher)) {
-          doc.set([...spec.hook.path, g, 'matcher'], spec.hook.matcher);
+        const entries = group.hooks;
+        const ours = entries.flatMap((h, j) => (isObject(h) && isSpillwayHook(h.command, host.id) ? [j] : []));
+        // A matcher an earlier setup wrote grows to today's tools; one a person chose stays. A
+        // group that holds a person's hooks too keeps its matcher, for them: spillway's hook
+        // leaves it instead.
+        const former = ours.length > 0 && typeof group.matcher === 'string' && group.matcher !== hook.matcher && (hook.formerMatchers ?? []).includes(group.matcher);
+        const alone = ours.length === entries.length;
+        if (former && alone) {
+          doc.set([...hook.path, g, 'matcher'], hook.matcher);
+          matchers.push({ path: hook.path, from: String(group.matcher), to: hook.matcher });
           updated++;
-          changes.push(`updated the ${String(spec.hook.path[spec.hook.path.length - 1])} hook's matcher from ${group.matcher} to ${spec.hook.matcher}`);
+          changes.push(`updated the ${event} hook's matcher from ${String(group.matcher)} to ${hook.matcher}`);
         }
-        group.hooks.forEach((h, j) => {
-          if (!isObject(h) || typeof h.command !== 'string' || !isSpillwayHook(h.command, host.id)) return;
-          const update = updateHook(h.command, env.command, env.maxInlineBytes, cap, host.id);
-          if (update === undefined || spec.hook === undefined) return;
-          doc.set([...spec.hook.path, g, 'hooks', j, 'command'], update.command);
+        for (const j of ours) {
+          const h = entries[j] as Record<string, unknown>;
+          const update = typeof h.command === 'string' ? updateHook(h.command, env.command, env.maxInlineBytes, cap, host.id) : undefined;
+          if (former && !alone) {
+            moved.push(update === undefined ? h : { ...h, command: update.command });
+            continue;
+          }
+          if (update === undefined) continue;
+          doc.set([...hook.path, g, 'hooks', j, 'command'], update.command);
           updated++;
-          changes.push(`updated the ${String(spec.hook.path[spec.hook.path.length - 1])} hook (${update.reasons.join('; ')}): ${update.command}`);
-        });
+          changes.push(`updated the ${event} hook (${update.reasons.join('; ')}): ${update.command}`);
+        }
+        if (former && !alone) {
+          for (const j of [...ours].reverse()) doc.set([...hook.path, g, 'hooks', j], undefined);
+          changes.push(`moved spillway's ${event} hook out of the ${String(group.matcher)} group it shared with other hooks (which keep that matcher) into a group of its own for ${hook.matcher}`);
+        }
       });
+      if (moved.length > 0) {
+        doc.append(hook.path, { matcher: hook.matcher, hooks: moved });
+        for (const h of moved) hooks.push({ path: hook.path, command: String(h.command), created: null });
+        updated++;
+      }
     } else {
       const created = firstMissing(doc, spec.hook.path);
       doc.append(spec.hook.path, { matcher: spec.hook.matcher, hooks: [{ type: 'command', command: spec.hook.command }] });
@@ -199,7 +224,7 @@ function editFile(
       changes.push(`left ${name} as it is (${JSON.stringify(current)}, not spillway's), so this is not covered: ${purpose}`);
     }
   }
-  return { changes, servers, hooks, settings, updated };
+  return { changes, servers, hooks, matchers, settings, updated };
 }
 
 /** The shortest prefix of `path` that the document lacks (what setting `path` creates), or `null`. */
@@ -335,6 +360,7 @@ export function setupHost(hostId: HostId, env: SetupEnvironment, options: SetupO
       after: sha256(next),
       servers: [...(previous?.servers ?? []), ...edit.servers],
       hooks: [...(previous?.hooks ?? []), ...edit.hooks],
+      ...(previous?.matchers !== undefined || edit.matchers.length > 0 ? { matchers: [...(previous?.matchers ?? []), ...edit.matchers] } : {}),
       settings: [...(previous?.settings ?? []), ...edit.settings],
     };
     writeUndoRecord(env, record);
@@ -358,6 +384,26 @@ function removeHooks(doc: ConfigDocument, host: HostId, record: UndoRecord['hook
   // Remove what setup created to hold the hook, once it holds nothing else.
   if (record.created !== null) removeEmptyParents(doc, record.path, record.created);
   return removed;
+}
+
+/**
+ * Gives back the matcher setup widened (`record.to` to `record.from`) in each group that
+ * holds spillway's hook and, by now, hooks of the person's too: they keep running on the
+ * tools they ran on before. A group of spillway's alone goes with its hook. Answers whether
+ * one changed.
+ */
+function narrowMatcher(doc: ConfigDocument, host: HostId, record: NonNullable<UndoRecord['matchers']>[number]): boolean {
+  const groups = getIn(doc.value(), record.path);
+  if (!Array.isArray(groups)) return false;
+  let narrowed = false;
+  groups.forEach((group: unknown, i) => {
+    if (!isObject(group) || !Array.isArray(group.hooks) || group.matcher !== record.to) return;
+    const ours = group.hooks.filter((h) => isObject(h) && isSpillwayHook(h.command, host)).length;
+    if (ours === 0 || ours === group.hooks.length) return;
+    doc.set([...record.path, i, 'matcher'], record.from);
+    narrowed = true;
+  });
+  return narrowed;
 }
 
 /** What of spillway `doc` still holds: each server still wrapped (with the command it had before) and spillway's hook. */
@@ -424,6 +470,9 @@ export function undoHost(hostId: HostId, env: SetupEnvironment, options: SetupOp
       if (original === undefined) continue;
       setCommand(doc, spec, record.path, original, record.hadArgs);
       changes.push(`unwrapped ${String(record.path[record.path.length - 1])}: ${display(original)}`);
+    }
+    for (const record of manifest.matchers ?? []) {
+      if (narrowMatcher(doc, hostId, record)) changes.push(`gave the ${String(record.path[record.path.length - 1])} group that holds other hooks its matcher ${record.from} back`);
     }
     for (const record of manifest.hooks) {
       if (removeHooks(doc, hostId, record)) changes.push(`removed the ${String(record.path[record.path.length - 1])} hook`);

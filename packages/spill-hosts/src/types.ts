@@ -59,6 +59,8 @@ export interface HookSpec {
   readonly matcher: string;
   /** Matchers earlier versions of setup wrote: setup run again replaces one of them with `matcher` in place. */
   readonly formerMatchers?: readonly string[];
+  /** Whether a group with this `matcher` (`undefined`: none) runs on `tool`, as the host decides it. */
+  readonly covers: (matcher: string | undefined, tool: string) => boolean;
   /** The `spillway hook …` command line. */
   readonly command: string;
 }

@@ -45,6 +45,12 @@ export interface UndoRecord {
   readonly servers: readonly { readonly path: ConfigPath; readonly hadArgs: boolean }[];
   /** The hooks added; `created` is the key setup created to hold them, if any. */
   readonly hooks: readonly { readonly path: ConfigPath; readonly command: string; readonly created: ConfigPath | null }[];
+  /**
+   * The hook matchers setup widened in place (`from` an earlier setup's, `to` today's), so
+   * that undo gives a group the person has since added hooks to its old matcher back
+   * (absent in older records).
+   */
+  readonly matchers?: readonly { readonly path: ConfigPath; readonly from: string; readonly to: string }[];
   /** The settings written; `created` is the key setup created to hold them, if any (absent in older records). */
   readonly settings?: readonly { readonly path: ConfigPath; readonly created: ConfigPath | null }[];
 }
@@ -88,6 +94,12 @@ function privateDir(dir: string): void {
   }
 }
 
+function isMatcherRecord(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const m = value as { path?: unknown; from?: unknown; to?: unknown };
+  return Array.isArray(m.path) && typeof m.from === 'string' && typeof m.to === 'string';
+}
+
 /** The record of a config file, `undefined` when there is none; a record undo cannot trust is a {@link ConfigRefusal}. */
 export function readUndoRecord(env: SetupEnvironment, configPath: string): UndoRecord | undefined {
   const path = undoRecordPath(env, configPath);
@@ -123,6 +135,7 @@ export function readUndoRecord(env: SetupEnvironment, configPath: string): UndoR
     Array.isArray(record.servers) &&
     Array.isArray(record.hooks) &&
     (record.settings === undefined || Array.isArray(record.settings)) &&
+    (record.matchers === undefined || (Array.isArray(record.matchers) && (record.matchers as unknown[]).every(isMatcherRecord))) &&
     typeof record.after === 'string' &&
     record.uid === euid() &&
     record.machine === hostname();

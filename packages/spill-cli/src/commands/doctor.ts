@@ -93,6 +93,9 @@ function findingsOf(diagnosis: HostDiagnosis, setup: string): Finding[] {
   }
   for (const hook of diagnosis.hooks) {
     if (hook.code === 'HOOK_MISSING') out.push({ code: hook.code, host, message: `${hook.tools.join(', ')} output is not covered: no spillway ${hook.event} hook in ${hook.file}.`, hint: hintFor(hook.file) });
+    if (hook.code === 'HOOK_OUTDATED') {
+      out.push({ code: hook.code, host, message: `spillway's ${hook.event} hook in ${hook.file} has the matcher an earlier setup wrote: ${hook.leftOut.join(', ')} output is not covered.`, hint: hintFor(hook.file) });
+    }
     if (hook.code === 'HOOK_BROKEN') out.push({ code: hook.code, host, message: `spillway's ${hook.event} hook in ${hook.file} cannot start: ${hook.detail ?? 'its command is gone'}.`, hint: hintFor(hook.file) });
   }
   for (const setting of diagnosis.settings) {
