@@ -263,7 +263,8 @@ const codex: RealHostCase = {
       env: { PATH, HOME: dir, CODEX_HOME: join(dir, 'codex'), FAKE_OPENAI_KEY: 'sk-fake-key-for-tests' },
       steps,
     }),
-  before: () => [],
+  // Codex starts its MCP servers alongside the first turn: on a loaded machine a call can come too soon.
+  before: (dir) => [waitForBigServer('exec_command', join(dir, 'big-ready'), 'cmd')],
   mcp: (tool, args) => ({ name: tool, namespace: 'mcp__big', args }),
   shell: (command) => ({ name: 'exec_command', args: { cmd: command } }),
   shellText: (result) => result,

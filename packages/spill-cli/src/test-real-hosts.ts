@@ -91,11 +91,13 @@ function mkdirp(dir: string): string {
  * A shell step that waits (up to 60 s, then one more second for the host to take the list)
  * until the big MCP server has been asked for its tools, for hosts that connect MCP servers
  * in the background: on a loaded machine the first MCP call could otherwise come too soon.
- * The server writes `readyFile` when `BIG_MCP_READY_FILE` names it.
+ * The server writes `readyFile` when `BIG_MCP_READY_FILE` names it, else `$HOME/big-ready`.
+ * `argument` is the name the host's shell tool gives the command (Codex: `cmd`).
  */
-export function waitForBigServer(tool: string, readyFile: string): ScriptedCall {
+export function waitForBigServer(tool: string, readyFile: string, argument: 'command' | 'cmd' = 'command'): ScriptedCall {
   const file = readyFile.replace(/'/g, `'\\''`);
-  return { name: tool, args: { command: `for i in $(seq 1 600); do [ -e '${file}' ] && break; sleep 0.1; done; sleep 1; echo waited`, description: 'wait for the MCP server' } };
+  const script = `for i in $(seq 1 600); do [ -e '${file}' ] && break; sleep 0.1; done; sleep 1; echo waited`;
+  return { name: tool, args: argument === 'cmd' ? { cmd: script } : { command: script, description: 'wait for the MCP server' } };
 }
 
 /** A scripted tool call; `{LOCATOR}` in an argument is replaced by the locator of the last notice the host sent back. */

@@ -25,8 +25,10 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       reply(message.id, { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1.0.0' } });
       break;
     case 'tools/list':
-      // A host that connects its servers in the background: the session waits for this file.
+      // A host that connects its servers in the background: the session waits for this file
+      // (under HOME when the host passes the server no variable of its own, as Codex does).
       if (process.env.BIG_MCP_READY_FILE) writeFileSync(process.env.BIG_MCP_READY_FILE, 'listed\n');
+      else if (process.env.HOME) writeFileSync(`${process.env.HOME}/big-ready`, 'listed\n');
       reply(message.id, { tools: [{ name: 'get_big', description: 'Returns the big report.', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } }] });
       break;
     case 'tools/call':
