@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
@@ -8,6 +9,15 @@ import { CLAUDE_CODE_TOOL_SHAPES, GEMINI_FAILED_PREFIX, GEMINI_PREFIX, type Clau
 import { createUsageLog } from '@spillway/usage';
 import { DELIVERY_FOLDER } from './hook-file-delivery.js';
 import { answerHook, type HookIO } from './hook-main.js';
+
+/** Whether this user's primary group is theirs alone: named after them, no member listed, no other user's primary group. */
+function primaryGroupIsPrivate(): boolean {
+  const gid = String(process.getgid?.() ?? -1);
+  const me = userInfo().username;
+  const rows = (file: string): string[][] => readFileSync(file, 'utf8').split('\n').map((line) => line.split(':'));
+  const group = rows('/etc/group').find((f) => f[2] === gid);
+  return group?.[0] === me && (group[3] ?? '').trim() === '' && !rows('/etc/passwd').some((f) => f[3] === gid && f[0] !== me);
+}
 import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
 import { tempDirsPerTest } from './test-temp-dirs.js';
 
@@ -378,7 +388,13 @@ describe('spillway hook gemini (AfterTool)', () => {
       const { temp, transcript } = geminiTemp(dir);
       // What Gemini CLI makes under umask 002: group-writable folders of the user's primary group.
       for (const d of [temp, dirname(temp), dirname(dirname(temp))]) chmodSync(d, 0o775);
-      const answer = JSON.parse(await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))))) as { hookSpecificOutput?: { tailToolCallRequest?: { args: { file_path: string } } } };
+      const answer = JSON.parse(await answerHook(['gemini'], io(dir, shellInput(transcript, bigLog(60_000))))) as { decision?: string; hookSpecificOutput?: { tailToolCallRequest?: { args: { file_path: string } } } };
+      if (!primaryGroupIsPrivate()) {
+        // A shared primary group (nobody's nogroup): others could write there, so the hook denies.
+        expect(answer.decision).toBe('deny');
+        expect(existsSync(join(temp, DELIVERY_FOLDER))).toBe(false);
+        return;
+      }
       const file = answer.hookSpecificOutput?.tailToolCallRequest?.args.file_path ?? '';
       expect(dirname(file)).toBe(join(temp, DELIVERY_FOLDER));
       expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
