@@ -48,7 +48,8 @@ for (const c of REAL_HOST_CASES) {
       layout = c.prepare(dir);
       before = layout.files.map((f) => readFileSync(f));
       first = await setup();
-      undone = (await setup('--undo'), layout.files.map((f) => readFileSync(f)));
+      await setup('--undo');
+      undone = layout.files.map((f) => readFileSync(f));
       again = await setup();
 
       const opening = c.before(dir);
