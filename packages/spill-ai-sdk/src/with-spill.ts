@@ -1,3 +1,4 @@
+import { wholeNumberProblem } from '@spillway/core';
 import { createSpillPolicy } from '@spillway/policy';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
 import { withSurfaceDefaults } from '@spillway/tools';
@@ -109,9 +110,8 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
     throw new TypeError('sessionId must be a non-empty string, a function of the call, or omitted.');
   }
   const remember = rememberCalls ?? DEFAULT_REMEMBERED_CALLS;
-  if (!Number.isSafeInteger(remember) || remember < 0) {
-    throw new TypeError(`rememberCalls must be a non-negative whole number; got ${String(remember)}.`);
-  }
+  const rememberProblem = wholeNumberProblem(remember, { min: 0 });
+  if (rememberProblem !== undefined) throw new TypeError(`rememberCalls ${rememberProblem}.`);
   let policy: SpillPolicy;
   let owner: object;
   if (givenPolicy !== undefined) {

@@ -1,4 +1,5 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
+import { wholeNumberProblem } from '@spillway/core';
 import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures } from './analyze.js';
 import { findTranscripts } from './discover.js';
 import { AuditError, TranscriptFormatError } from './errors.js';
@@ -230,7 +231,8 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   const { format } = options;
   const cap = options.cap ?? SETUP_CAPS[format];
   const maxNeeded = options.maxNeeded ?? 0.1;
-  if (!Number.isSafeInteger(cap) || cap < 1) throw new AuditError('AUDIT_INVALID_OPTION', `The cap must be a positive whole number of bytes; got ${String(cap)}.`);
+  const capProblem = wholeNumberProblem(cap, { min: 1, unit: 'bytes' });
+  if (capProblem !== undefined) throw new AuditError('AUDIT_INVALID_OPTION', `The cap ${capProblem}.`);
   if (!(maxNeeded >= 0 && maxNeeded <= 1)) throw new AuditError('AUDIT_INVALID_OPTION', `The needed-later rate must be between 0 and 1 (e.g. 0.1 for 10 %); got ${String(maxNeeded)}.`);
   const caps = [...new Set([...CANDIDATE_CAPS, cap])].sort((a, b) => a - b);
   const files = await findTranscripts(format, options.paths ?? [], { env: options.env, home: options.home });

@@ -36,6 +36,6 @@ describe('configuration', () => {
     for (const bad of [0, 11, 1.5, Number.NaN, Infinity, '3', null]) {
       expect(codeOf(() => configInteger('createX', 'n', bad, range))).toBe('TypeError');
     }
-    expect(() => configInteger('createX', 'n', -1, { min: 0, fallback: 0 })).toThrow('createX: n must be a whole number of at least 0; got -1.');
+    expect(() => configInteger('createX', 'n', -1, { min: 0, fallback: 0 })).toThrow('createX: n must be a whole number, at least 0; got -1.');
   });
 });

@@ -1,11 +1,7 @@
-import { SpillError } from '@spillway/core';
+import { SpillError, wholeNumberProblem } from '@spillway/core';
 
 function invalid(message: string): SpillError {
   return new SpillError('SPILL_INVALID_INPUT', message);
-}
-
-function show(value: unknown): string {
-  return typeof value === 'number' ? String(value) : value === null ? 'null' : typeof value;
 }
 
 /**
@@ -74,10 +70,7 @@ export interface IntegerRange {
  */
 export function configInteger(factory: string, key: string, value: unknown, range: IntegerRange): number {
   if (value === undefined) return range.fallback;
-  const max = range.max ?? Number.MAX_SAFE_INTEGER;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < range.min || value > max) {
-    const bound = max === Number.MAX_SAFE_INTEGER ? `of at least ${String(range.min)}` : `from ${String(range.min)} to ${String(max)}`;
-    throw new TypeError(`${factory}: ${key} must be a whole number ${bound}; got ${show(value)}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, range);
+  if (problem !== undefined) throw new TypeError(`${factory}: ${key} ${problem}.`);
+  return value as number;
 }

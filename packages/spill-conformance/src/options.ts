@@ -1,3 +1,4 @@
+import { wholeNumberProblem } from '@spillway/core';
 import type { SpillBackend, SpillRef, SpillSearcher } from '@spillway/core';
 
 /** A value or a promise of it. */
@@ -165,10 +166,9 @@ function checkObject(what: string, value: unknown): asserts value is Record<stri
 
 function positiveInteger(what: string, value: unknown, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw optionError(`${what} must be an integer >= ${min}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min });
+  if (problem !== undefined) throw optionError(`${what} ${problem}.`);
+  return value as number;
 }
 
 /**

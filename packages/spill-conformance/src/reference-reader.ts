@@ -6,12 +6,13 @@ import {
   DEFAULT_READ_MAX_BYTES,
   MAX_GREP_PATTERN_LENGTH,
   SpillError,
-  utf8ByteLength,
   type GrepMatch,
   type GrepOptions,
   type GrepResult,
   type ReadOptions,
   type ReadResult,
+  utf8ByteLength,
+  wholeNumberProblem,
 } from '@spillway/core';
 import {
   cutToBytes,
@@ -87,10 +88,9 @@ function optionsBag(options: unknown): Bag {
 function integerOption(bag: Bag, name: string, fallback: number, min: number): number {
   const value = bag[name];
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw invalidInput(`${name} must be an integer >= ${min}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min });
+  if (problem !== undefined) throw invalidInput(`${name} ${problem}.`);
+  return value as number;
 }
 
 function booleanOption(bag: Bag, name: string): boolean {

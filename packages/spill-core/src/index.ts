@@ -72,3 +72,5 @@ export {
   assertSaveTextStreamRequest,
 } from './validate.js';
 export { assertSaveBytesStreamRequest, byteChunks } from './bytes.js';
+export type { WholeNumberRange } from './whole-number.js';
+export { wholeNumberProblem } from './whole-number.js';

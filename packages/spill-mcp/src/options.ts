@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SpillBackend, SpillSearcher } from '@spillway/core';
-import { DEFAULT_READ_MAX_BYTES } from '@spillway/core';
+import { DEFAULT_READ_MAX_BYTES, wholeNumberProblem } from '@spillway/core';
 import type { SpillProxyEvent } from './diagnostics.js';
 
 /** `maxInlineBytes` when none is given: 32 KiB, as for `spillway run`. */
@@ -122,9 +122,8 @@ export function describeUpstream(upstream: SpillProxyUpstream): string {
 }
 
 function checkCount(value: number | undefined, name: string, min: number): void {
-  if (value !== undefined && (!Number.isSafeInteger(value) || value < min)) {
-    throw new TypeError(`createSpillProxy: ${name} must be an integer of at least ${String(min)}, got ${String(value)}.`);
-  }
+  const problem = value === undefined ? undefined : wholeNumberProblem(value, { min });
+  if (problem !== undefined) throw new TypeError(`createSpillProxy: ${name} ${problem}.`);
 }
 
 /** Checks the options (a `TypeError` for a mistake) and fills in the defaults. */

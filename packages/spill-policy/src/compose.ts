@@ -1,3 +1,4 @@
+import { wholeNumberProblem } from '@spillway/core';
 import { formatSpillNotice } from './notice.js';
 import { composeOutline, type OutlineSource } from './outline.js';
 import type { Replacement } from './preview.js';
@@ -109,7 +110,8 @@ export interface SpillPreview {
 export function composeSpillPreview(input: SpillPreviewInput): SpillPreview | undefined {
   const { head, tail, totalBytes, maxInlineBytes, previewBytes, locator, retrievalHint, preface, scan } = input;
   for (const [name, value] of [['totalBytes', totalBytes], ['maxInlineBytes', maxInlineBytes], ['previewBytes', previewBytes ?? 0]] as const) {
-    if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${name} must be a non-negative integer; got ${String(value)}.`);
+    const problem = wholeNumberProblem(value, { min: 0, unit: 'bytes' });
+    if (problem !== undefined) throw new TypeError(`${name} ${problem}.`);
   }
   const before = preface === undefined || preface === '' ? '' : `${preface}\n`;
   const notice = (omittedBytes: number): string => before + formatSpillNotice({ omittedBytes, locator, retrievalHint });

@@ -58,6 +58,6 @@ describe('configuration', () => {
   });
 
   it('says what to fix in the message', () => {
-    expect(() => createSpillPolicy({ maxInlineBytes: -3 })).toThrow(/maxInlineBytes must be a non-negative whole number of bytes; got -3/);
+    expect(() => createSpillPolicy({ maxInlineBytes: -3 })).toThrow(/maxInlineBytes must be a whole number of bytes, at least 0; got -3/);
   });
 });

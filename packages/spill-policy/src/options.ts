@@ -1,3 +1,4 @@
+import { wholeNumberProblem } from '@spillway/core';
 import type { SpillBackend } from '@spillway/core';
 import { RETRIEVAL_HINTS } from '@spillway/core/notice';
 import { withRetrievalHint } from './notice-reader.js';
@@ -95,12 +96,9 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
 }
 
 function nonNegativeInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(
-      `${name} must be a non-negative whole number of ${name === 'saveTimeoutMs' ? 'milliseconds' : 'bytes'}; got ${describe(value)}.`,
-    );
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min: 0, unit: name === 'saveTimeoutMs' ? 'milliseconds' : 'bytes' });
+  if (problem !== undefined) throw new TypeError(`${name} ${problem}.`);
+  return value as number;
 }
 
 function describe(value: unknown): string {

@@ -1,3 +1,4 @@
+import { wholeNumberProblem } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillEntry } from '@spillway/core';
 
 /** Default {@link RetentionOptions.graceMs}: five minutes. */
@@ -116,18 +117,16 @@ function duration(name: string, value: unknown): number | undefined {
 
 function byteCount(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new TypeError(`${name} must be a whole number of bytes, 0 or more; got ${describe(value)}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min: 0, unit: 'bytes' });
+  if (problem !== undefined) throw new TypeError(`${name} ${problem}.`);
+  return value as number;
 }
 
 function positiveInt(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`${name} must be a whole number of 1 or more; got ${describe(value)}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min: 1 });
+  if (problem !== undefined) throw new TypeError(`${name} ${problem}.`);
+  return value as number;
 }
 
 function clockFrom(now: unknown): () => number {
@@ -214,10 +213,9 @@ export function resolveConfig(options: RetentionOptions): RetentionConfig {
     maxReportedEntries: (() => {
       const v = options.maxReportedEntries as unknown;
       if (v === undefined) return DEFAULT_MAX_REPORTED_ENTRIES;
-      if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
-        throw new TypeError(`maxReportedEntries must be a whole number, 0 or more; got ${describe(v)}.`);
-      }
-      return v;
+      const problem = wholeNumberProblem(v, { min: 0 });
+      if (problem !== undefined) throw new TypeError(`maxReportedEntries ${problem}.`);
+      return v as number;
     })(),
   };
 }

@@ -1,4 +1,4 @@
-import { isSpillError, SpillError, throwIfAborted } from '@spillway/core';
+import { isSpillError, SpillError, throwIfAborted, wholeNumberProblem } from '@spillway/core';
 import type { GrepOptions, GrepResult, ReadOptions, ReadResult, SpillCallOptions, SpillLocator, SpillReader } from '@spillway/core';
 import { checkSource } from './byte-source.js';
 import type { OpenSpillByteSource, SpillByteSource } from './byte-source.js';
@@ -50,10 +50,9 @@ export interface SpillRetrievalReader extends SpillReader {
 
 function wholeNumber(value: unknown, name: string, min: number, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`createSpillReader: ${name} must be a whole number of at least ${min}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min });
+  if (problem !== undefined) throw new TypeError(`createSpillReader: ${name} ${problem}.`);
+  return value as number;
 }
 
 async function withSource<T>(open: OpenSpillByteSource, locator: unknown, signal: AbortSignal | undefined, what: string, fn: (source: SpillByteSource) => Promise<T>): Promise<T> {

@@ -6,6 +6,7 @@ import {
   DEFAULT_READ_MAX_BYTES,
   MAX_GREP_PATTERN_LENGTH,
   SpillError,
+  wholeNumberProblem,
 } from '@spillway/core';
 
 /**
@@ -58,10 +59,9 @@ function bagOf(call: string, options: unknown): Bag {
 function integer(call: string, bag: Bag, key: string, min: number, fallback: number, hint: string): number {
   const value = bag[key];
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw invalidInput(call, `${key} must be a whole number of at least ${min}${hint}; got ${describe(value)}.`);
-  }
-  return value;
+  const problem = wholeNumberProblem(value, { min });
+  if (problem !== undefined) throw invalidInput(call, `${key} ${problem}${hint}.`);
+  return value as number;
 }
 
 function boolean(call: string, bag: Bag, key: string): boolean {

@@ -1,5 +1,12 @@
 /** The checks a search request passes before anything is opened or listed. */
-import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, MAX_SEARCH_QUERY_LENGTH, MAX_SEARCH_RESULTS, SpillError } from '@spillway/core';
+import {
+  DEFAULT_SEARCH_MAX_BYTES,
+  DEFAULT_SEARCH_MAX_RESULTS,
+  MAX_SEARCH_QUERY_LENGTH,
+  MAX_SEARCH_RESULTS,
+  SpillError,
+  wholeNumberProblem,
+} from '@spillway/core';
 import type { SpillSearchRequest } from '@spillway/core';
 
 /** The smallest `maxBytes` a search accepts. */
@@ -17,8 +24,10 @@ export function checkRequest(request: SpillSearchRequest): { maxResults: number;
   if (request.query.length > MAX_SEARCH_QUERY_LENGTH) throw invalid(`The query is longer than ${String(MAX_SEARCH_QUERY_LENGTH)} characters; use a few distinctive words.`);
   if (request.sessionId !== undefined && (typeof request.sessionId !== 'string' || request.sessionId === '')) throw invalid('`sessionId` must be a non-empty string.');
   const maxResults = request.maxResults ?? DEFAULT_SEARCH_MAX_RESULTS;
-  if (typeof maxResults !== 'number' || !Number.isInteger(maxResults) || maxResults < 1) throw invalid('`maxResults` must be an integer of at least 1.');
+  const resultsProblem = wholeNumberProblem(maxResults, { min: 1 });
+  if (resultsProblem !== undefined) throw invalid(`\`maxResults\` ${resultsProblem}.`);
   const maxBytes = request.maxBytes ?? DEFAULT_SEARCH_MAX_BYTES;
-  if (typeof maxBytes !== 'number' || !Number.isInteger(maxBytes) || maxBytes < MIN_SEARCH_MAX_BYTES) throw invalid(`\`maxBytes\` must be an integer of at least ${String(MIN_SEARCH_MAX_BYTES)}.`);
+  const bytesProblem = wholeNumberProblem(maxBytes, { min: MIN_SEARCH_MAX_BYTES, unit: 'bytes' });
+  if (bytesProblem !== undefined) throw invalid(`\`maxBytes\` ${bytesProblem}.`);
   return { maxResults: Math.min(maxResults, MAX_SEARCH_RESULTS), maxBytes };
 }

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { SpillError, isSpillError, throwIfAborted } from '@spillway/core';
+import { isSpillError, SpillError, throwIfAborted, wholeNumberProblem } from '@spillway/core';
 import type { SessionId, SpillCatalog, SpillReader, SpillSearcher } from '@spillway/core';
 import { assembleAnswer } from './answer.js';
 import { syncCatalog } from './catalog-sync.js';
@@ -139,9 +139,8 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   }
   const location = options.location ?? ':memory:';
   const maxSnippetBytes = options.maxSnippetBytes ?? DEFAULT_MAX_SNIPPET_BYTES;
-  if (!Number.isInteger(maxSnippetBytes) || maxSnippetBytes < MIN_SEARCH_MAX_BYTES) {
-    throw invalid(`maxSnippetBytes must be an integer of at least ${String(MIN_SEARCH_MAX_BYTES)}.`);
-  }
+  const snippetProblem = wholeNumberProblem(maxSnippetBytes, { min: MIN_SEARCH_MAX_BYTES, unit: 'bytes' });
+  if (snippetProblem !== undefined) throw invalid(`maxSnippetBytes ${snippetProblem}.`);
 
   let opened: Promise<{ db: Database; st: SearchStatements }> | undefined;
   let closed = false;

@@ -4,12 +4,7 @@
  * `spill_read` and `spill_grep`, and run through any {@link SpillSearcher} a surface
  * passes in (`@spillway/search` makes one), so this module knows no backend and no index.
  */
-import {
-  DEFAULT_SEARCH_MAX_BYTES,
-  DEFAULT_SEARCH_MAX_RESULTS,
-  MAX_SEARCH_RESULTS,
-  isSpillError,
-} from '@spillway/core';
+import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, isSpillError, MAX_SEARCH_RESULTS, wholeNumberProblem } from '@spillway/core';
 import type { SessionId, SpillErrorCode, SpillSearchHit, SpillSearchResult, SpillSearcher } from '@spillway/core';
 import { SPILL_SEARCH_TOOL } from './names.js';
 import type { SpillToolJsonSchema } from './tool-call.js';
@@ -161,10 +156,11 @@ export async function runSpillSearch(
     }
     const maxBytes = options.maxSearchBytes ?? DEFAULT_SEARCH_MAX_BYTES;
     const maxResults = a.maxResults ?? options.defaultMaxResults ?? DEFAULT_SEARCH_MAX_RESULTS;
-    if (typeof maxResults !== 'number' || !Number.isInteger(maxResults) || maxResults < 1) {
-      return { text: `${SPILL_SEARCH_TOOL}: \`maxResults\` must be an integer of at least 1.`, isError: true, code: 'SPILL_INVALID_INPUT' };
+    const resultsProblem = wholeNumberProblem(maxResults, { min: 1 });
+    if (resultsProblem !== undefined) {
+      return { text: `${SPILL_SEARCH_TOOL}: \`maxResults\` ${resultsProblem}.`, isError: true, code: 'SPILL_INVALID_INPUT' };
     }
-    const results = Math.min(maxResults, MAX_SEARCH_RESULTS);
+    const results = Math.min(maxResults as number, MAX_SEARCH_RESULTS);
     const snippetBudget = Math.max(64, maxBytes - 240 - BLOCK_OVERHEAD * Math.min(results, 6));
     const result = await searcher.search({
       query: a.query,

@@ -3,7 +3,7 @@
  * arguments, and the answer it gives (an error the model can read rather than a throw).
  * No Node imports.
  */
-import { isSpillError, spillLocator } from '@spillway/core';
+import { isSpillError, spillLocator, wholeNumberProblem } from '@spillway/core';
 import type { GrepResult, ReadResult, SpillErrorCode, SpillLocator } from '@spillway/core';
 import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES, MIN_SPILL_ANSWER_BYTES, utf8Prefix } from './answer-bound.js';
 import type { SPILL_GREP_TOOL, SPILL_READ_TOOL } from './names.js';
@@ -65,9 +65,8 @@ export interface Limits {
 }
 
 function positiveInteger(value: unknown, name: string, min: number): void {
-  if (value !== undefined && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)) {
-    throw new TypeError(`${name} must be a whole number of at least ${String(min)}; got ${typeof value === 'number' ? String(value) : typeof value}.`);
-  }
+  const problem = value === undefined ? undefined : wholeNumberProblem(value, { min });
+  if (problem !== undefined) throw new TypeError(`${name} ${problem}.`);
 }
 
 /**
