@@ -5,16 +5,16 @@
 // options given (`--dry-run`, `--config-dir DIR`, `--max-inline-bytes N`…). Undo with
 // `spillway setup <host> --undo`.
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const HOSTS = ['claude-code', 'gemini', 'codex', 'opencode', 'cursor', 'vscode'];
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2).filter((a) => a !== '--');
 const host = args[0];
-if (host === undefined || !HOSTS.includes(host)) {
-  process.stderr.write(`usage: pnpm protect <host> [setup options]\n  host: ${HOSTS.join(', ')}\n`);
+const usage = (hosts) => {
+  process.stderr.write(`usage: pnpm protect <host> [setup options]\n  host: ${hosts.join(', ')}\n`);
   process.exit(2);
-}
+};
+if (host === undefined || host.startsWith('-')) usage(['one of the hosts spillway setup knows (claude-code, …)']);
 const started = Date.now();
 const seconds = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
 
@@ -28,6 +28,9 @@ function step(title, command, commandArgs, env = {}) {
 }
 
 step('1/3 building spillway (the CLI and the packages it uses)', 'pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@spillway/cli...', '--output-logs=errors-only'], { TURBO_TELEMETRY_DISABLED: '1' });
+// The hosts are known once, in @spillway/hosts; it is built by now, and nothing is changed yet.
+const { HOST_IDS } = await import(pathToFileURL(`${repo}/packages/spill-hosts/dist/index.js`).href);
+if (!HOST_IDS.includes(host)) usage(HOST_IDS);
 step('2/3 putting spillway on PATH', process.execPath, ['scripts/link-cli.mjs']);
 step(`3/3 setting ${host} up`, process.execPath, ['packages/spill-cli/bin/spillway.js', 'setup', ...args]);
 const configDir = args.indexOf('--config-dir');

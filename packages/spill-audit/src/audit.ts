@@ -1,12 +1,18 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
 import { wholeNumberProblem } from '@spillway/core';
+import { HOSTS } from '@spillway/hosts';
 import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures } from './analyze.js';
 import { findTranscripts } from './discover.js';
 import { AuditError, TranscriptFormatError } from './errors.js';
 import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
 
-/** The cap `spillway setup` gives each host, which an audit measures unless told another. */
-export const SETUP_CAPS: Readonly<Record<TranscriptFormat, number>> = { 'claude-code': 24576, codex: 8192, gemini: 32768, opencode: 16384, generic: 24576 };
+/** A harness's transcripts have no setup cap; 24 KiB lies between the hosts' caps. */
+const GENERIC_CAP = 24576;
+
+/** The cap an audit of `format` measures unless told another: the one `spillway setup` gives the host. */
+export function setupCapFor(format: TranscriptFormat): number {
+  return format === 'generic' ? GENERIC_CAP : HOSTS[format].cap;
+}
 
 /** Options of {@link runAudit}. */
 export interface AuditOptions {
@@ -14,7 +20,7 @@ export interface AuditOptions {
   readonly format: TranscriptFormat;
   /** Files or directories to read; empty: the host's own directory. */
   readonly paths?: readonly string[];
-  /** The cap to report on, bytes. Default: the host's setup cap ({@link SETUP_CAPS}). */
+  /** The cap to report on, bytes. Default: the host's setup cap ({@link setupCapFor}). */
   readonly cap?: number;
   /** The highest share of spilled outputs whose omitted part may be needed later, 0–1. Default 0.1. */
   readonly maxNeeded?: number;
@@ -229,7 +235,7 @@ export function recommendCap(scope: string, calls: readonly CallFigures[], caps:
  */
 export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   const { format } = options;
-  const cap = options.cap ?? SETUP_CAPS[format];
+  const cap = options.cap ?? setupCapFor(format);
   const maxNeeded = options.maxNeeded ?? 0.1;
   const capProblem = wholeNumberProblem(cap, { min: 1, unit: 'bytes' });
   if (capProblem !== undefined) throw new AuditError('AUDIT_INVALID_OPTION', `The cap ${capProblem}.`);

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { runAudit, recommendCap, SETUP_CAPS } from './audit.js';
+export { runAudit, recommendCap, setupCapFor } from './audit.js';
 export type { AuditOptions, AuditReport, AuditTotals, AuditGroup, CapFigures, Recommendation, NeededExample } from './audit.js';
 export { CANDIDATE_CAPS, MAX_CAPS, SessionAnalyzer, overHostLimit, MAX_STRINGS_PER_OUTPUT } from './analyze.js';
 export type { CallFigures, CapOutcome } from './analyze.js';

@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { renderAuditHtml, runAudit, SETUP_CAPS, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
@@ -105,7 +105,7 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
   const host = r.recommendations[0];
   lines.push('');
   if ((host?.cap == null || host.figures === null) && host?.unproven != null) {
-    lines.push(`too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (${String(SETUP_CAPS[r.format])} bytes for ${r.format}), and audit more sessions`);
+    lines.push(`too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format}), and audit more sessions`);
   } else if (host?.cap == null || host.figures === null) {
     lines.push(`no cap keeps the needed-later rate under ${percent(r.maxNeeded * 100, 100)}; keep outputs whole or raise --max-needed`);
   } else {
