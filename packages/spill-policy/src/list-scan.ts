@@ -133,7 +133,7 @@ export class ListScanner {
         this.#carryLength = 0;
       }
       from = at + 1;
-      if (this.#ruledOut) return;
+      if (this.#stopped()) return;
     }
     this.#extend(chunk, from, chunk.length);
     this.#open = this.#carryLength > 0;
@@ -153,6 +153,11 @@ export class ListScanner {
       this.#firstLogs * 2 < this.#firstLines &&
       this.#long * 20 <= lines;
     return isList ? { sample: this.#sample, stride: this.#stride, kinds: [...this.#kinds].sort((a, b) => a - b) } : undefined;
+  }
+
+  /** Whether the line just ended ruled the list out (a call, so that the check is not narrowed away). */
+  #stopped(): boolean {
+    return this.#ruledOut;
   }
 
   #extend(chunk: string, from: number, to: number): void {
