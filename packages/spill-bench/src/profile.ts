@@ -22,8 +22,8 @@ export interface Profile {
   readonly memoryBytes: number;
   /** Streaming figure: total bytes, chunk size, rounds. */
   readonly stream: { readonly bytes: number; readonly chunk: number; readonly rounds: number };
-  /** CLI figure: bytes the generator prints, rounds. */
-  readonly cli: { readonly bytes: number; readonly rounds: number };
+  /** CLI figure: bytes the generator prints, rounds, and bytes of log text (the preview corpus repeated) for the figure whose output is scanned. */
+  readonly cli: { readonly bytes: number; readonly rounds: number; readonly logBytes: number };
   /** `spillway mcp`: sequential small calls per round, rounds, and the large result's size and rounds. */
   readonly mcp: { readonly calls: number; readonly rounds: number; readonly bigBytes: number; readonly bigRounds: number };
   /** Scale figure: saves per run, window size, content size, memory cap, runs, time budget per run. */
@@ -93,7 +93,7 @@ export const FULL: Profile = {
   previewCostRounds: 5,
   memoryBytes: 4 * KiB,
   stream: { bytes: 2 * GiB, chunk: 64 * KiB, rounds: 3 },
-  cli: { bytes: 1 * GiB, rounds: 5 },
+  cli: { bytes: 1 * GiB, rounds: 5, logBytes: 256 * MiB },
   mcp: { calls: 200, rounds: 7, bigBytes: 100 * MiB, bigRounds: 3 },
   scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 120_000 },
   retention: { entries: 100_000, rounds: 5, rssRounds: 3 },
@@ -133,7 +133,7 @@ export const QUICK: Profile = {
   previewCostRounds: 3,
   memoryBytes: 4 * KiB,
   stream: { bytes: 128 * MiB, chunk: 64 * KiB, rounds: 3 },
-  cli: { bytes: 64 * MiB, rounds: 3 },
+  cli: { bytes: 64 * MiB, rounds: 3, logBytes: 64 * MiB },
   mcp: { calls: 100, rounds: 5, bigBytes: 16 * MiB, bigRounds: 2 },
   scale: { saves: 5_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 15_000 },
   retention: { entries: 10_000, rounds: 3, rssRounds: 2 },

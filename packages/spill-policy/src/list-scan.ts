@@ -106,6 +106,8 @@ export class ListScanner {
   #long = 0;
   #firstLogs = 0;
   readonly #kinds = new Set<number>();
+  /** Set once the first lines rule a list out: nothing more is looked at. */
+  #ruledOut = false;
 
   constructor(cap: number) {
     this.#limit = sampleLimit(cap);
@@ -120,6 +122,7 @@ export class ListScanner {
 
   /** Scans the next piece. */
   push(chunk: string): void {
+    if (this.#ruledOut) return;
     let from = 0;
     for (let at = chunk.indexOf('\n'); at >= 0; at = chunk.indexOf('\n', from)) {
       if (this.#carryLength === 0) this.#lineEnded(chunk, from, at);
@@ -130,6 +133,7 @@ export class ListScanner {
         this.#carryLength = 0;
       }
       from = at + 1;
+      if (this.#stopped()) return;
     }
     this.#extend(chunk, from, chunk.length);
     this.#open = this.#carryLength > 0;
@@ -137,6 +141,7 @@ export class ListScanner {
 
   /** Ends the text: the sample when the text is a list, else `undefined`. */
   finish(): ListScan | undefined {
+    if (this.#ruledOut) return undefined;
     if (this.#open) {
       this.#lineEnded(this.#carry, 0, this.#carry.length, this.#carryLength);
       this.#carry = '';
@@ -148,6 +153,11 @@ export class ListScanner {
       this.#firstLogs * 2 < this.#firstLines &&
       this.#long * 20 <= lines;
     return isList ? { sample: this.#sample, stride: this.#stride, kinds: [...this.#kinds].sort((a, b) => a - b) } : undefined;
+  }
+
+  /** Whether the line just ended ruled the list out (a call, so that the check is not narrowed away). */
+  #stopped(): boolean {
+    return this.#ruledOut;
   }
 
   #extend(chunk: string, from: number, to: number): void {
@@ -174,6 +184,13 @@ export class ListScanner {
         this.#kinds.add(itemKind(line));
       }
       if (LOG_RE.test(line)) this.#firstLogs++;
+      // The first lines decide alone whether the text can be a list: a log is not one, however long.
+      if (n === LIST_SAMPLE_LINES && (this.#firstItems < this.#firstLines * LIST_SHARE || this.#firstLogs * 2 >= this.#firstLines)) {
+        this.#ruledOut = true;
+        this.#sample = [];
+        this.#carry = '';
+        return;
+      }
     }
     if ((n - 1) % this.#stride !== 0) return;
     let text = s.slice(from, Math.min(end, from + SAMPLE_UNITS));

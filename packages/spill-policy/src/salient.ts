@@ -45,7 +45,11 @@ export function blockPrefilters(): RegExp[] {
  * not salient.
  */
 export function severityOf(line: string): number {
-  if (!PREFILTER.test(line)) return 0;
+  return PREFILTER.test(line) ? severityOfAdmitted(line) : 0;
+}
+
+/** {@link severityOf} of a line the prefilter already admitted (a block prefilter hit inside it). */
+export function severityOfAdmitted(line: string): number {
   for (const rule of RULES) {
     if (rule.pattern.test(line) && !rule.unless.some((guard) => guard.pattern.test(line))) return rule.severity;
   }

@@ -1,7 +1,7 @@
 import { JsonFailureScanner, type JsonFailure } from './json-failures.js';
 import { JsonShapeScanner, type JsonShape } from './json-shape.js';
 import { ListScanner, type ListScan } from './list-scan.js';
-import { blockPrefilters, LINE_SCAN_UNITS, severityOf, shapeOf } from './salient.js';
+import { blockPrefilters, LINE_SCAN_UNITS, severityOf, severityOfAdmitted, shapeOf } from './salient.js';
 
 /** Lines of one shape kept apart before the next ones are counted as a flood into the last of them. */
 export const FLOOD_KEEP = 3;
@@ -210,7 +210,7 @@ export class PreviewScanner {
       const le = s.indexOf('\n', ls);
       const view = viewAt(s, ls, le);
       this.#work += view.scan.length;
-      const severity = severityOf(view.scan);
+      const severity = severityOfAdmitted(view.scan);
       if (severity > 0) {
         const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), this.#lineNo - 1);
         this.#consider(severity, view, this.#lineNo, before);

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
 import { runInterleaved } from '../interleave.js';
 import { assertSucceeded, childScript, MAXRSS_FILE_ENV, runNodeWithMaxRss, runProcess } from '../process.js';
+import { CORPUS_DIR } from '../preview-corpus.js';
 import type { Profile } from '../profile.js';
 import { findRepoRoot } from '../report.js';
 import { formatBytes } from '../sizes.js';
@@ -39,6 +40,19 @@ function settleDisk(): void {
   spawnSync('sync', { stdio: 'ignore' });
 }
 
+/** Writes `bytes` of the preview corpus's outputs, repeated: real logs of real tools. */
+async function writeLog(file: string, bytes: number): Promise<void> {
+  const dir = new URL('outputs/', CORPUS_DIR);
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.txt')).sort();
+  const corpus = Buffer.concat(await Promise.all(names.map((n) => readFile(new URL(n, dir)))));
+  const out = await open(file, 'w');
+  try {
+    for (let written = 0; written < bytes; written += corpus.length) await out.write(corpus, 0, Math.min(corpus.length, bytes - written));
+  } finally {
+    await out.close();
+  }
+}
+
 function specs(profile: Profile): FigureSpec[] {
   const size = formatBytes(profile.cli.bytes);
   return [
@@ -55,6 +69,13 @@ function specs(profile: Profile): FigureSpec[] {
       baseline: 'node piping the generator to a file',
       unit: 'bytes',
       target: valueAtMost(64 * 1024 * 1024),
+    },
+    {
+      id: 'cli.log.wall',
+      title: `spillway run -- cat <${formatBytes(profile.cli.logBytes)} of log text>: wall time`,
+      baseline: 'cat <the same file> > file (sh)',
+      unit: 'ms',
+      target: ratioAtMost(1.3),
     },
     {
       id: 'cli.unusable.wall',
@@ -160,6 +181,37 @@ export const cliGroup: FigureGroup = {
       baseline: unusableSamples.baseline.map((s) => s.rss),
       notes: ['peak RSS (VmHWM) of the spillway process alone; the baseline is the bare Node pipe of the figure above'],
     });
+    // Real log text, whose every line the preview's scan classifies (the generator's one
+    // repeated line is the scan's easiest case).
+    const log = path.join(ctx.scratch, 'log.txt');
+    await writeLog(log, ctx.profile.cli.logBytes);
+    const logBytes = (await stat(log)).size;
+    const logOut = path.join(ctx.scratch, 'log-out.txt');
+    const logSamples = await runInterleaved(
+      rounds,
+      {
+        spillway: async () => {
+          const run = await runProcess(process.execPath, [bin, 'run', '--root', root, '--session', 'bench', '--', 'cat', log]);
+          assertSucceeded(run, 'spillway run of the log');
+          if (run.stdout.length > 64 * 1024) problems.add('spillway run of the log printed more than its preview');
+          const stored = (await treeSize(root)).bytes;
+          if (stored !== logBytes) problems.add(`spillway run of the log stored ${String(stored)} bytes, expected ${String(logBytes)}`);
+          await emptyDir(root);
+          settleDisk();
+          return run.wallMs;
+        },
+        baseline: async () => {
+          const shell = await runProcess('sh', ['-c', 'cat "$LOG" > "$OUT" 2>&1'], { env: { LOG: log, OUT: logOut } });
+          assertSucceeded(shell, 'the log baseline');
+          await rm(logOut);
+          settleDisk();
+          return shell.wallMs;
+        },
+      },
+      { warmup: true },
+    );
+    await rm(log);
+    ctx.record('cli.log.wall', { spillway: logSamples.spillway, baseline: logSamples.baseline, notes: [`${formatBytes(logBytes)} of the preview corpus's outputs, repeated`] });
     const notes = problems.size === 0 ? [`every run stored exactly ${bytes} bytes`] : [...problems];
     const pipeMs = median(samples.baseline.map((s) => s.pipeMs ?? 0));
     const shellMs = median(samples.baseline.map((s) => s.wallMs));

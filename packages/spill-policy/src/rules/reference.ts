@@ -11,7 +11,7 @@ export const reference: SalientRule = {
   severity: REFERENCE,
   pattern:
     /^[ \t]+at .+[:(]\d+|^[ \t]*File ".+", line \d+|\w\.[A-Za-z]{1,5}[:(]\d+(?:[:,]\d+)?\)?(?:[: ]|$)|\b(?:HTTP\/\d(?:\.\d)?"? |[Ss]tatus(?: code)?[ :=]+)[45]\d\d\b|" [45]\d\d |\b(?:exit(?:ed)?(?: with)?(?: code| status)?[ :=]+|Exit code |exit status )[1-9]\d*\b/,
-  triggers: ['^[ \\t]+at ', 'File "', '\\.[A-Za-z]{1,5}[:(]\\d', 'HTTP/', '[Ss]tatus', '" [45]\\d\\d ', '[Ee]xit'],
+  triggers: ['^[ \\t]+at ', 'File "', '\\.[A-Za-z]{1,5}[:(]\\d', 'HTTP\\/\\d(?:\\.\\d)?"? [45]', '[Ss]tatus(?: code)?[ :=]+[45]', '" [45]\\d\\d ', '[Ee]xit'],
   unless: [benign, internalFrame],
   hits: [
     '    at parseConfig (/app/src/config.ts:42:11)',
