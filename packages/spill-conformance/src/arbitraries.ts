@@ -169,8 +169,9 @@ export function toChunkSource(chunks: readonly string[], delivery: ChunkDelivery
 
 /**
  * Valid read options for an artifact with `lineCount` lines: offsets from 1 to past the
- * end, limits from 0 to past the end, and `maxBytes` from 4 (one code point always fits)
- * to more than a short artifact holds. Fields are sometimes left out to use defaults.
+ * end, limits from 0 to past the end, `maxBytes` from 4 (one code point always fits)
+ * to more than a short artifact holds, and `offsetByte` anywhere from 0 to past the end.
+ * Fields are sometimes left out to use defaults.
  */
 export function readOptionsArbitrary(lineCount: number): fc.Arbitrary<ReadOptions> {
   return fc.record(
@@ -178,6 +179,8 @@ export function readOptionsArbitrary(lineCount: number): fc.Arbitrary<ReadOption
       offset: fc.integer({ min: 1, max: lineCount + 3 }),
       limit: fc.integer({ min: 0, max: lineCount + 3 }),
       maxBytes: fc.oneof(fc.integer({ min: 4, max: 64 }), fc.integer({ min: 4, max: 4096 })),
+      // Any position: mostly inside a line (ignored), sometimes a line start (read from).
+      offsetByte: fc.integer({ min: 0, max: lineCount * 8 + 8 }),
     },
     { requiredKeys: [] },
   );
@@ -305,6 +308,7 @@ export function differentialReadOptionsArbitrary(): fc.Arbitrary<Readonly<Record
       offset: fc.oneof({ arbitrary: fc.integer({ min: 1, max: 25 }), weight: 8 }, { arbitrary: fc.constantFrom(0, 1.5, '2'), weight: 1 }),
       limit: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 8 }), weight: 8 }, { arbitrary: fc.constant(-1), weight: 1 }),
       maxBytes: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 600 }), weight: 8 }, { arbitrary: fc.constant(Number.NaN), weight: 1 }),
+      offsetByte: fc.oneof({ arbitrary: fc.integer({ min: 0, max: 200 }), weight: 8 }, { arbitrary: fc.constantFrom(-1, 0.5, '3'), weight: 1 }),
     },
     { requiredKeys: [] },
   );

@@ -110,6 +110,7 @@ export interface ReferenceReadArguments {
   readonly offset: number;
   readonly limit: number;
   readonly maxBytes: number;
+  readonly offsetByte?: number;
 }
 
 /** `grep` arguments after the contract's checks, with defaults applied. */
@@ -125,16 +126,17 @@ export interface ReferenceGrepArguments {
  * The contract's checks of `read` options, straight from core's `ReadOptions` TSDoc.
  *
  * @throws SpillError `SPILL_INVALID_INPUT` for options that are not an object, `offset`
- * not an integer >= 1, `limit` or `maxBytes` not an integer >= 0, or a `signal` that is
- * not an `AbortSignal`.
+ * not an integer >= 1, `limit`, `maxBytes` or `offsetByte` not an integer >= 0, or a
+ * `signal` that is not an `AbortSignal`.
  */
 export function checkReadArguments(options: unknown): ReferenceReadArguments {
   const bag = optionsBag(options);
   const offset = integerOption(bag, 'offset', 1, 1);
   const limit = integerOption(bag, 'limit', DEFAULT_READ_LIMIT, 0);
   const maxBytes = integerOption(bag, 'maxBytes', DEFAULT_READ_MAX_BYTES, 0);
+  const offsetByte = bag.offsetByte === undefined ? undefined : integerOption(bag, 'offsetByte', 0, 0);
   checkSignal(bag);
-  return { offset, limit, maxBytes };
+  return { offset, limit, maxBytes, ...(offsetByte === undefined ? {} : { offsetByte }) };
 }
 
 /**
@@ -187,6 +189,22 @@ export class ReferenceArtifact {
     this.totalBytes = this.lineBytes.reduce((sum, b) => sum + b, 0);
   }
 
+  /**
+   * The line that starts at byte `position`, when one other than the first does (the byte
+   * before it is a `\n` and it is before the end): the only positions `offsetByte` moves
+   * a read to. 0, the end, past it and the middle of a line name none.
+   */
+  private lineStartingAt(position: number | undefined): number | undefined {
+    if (position === undefined || position <= 0 || position >= this.totalBytes) return undefined;
+    let start = 0;
+    for (let line = 1; line < this.lines.length; line++) {
+      start += this.lineBytes[line - 1] ?? 0;
+      if (start === position) return line + 1;
+      if (start > position) return undefined;
+    }
+    return undefined;
+  }
+
   /** The number of lines. */
   get lineCount(): number {
     return this.lines.length;
@@ -203,12 +221,16 @@ export class ReferenceArtifact {
 
   /** {@link ReferenceArtifact.read} plus which case of the contract produced the answer. */
   readDetailed(options?: ReadOptions): { result: ReadResult; kind: ReferenceReadKind } {
-    const { offset, limit, maxBytes } = checkReadArguments(options);
+    const { offset, limit, maxBytes, offsetByte } = checkReadArguments(options);
     const n = this.lines.length;
     const base = { startLine: offset, totalBytes: this.totalBytes };
+    // The line reading starts at: `offset`'s, unless `offsetByte` names a line start; the
+    // answer is numbered from `offset` either way (the caller vouches for the position).
+    const first = offset === 1 ? 1 : (this.lineStartingAt(offsetByte) ?? offset);
+    const shift = offset - first;
 
-    if (offset > n || limit === 0) {
-      const hasMore = offset <= n;
+    if (first > n || limit === 0) {
+      const hasMore = first <= n;
       const result: ReadResult = {
         ...base,
         text: '',
@@ -220,33 +242,33 @@ export class ReferenceArtifact {
       return { result, kind: 'lines' };
     }
 
-    const lastWanted = Math.min(n, offset + limit - 1);
+    const lastWanted = Math.min(n, first + limit - 1);
     let used = 0;
-    let endLine = offset - 1;
+    let last = first - 1;
     const parts: string[] = [];
-    for (let line = offset; line <= lastWanted; line++) {
+    for (let line = first; line <= lastWanted; line++) {
       const bytes = this.lineBytes[line - 1] ?? 0;
       if (used + bytes > maxBytes) break;
       used += bytes;
       parts.push(this.lines[line - 1] ?? '');
-      endLine = line;
+      last = line;
     }
 
-    if (endLine >= offset) {
-      const hasMore = endLine < n;
+    if (last >= first) {
+      const hasMore = last < n;
       const result: ReadResult = {
         ...base,
         text: parts.join(''),
-        endLine,
+        endLine: last + shift,
         truncated: false,
         hasMore,
-        ...(hasMore ? { nextOffset: endLine + 1 } : {}),
+        ...(hasMore ? { nextOffset: last + shift + 1 } : {}),
       };
       return { result, kind: 'lines' };
     }
 
     // Not even the first line fits: cut it at the last code point that does.
-    const cut = cutToBytes(this.lines[offset - 1] ?? '', maxBytes);
+    const cut = cutToBytes(this.lines[first - 1] ?? '', maxBytes);
     if (cut === '') {
       // Core: nothing fits, so no nextOffset (paging on with this maxBytes never progresses).
       const result: ReadResult = { ...base, text: '', endLine: offset - 1, truncated: true, hasMore: true };

@@ -39,6 +39,7 @@ export const REFERENCE_BUGS = [
   'encode-chunks-separately',
   'read-off-by-one',
   'read-ignores-max-bytes',
+  'offset-byte-ignored',
   'grep-literal-as-regex',
   'delete-always-true',
   'list-ignores-session',
@@ -270,6 +271,11 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
   const reader: NonNullable<SpillBackend['reader']> = {
     // eslint-disable-next-line @typescript-eslint/require-await
     async read(locator: SpillLocator, readOptions?: ReadOptions) {
+      // Drops offsetByte unchecked: a bad one is not refused, and one naming another line's start is not followed.
+      if (bug === 'offset-byte-ignored' && typeof readOptions === 'object' && (readOptions as unknown) !== null && 'offsetByte' in readOptions) {
+        const { offsetByte: _dropped, ...rest } = readOptions;
+        return reader.read(locator, rest);
+      }
       if (bug === 'locator-checked-first') artifactAt(locator);
       checkReadArguments(readOptions);
       if (readOptions?.signal?.aborted === true) throw abortedError(readOptions.signal, 'The read');

@@ -8,6 +8,7 @@ import {
   type SpillLocator,
   type SpillReader,
   type SpillRef,
+  utf8ByteLength,
 } from '@spillway/core';
 import { describe } from 'vitest';
 import { expectSpillErrorCode, expectSpillRejection, fail, readWhole, withHarness, type Harness } from '../harness.js';
@@ -59,6 +60,18 @@ async function expectGrep(
   if (lines !== undefined && show(got) !== show(lines)) problems.push(`matched lines ${show(got)}, expected ${show(lines)}`);
   if (problems.length > 0) fail(`grep(${show(pattern)}, ${show(options)}) of ${preview(content)}: ${problems.join('; ')}`);
   return result;
+}
+
+/** Where each line of `content` starts, in UTF-8 bytes (what a search index records for `offsetByte`). */
+function lineStarts(content: string): number[] {
+  const starts: number[] = [];
+  let at = 0;
+  for (const line of content.split(/(?<=\n)/)) {
+    if (line === '') continue;
+    starts.push(at);
+    at += utf8ByteLength(line);
+  }
+  return starts;
 }
 
 function linesContaining(content: string, needle: string): number[] {
@@ -179,6 +192,38 @@ export function describeReader<F extends SpillBackendFixture>(options: ResolvedC
       await expectRead(reader, ref, content, { offset: 3 }, { text: 'c\rd\n', endLine: 3, hasMore: false });
     });
 
+    test('answers from offsetByte as from offset when it is where line offset starts', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'first\n\u00e9t\u00e9\r\n\u{1F600} x\n\nlast line\nno newline';
+      const ref = await h.save(content);
+      const starts = lineStarts(content);
+      for (let offset = 1; offset <= starts.length; offset++) {
+        for (const limit of [1, 3]) {
+          const plain = await expectRead(reader, ref, content, { offset, limit });
+          const hinted = await expectRead(reader, ref, content, { offset, limit, offsetByte: starts[offset - 1] ?? 0 });
+          if (show(hinted) !== show(plain)) fail(`read at line ${String(offset)} with its offsetByte answered ${show(hinted)}, without it ${show(plain)}`);
+        }
+        await expectRead(reader, ref, content, { offset, maxBytes: 3, offsetByte: starts[offset - 1] ?? 0 });
+      }
+    });
+
+    test('ignores an offsetByte inside a line, at 0 for a later line, or at or past the end', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'alpha\nbeta\ngamma';
+      const ref = await h.save(content);
+      for (const offsetByte of [1, 7, 10, 0, 16, 17, 1000]) {
+        await expectRead(reader, ref, content, { offset: 3, limit: 1, offsetByte }, { text: 'gamma', startLine: 3, endLine: 3 });
+      }
+    });
+
+    test('answers the lines from an offsetByte that starts another line, numbered from offset', async (h, ctx) => {
+      const reader = h.requireReader(ctx);
+      const content = 'one\ntwo\nthree\nfour\n';
+      const ref = await h.save(content);
+      await expectRead(reader, ref, content, { offset: 2, limit: 2, offsetByte: 8 }, { text: 'three\nfour\n', startLine: 2, endLine: 3, hasMore: false });
+      await expectRead(reader, ref, content, { offset: 3, limit: 1, offsetByte: 4 }, { text: 'two\n', startLine: 3, endLine: 3, hasMore: true, nextOffset: 4 });
+    });
+
     test('stops at a line end when whole lines fit in maxBytes', async (h, ctx) => {
       const reader = h.requireReader(ctx);
       const content = 'aaaa\nbbbb\ncccc\n';
@@ -282,6 +327,9 @@ export function describeReader<F extends SpillBackendFixture>(options: ResolvedC
       ['a fractional limit', { limit: 2.5 }],
       ['a negative maxBytes', { maxBytes: -1 }],
       ['a NaN maxBytes', { maxBytes: Number.NaN }],
+      ['a negative offsetByte', { offset: 2, offsetByte: -1 }],
+      ['a fractional offsetByte', { offset: 2, offsetByte: 2.5 }],
+      ['a string offsetByte', { offset: 2, offsetByte: '2' as unknown as number }],
     ];
     for (const [label, readOptions] of badOptions) {
       test(`rejects ${label} with SPILL_INVALID_INPUT`, async (h, ctx) => {
