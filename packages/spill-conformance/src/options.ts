@@ -208,9 +208,8 @@ export function resolveConformanceOptions<F extends SpillBackendFixture>(options
     if (properties.endOnFailure !== undefined && typeof properties.endOnFailure !== 'boolean') {
       throw optionError('properties.endOnFailure must be a boolean when given.');
     }
-    if (properties.seed !== undefined && (typeof properties.seed !== 'number' || !Number.isSafeInteger(properties.seed))) {
-      throw optionError('properties.seed must be an integer when given.');
-    }
+    const seedProblem = properties.seed === undefined ? undefined : wholeNumberProblem(properties.seed, { min: Number.MIN_SAFE_INTEGER });
+    if (seedProblem !== undefined) throw optionError(`properties.seed ${seedProblem}.`);
   }
   if (raw.search !== undefined && raw.search !== false && typeof raw.search !== 'function') {
     throw optionError('search must be a function (backend, fixture) => searcher, or false to turn the search tests off.');

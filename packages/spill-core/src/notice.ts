@@ -47,6 +47,8 @@
  * @packageDocumentation
  */
 
+import { wholeNumberProblem } from './whole-number.js';
+
 /**
  * Who reads a notice, named by what they can call to get the stored result back. It picks
  * the notice's retrieval hint (see {@link retrievalHintFor}):
@@ -143,9 +145,8 @@ export interface FindSpillNoticesOptions extends ParseSpillNoticeOptions {
  */
 export function formatSpillNotice(notice: SpillNotice): string {
   const { omittedBytes, locator, retrievalHint } = notice;
-  if (!Number.isSafeInteger(omittedBytes) || omittedBytes < 0) {
-    throw new TypeError(`omittedBytes must be a non-negative integer; got ${String(omittedBytes)}.`);
-  }
+  const problem = wholeNumberProblem(omittedBytes, { min: 0, unit: 'bytes' });
+  if (problem !== undefined) throw new TypeError(`omittedBytes ${problem}.`);
   if (typeof locator !== 'string' || locator.length === 0) {
     throw new TypeError('locator must be a non-empty string.');
   }

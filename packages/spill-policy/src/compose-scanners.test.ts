@@ -34,7 +34,7 @@ describe('createSpillPreviewScanners', () => {
 
   it('refuses no cap, and a cap that is not a non-negative integer', () => {
     expect(() => createSpillPreviewScanners([])).toThrow(TypeError);
-    expect(() => createSpillPreviewScanners([1000, -1])).toThrow(/non-negative integers/);
+    expect(() => createSpillPreviewScanners([1000, -1])).toThrow('Each of maxInlineBytes must be a whole number of bytes, at least 0; got -1.');
     expect(() => createSpillPreviewScanners([1.5])).toThrow(TypeError);
   });
 });

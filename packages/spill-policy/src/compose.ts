@@ -54,7 +54,8 @@ export interface SpillPreviewScanner {
  * @throws TypeError when `maxInlineBytes` is not a non-negative integer.
  */
 export function createSpillPreviewScanner(maxInlineBytes: number): SpillPreviewScanner {
-  if (!Number.isSafeInteger(maxInlineBytes) || maxInlineBytes < 0) throw new TypeError(`maxInlineBytes must be a non-negative integer; got ${String(maxInlineBytes)}.`);
+  const problem = wholeNumberProblem(maxInlineBytes, { min: 0, unit: 'bytes' });
+  if (problem !== undefined) throw new TypeError(`maxInlineBytes ${problem}.`);
   const scanner = new PreviewScanner(maxInlineBytes);
   return { push: (chunk) => { scanner.push(chunk); }, finish: () => scanner.finish() };
 }
@@ -77,7 +78,10 @@ export interface SpillPreviewMultiScanner {
  */
 export function createSpillPreviewScanners(maxInlineBytes: readonly number[]): SpillPreviewMultiScanner {
   if (maxInlineBytes.length === 0) throw new TypeError('Pass at least one cap.');
-  for (const cap of maxInlineBytes) if (!Number.isSafeInteger(cap) || cap < 0) throw new TypeError(`maxInlineBytes must be non-negative integers; got ${String(cap)}.`);
+  for (const cap of maxInlineBytes) {
+    const problem = wholeNumberProblem(cap, { min: 0, unit: 'bytes' });
+    if (problem !== undefined) throw new TypeError(`Each of maxInlineBytes ${problem}.`);
+  }
   const scanner = new PreviewScanner([...maxInlineBytes]);
   return { push: (chunk) => { scanner.push(chunk); }, finish: () => scanner.finishAll() };
 }

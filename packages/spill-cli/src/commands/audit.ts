@@ -4,6 +4,7 @@ import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
+import { positiveInt } from '../options.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
 /**
@@ -53,11 +54,6 @@ function parseHost(value: string): TranscriptFormat {
   const found = FORMATS.find((f) => f === value);
   if (found === undefined) throw new InvalidArgumentError(`use one of ${FORMATS.join(', ')}.`);
   return found;
-}
-
-function parseCap(value: string): number {
-  if (!/^[1-9]\d*$/.test(value) || !Number.isSafeInteger(Number(value))) throw new InvalidArgumentError('a positive whole number of bytes, e.g. 16384.');
-  return Number(value);
 }
 
 function parseRate(value: string): number {
@@ -134,7 +130,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .description('Tell, from the transcripts a host keeps, what spilling would keep out of context and which cap to set.')
     .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
     .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
-    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', parseCap)
+    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', positiveInt)
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
