@@ -4,7 +4,7 @@ import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
 import type { NodeSpillBackend, SpillFileSink } from '@spillway/core/file-sink';
 import { xdgBaseDir } from '@spillway/core/xdg';
-import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
+import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { deleteEntry, listEntries, listingVersion, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
@@ -81,7 +81,7 @@ export interface LocalBackend extends NodeSpillBackend {
   readonly fileSink: SpillFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
-  /** Stores raw bytes exactly, through the file sink (see {@link SpillBackend.saveBytesStream}). */
+  /** Stores raw bytes exactly, through the file sink (see {@link NodeSpillBackend.saveBytesStream}). */
   saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
 }
 
