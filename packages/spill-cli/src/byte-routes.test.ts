@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpillError } from '@spillway/core';
-import { localBackendFactory, type BackendFactory, type CliBackend } from './context.js';
+import { localBackendFactory, type BackendFactory, type CliBackend } from './test-node-backends.js';
 import { main } from './main.js';
 import { testIO } from './test-io.js';
 import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';

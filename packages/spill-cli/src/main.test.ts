@@ -2,7 +2,7 @@ import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpillError, spillLocator, type SpillEntry, type SpillErrorCode } from '@spillway/core';
-import { localBackendFactory, type BackendFactory, type CliBackend } from './context.js';
+import { localBackendFactory, type BackendFactory, type CliBackend } from './test-node-backends.js';
 import { main, wantsJson } from './main.js';
 import { testIO } from './test-io.js';
 import { makePrivateDir, tempBasePerFile } from './test-temp-dirs.js';

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { ChildProcess } from 'node:child_process';
-import type { SpillFileSinkHandle } from '@spillway/core';
+import type { SpillFileSinkHandle } from '@spillway/core/file-sink';
 import { runChild, type ChildOutcome } from './child.js';
 
 /** How often the direct route measures the file against the limit. */

@@ -85,12 +85,6 @@ export interface SpillBackend {
   /** Listing and deleting, when the backend supports it. */
   readonly catalog?: SpillCatalog;
   /**
-   * Byte-exact storage through a file descriptor, when the backend stores files on this
-   * host. Lets a caller (the `spillway run` command) hand the descriptor to a child
-   * process so that the kernel writes its output straight into the artifact.
-   */
-  readonly fileSink?: SpillFileSink;
-  /**
    * Stores raw bytes exactly as given, chunk by chunk, with memory bounded by the chunk
    * size (or the backend's own bound), when the backend can keep bytes that are not
    * UTF-8. The same contract as {@link SpillBackend.saveTextStream}: the full content or
@@ -102,73 +96,6 @@ export interface SpillBackend {
    * throws or yields something that is not a `Uint8Array`.
    */
   saveBytesStream?(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
-}
-
-/** A request to open a {@link SpillFileSink}: a save request without content. */
-export type OpenFileSinkSpill = Omit<SaveTextSpill, 'content'>;
-
-/**
- * One artifact being written as raw bytes through a descriptor: a private temporary file
- * that nobody else can see until {@link SpillFileSinkHandle.publish}. Always end it with
- * {@link SpillFileSinkHandle.close}, published or not.
- */
-export interface SpillFileSinkHandle {
-  /**
-   * A descriptor open for reading and writing on the temporary file, at offset 0. It may
-   * be given to a child process as its stdout and stderr (`> file 2>&1`). Never close it
-   * yourself: {@link SpillFileSinkHandle.close} does.
-   */
-  readonly fd: number;
-  /**
-   * Writes every byte of `bytes` at `position` (a positioned write: the descriptor's
-   * offset does not move).
-   *
-   * @throws SpillError `SPILL_NO_SPACE` when the volume is full, `SPILL_STORAGE_FAILED`
-   * for any other write failure, or after `publish`. What was written before stays
-   * readable.
-   */
-  write(bytes: Uint8Array, position: number): Promise<void>;
-  /** Reads up to `length` bytes at `position` into `buffer` at `offset`; 0 at the end. Works after `publish` too. */
-  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>;
-  /** The file's current size in bytes. */
-  size(): Promise<number>;
-  /** Cuts the file to `length` bytes (to drop what was written past a limit). Refused after `publish`. */
-  truncate(length: number): Promise<void>;
-  /**
-   * Bytes still free for this user on the volume that holds the file, or `undefined` when
-   * the platform cannot tell.
-   */
-  freeBytes(): Promise<number | undefined>;
-  /**
-   * Publishes the file's current content as the artifact, with the same checks as any
-   * save. `bytes` in the result is the file's exact size. The descriptor stays open for
-   * `read` until `close`.
-   *
-   * @throws SpillError as a save does; the temporary file is then removed.
-   */
-  publish(options?: SpillCallOptions): Promise<SpillRef>;
-  /**
-   * Ends the handle: closes the descriptor and, unless it was published, removes the
-   * temporary file. Idempotent; never rejects.
-   */
-  close(): Promise<void>;
-}
-
-/**
- * The optional capability behind byte-exact, zero-copy storage of command output. Only a
- * backend that keeps artifacts as files on this host can offer it (the local backend
- * does); callers feature-detect it (`backend.fileSink !== undefined`) and otherwise use
- * `saveTextStream`.
- */
-export interface SpillFileSink {
-  /**
-   * Creates the private temporary file for one artifact, with every check a save makes,
-   * and hands back its descriptor.
-   *
-   * @throws SpillError as a save does (`SPILL_UNSAFE_ROOT`, `SPILL_STORAGE_FAILED`,
-   * `SPILL_NO_SPACE`, `SPILL_ABORTED`); nothing is left behind.
-   */
-  open(input: OpenFileSinkSpill, options?: SpillCallOptions): Promise<SpillFileSinkHandle>;
 }
 
 /** Default number of lines {@link SpillReader.read} returns. */

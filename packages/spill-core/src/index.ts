@@ -1,7 +1,9 @@
 /**
  * The spillway seam. Backends implement {@link SpillBackend}; the policy, the CLI and
  * retention depend only on these types. This package has no runtime dependencies and
- * imports nothing from Node, so it runs in browsers and edge runtimes too.
+ * imports nothing from Node, so it runs in browsers and edge runtimes too. The Node-only
+ * file sink (storage through a descriptor) is outside this contract, on
+ * `@spillway/core/file-sink`.
  *
  * @packageDocumentation
  */
@@ -12,7 +14,6 @@ export type {
   GrepOptions,
   GrepResult,
   ListOptions,
-  OpenFileSinkSpill,
   ReadOptions,
   ReadResult,
   SaveBytesStreamSpill,
@@ -23,8 +24,6 @@ export type {
   SpillCatalog,
   SpillEntry,
   SpillListProblem,
-  SpillFileSink,
-  SpillFileSinkHandle,
   SpillOwner,
   SpillReader,
   SpillRef,

@@ -2,8 +2,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
+import type { NodeSpillBackend, SpillFileSink } from '@spillway/core/file-sink';
 import { xdgBaseDir } from '@spillway/core/xdg';
-import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillFileSink, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
+import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { deleteEntry, listEntries, listingVersion, sweepTemp } from './catalog.js';
 import type { CatalogContext } from './catalog.js';
 import { storageError } from './errors.js';
@@ -63,8 +64,11 @@ export interface LocalBackendOptions {
  */
 export type LocalCatalog = SpillCatalog & Required<Pick<SpillCatalog, 'sweepTemp' | 'listingVersion'>>;
 
-/** The hardened private-file backend. */
-export interface LocalBackend extends SpillBackend {
+/**
+ * The hardened private-file backend. Beyond the portable `SpillBackend` contract it offers
+ * the Node-only file sink (`NodeSpillBackend` of `@spillway/core/file-sink`).
+ */
+export interface LocalBackend extends NodeSpillBackend {
   readonly name: 'local';
   /** Reads artifacts back by line range and searches them. */
   readonly reader: SpillReader & Required<Pick<SpillReader, 'readBytes'>>;
@@ -77,7 +81,7 @@ export interface LocalBackend extends SpillBackend {
   readonly fileSink: SpillFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
-  /** Stores raw bytes exactly, through the file sink (see {@link SpillBackend.saveBytesStream}). */
+  /** Stores raw bytes exactly, through the file sink (see {@link NodeSpillBackend.saveBytesStream}). */
   saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
 }
 

@@ -1,5 +1,6 @@
 import { assertSaveBytesStreamRequest, byteChunks } from '@spillway/core';
-import type { SaveBytesStreamSpill, SpillCallOptions, SpillFileSink, SpillRef } from '@spillway/core';
+import type { SaveBytesStreamSpill, SpillCallOptions, SpillRef } from '@spillway/core';
+import type { SpillFileSink } from '@spillway/core/file-sink';
 
 /**
  * `saveBytesStream` on top of the file sink: each chunk is written at its position in the

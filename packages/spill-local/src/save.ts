@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { raceAbort, spillLocator, throwIfAborted } from '@spillway/core';
-import type { SaveTextSpill, SpillCallOptions, SpillFileSinkHandle, SpillRef } from '@spillway/core';
+import type { SaveTextSpill, SpillCallOptions, SpillRef } from '@spillway/core';
+import type { SpillFileSinkHandle } from '@spillway/core/file-sink';
 import { RETRIEVAL_HINTS } from '@spillway/core/notice';
 import { ContentStream } from '@spillway/backend-utils';
 import type { ContentChunks } from '@spillway/backend-utils';

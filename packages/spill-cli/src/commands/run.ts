@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import { Command, Option } from 'commander';
+import { fileSinkOf } from '@spillway/core/file-sink';
 import type { CliBackend, CliContext } from '../context.js';
 import { addCommonOptions } from '../context.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, resolveMaxStoredBytes } from '../options.js';
@@ -82,7 +83,7 @@ async function dispatch(input: RouteInput): Promise<void> {
     await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
     await passThrough(ctx, file, args, onSpawn);
   };
-  if (backend.fileSink !== undefined) {
+  if (fileSinkOf(backend) !== undefined) {
     const { sink, failure } = await openSink(input);
     if (sink !== undefined) {
       try {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { extname } from 'node:path';
 import { Command } from 'commander';
 import { callId, type SpillRef } from '@spillway/core';
+import { fileSinkOf } from '@spillway/core/file-sink';
 import { formatSpillNotice, retrievalHintFor } from '@spillway/policy/notice';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { decodeUtf8 } from '../decode.js';
@@ -57,12 +58,13 @@ export function registerSave(program: Command, ctx: CliContext): void {
       source: { toolName: options.name, callId: callId(randomUUID()), label: 'stdin of spillway save' },
       suggestedName: suggestedNameFor(options.name),
     };
+    const fileSink = fileSinkOf(backend);
     let ref: SpillRef;
     if (backend.saveBytesStream !== undefined) {
       // Byte for byte, on every backend that can: stdin is stored as it is read.
       ref = await backend.saveBytesStream({ ...request, content: stdinBytes(ctx.io.stdin) });
-    } else if (backend.fileSink !== undefined) {
-      const sink = await backend.fileSink.open(request);
+    } else if (fileSink !== undefined) {
+      const sink = await fileSink.open(request);
       try {
         let position = 0;
         for await (const bytes of stdinBytes(ctx.io.stdin)) {

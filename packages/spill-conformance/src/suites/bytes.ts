@@ -12,9 +12,9 @@ type ReadBytes = NonNullable<SpillReader['readBytes']>;
 type SaveBytes = NonNullable<Harness<SpillBackendFixture>['backend']['saveBytesStream']>;
 
 /** Bytes no text save could store: invalid UTF-8, NULs, a lone continuation byte, a cut sequence. */
-const AWKWARD_BYTES = Uint8Array.from([0x00, 0xff, 0xfe, 0x0a, 0x80, 0x00, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x0d, 0x0a, 0xf0, 0x9f, 0x98]);
+export const AWKWARD_BYTES = Uint8Array.from([0x00, 0xff, 0xfe, 0x0a, 0x80, 0x00, 0xc3, 0x28, 0xed, 0xa0, 0x80, 0x0d, 0x0a, 0xf0, 0x9f, 0x98]);
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
+export function concat(chunks: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
   let at = 0;
   for (const c of chunks) {
@@ -24,7 +24,7 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-async function collect(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+export async function collect(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of stream) {
     if (!(chunk instanceof Uint8Array)) fail(`readBytes yielded ${typeof chunk}, not a Uint8Array`);
@@ -46,7 +46,7 @@ function saveBytesOf<F extends SpillBackendFixture>(h: Harness<F>, ctx: TestCont
 }
 
 /** The stored bytes of `ref`, through `readBytes` or a `hooks.readBack` that answers bytes; `undefined` when neither can tell. */
-async function storedBytes<F extends SpillBackendFixture>(h: Harness<F>, ref: SpillRef): Promise<Uint8Array | undefined> {
+export async function storedBytes<F extends SpillBackendFixture>(h: Harness<F>, ref: SpillRef): Promise<Uint8Array | undefined> {
   const reader = h.backend.reader;
   if (reader?.readBytes !== undefined) return collect(reader.readBytes(ref.locator));
   const readBack = h.options.hooks.readBack;

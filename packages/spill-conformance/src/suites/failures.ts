@@ -82,7 +82,7 @@ function streamOf(chunks: readonly unknown[]): AsyncIterable<string> {
 type Request = Record<string, unknown>;
 
 /** Malformed save requests, each made from a valid request (of either method). */
-const MALFORMED_REQUESTS: readonly (readonly [label: string, make: (valid: Request) => unknown])[] = [
+export const MALFORMED_REQUESTS: readonly (readonly [label: string, make: (valid: Request) => unknown])[] = [
   ['null instead of a request', () => null],
   ['a number instead of a request', () => 42],
   ['a string instead of a request', () => 'request'],

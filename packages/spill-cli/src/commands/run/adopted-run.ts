@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { homedir } from 'node:os';
 import { basename } from 'node:path';
-import type { SpillFileSinkHandle } from '@spillway/core';
+import type { SpillFileSinkHandle } from '@spillway/core/file-sink';
 import type { ChildOutcome } from '../../child.js';
 import { CliContext, type CliIO } from '../../context.js';
 import { resolveMaxStoredBytes } from '../../options.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { callId, type SpillFileSinkHandle, type SpillRef } from '@spillway/core';
+import { callId, type SpillRef } from '@spillway/core';
+import { fileSinkOf, type SpillFileSinkHandle } from '@spillway/core/file-sink';
 import type { ChildOutcome } from '../../child.js';
 import { copyOut, readRange, runIntoSink, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
@@ -12,9 +13,10 @@ import { capFor, describeError, finish, outputScan, previewFromEnds, previewWind
  */
 export async function openSink(input: RouteInput): Promise<{ sink?: SpillFileSinkHandle; failure?: unknown }> {
   const { backend, sessionId, toolName, file } = input;
-  if (backend.fileSink === undefined) return {};
+  const fileSink = fileSinkOf(backend);
+  if (fileSink === undefined) return {};
   try {
-    const sink = await backend.fileSink.open({
+    const sink = await fileSink.open({
       owner: { sessionId },
       source: { toolName, callId: callId(randomUUID()), label: `output of ${file}` },
       suggestedName: suggestedNameFor(toolName),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { fstatSync, openSync, read as readCallback, closeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { callId, type SpillRef } from '@spillway/core';
+import { fileSinkOf } from '@spillway/core/file-sink';
 import type { ChildOutcome } from '../../child.js';
 import type { CliBackend } from '../../context.js';
 import { decodeUtf8 } from '../../decode.js';
@@ -95,8 +96,9 @@ async function storeTaken(input: RouteInput, backend: CliBackend, readAt: ReadAt
     source: { toolName: input.toolName, callId: callId(randomUUID()), label: `output of ${input.file}` },
     suggestedName: suggestedNameFor(input.toolName),
   };
-  if (backend.fileSink !== undefined) {
-    const sink = await backend.fileSink.open(request);
+  const fileSink = fileSinkOf(backend);
+  if (fileSink !== undefined) {
+    const sink = await fileSink.open(request);
     try {
       for await (const piece of pieces(readAt, length)) await sink.write(piece.bytes, piece.position);
       return await sink.publish();
