@@ -63,9 +63,10 @@ describe.skipIf(skip !== undefined)(`the README's host block, as ${USER}, from a
     spawnSync('chown', ['-R', `${String(uid)}:${String(gid)}`, home, join(work, 'spillway')]);
     chownSync(work, uid, gid);
   });
+  // The clone holds an installed workspace: removing it takes more than the default 10 s under load.
   afterAll(() => {
     for (const dir of [work, ...sessions]) rmSync(dir, { recursive: true, force: true });
-  });
+  }, 180_000);
 
   it('protects Claude Code in one command, and the real host takes the config it wrote', () => {
     const line = hostBlock();
