@@ -106,9 +106,12 @@ class Strings {
 
   /** The number of `s`, given one when new. */
   intern(s: string): number {
-    let id = this.ids.get(s);
-    if (id !== undefined) return id;
-    id = this.count++;
+    return this.ids.get(s) ?? this.add(s);
+  }
+
+  /** Numbers `s`, which has no number yet. */
+  add(s: string): number {
+    const id = this.count++;
     if (id === this.newest.length) {
       this.newest = grown(this.newest);
       this.seen = grown(this.seen);
@@ -403,7 +406,7 @@ export class SessionAnalyzer {
     const stopped = forEachDistinctive(output, (s, at) => {
       let id = strings.ids.get(s);
       if (id !== undefined && strings.stamp[id] === out) return repeat(s, at);
-      id ??= strings.intern(detach(s));
+      id ??= strings.add(detach(s));
       // The arrays may have grown.
       strings.stamp[id] = out;
       if (strings.seen[id] === 1) strings.local[id] = -1;
@@ -436,7 +439,7 @@ export class SessionAnalyzer {
   private see(strings: Iterable<string>): void {
     for (const s of strings) {
       if (this.strings.seenCount >= MAX_SEEN) return;
-      this.strings.see(this.strings.intern(detach(s)));
+      this.strings.see(this.strings.ids.get(s) ?? this.strings.add(detach(s)));
     }
   }
 }
