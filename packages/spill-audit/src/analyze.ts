@@ -72,41 +72,83 @@ function lineCount(text: string): number {
   return n;
 }
 
-/**
- * Which earlier outputs held a string only in their omitted part: for each string the
- * newest of its entries, each entry naming the output (its index in `results`), which
- * previews omit the string (bit 2i for the head+tail preview at the output's i-th cap,
- * bit 2i+1 for spillway's) and the entry before it. Numbers in typed arrays, so a session's
- * many strings cost a few bytes each besides the string.
- */
-class OmittedIndex {
-  private readonly newest = new Map<string, number>();
-  private output: Int32Array = new Int32Array(1024);
-  private bits: Int32Array = new Int32Array(1024);
-  private next: Int32Array = new Int32Array(1024);
-  size = 0;
+/** An `Int32Array` twice as long, holding `a`. */
+function grown(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
+}
 
-  add(s: string, output: number, bits: number): void {
-    if (this.size === this.output.length) {
-      const grow = (a: Int32Array): Int32Array => {
-        const b = new Int32Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.output = grow(this.output);
-      this.bits = grow(this.bits);
-      this.next = grow(this.next);
+/**
+ * Every distinct string a session met, numbered once: one map lookup per string met, and
+ * what the analysis keeps about each string in typed arrays beside it. Which earlier
+ * outputs held a string only in their omitted part is a chain of entries per string, newest
+ * first, each naming the output (its index in `results`), which previews omit the string
+ * (bit 2i for the head+tail preview at the output's i-th cap, bit 2i+1 for spillway's) and
+ * the entry before it.
+ */
+class Strings {
+  readonly ids = new Map<string, number>();
+  private count = 0;
+  /** Per string: its newest entry, -1 for none. */
+  newest: Int32Array = new Int32Array(1024);
+  /** Per string: 1 when seen (a later output holding it gains nothing by it). */
+  seen: Int32Array = new Int32Array(1024);
+  /** Per string: the last output (numbered from 1) that met it. */
+  stamp: Int32Array = new Int32Array(1024);
+  /** Per string: its index among the fresh strings of output `stamp`, -1 when seen before it. */
+  local: Int32Array = new Int32Array(1024);
+  seenCount = 0;
+  private entryOutput: Int32Array = new Int32Array(1024);
+  private entryBits: Int32Array = new Int32Array(1024);
+  private entryNext: Int32Array = new Int32Array(1024);
+  private entries = 0;
+
+  /** The number of `s`, given one when new. */
+  intern(s: string): number {
+    return this.ids.get(s) ?? this.add(s);
+  }
+
+  /** Numbers `s`, which has no number yet. */
+  add(s: string): number {
+    const id = this.count++;
+    if (id === this.newest.length) {
+      this.newest = grown(this.newest);
+      this.seen = grown(this.seen);
+      this.stamp = grown(this.stamp);
+      this.local = grown(this.local);
     }
-    const at = this.size++;
-    this.output[at] = output;
-    this.bits[at] = bits;
-    this.next[at] = this.newest.get(s) ?? -1;
-    this.newest.set(s, at);
+    this.newest[id] = -1;
+    this.ids.set(s, id);
+    return id;
+  }
+
+  /** Marks string `id` seen, unless {@link MAX_SEEN} strings already are. */
+  see(id: number): void {
+    if (this.seen[id] === 1 || this.seenCount >= MAX_SEEN) return;
+    this.seen[id] = 1;
+    this.seenCount++;
+  }
+
+  /** Output `output` omitted string `id` in the previews `bits` names. */
+  omit(id: number, output: number, bits: number): void {
+    if (this.entries === this.entryOutput.length) {
+      this.entryOutput = grown(this.entryOutput);
+      this.entryBits = grown(this.entryBits);
+      this.entryNext = grown(this.entryNext);
+    }
+    const at = this.entries++;
+    this.entryOutput[at] = output;
+    this.entryBits[at] = bits;
+    this.entryNext[at] = this.newest[id] ?? -1;
+    this.newest[id] = at;
   }
 
   /** Calls `f` for each output that omitted `s`, with the previews that did (newest first: each output's outcomes are its own, so their order does not matter). */
-  forEach(s: string, f: (output: number, bits: number) => void): void {
-    for (let at = this.newest.get(s) ?? -1; at >= 0; at = this.next[at] ?? -1) f(this.output[at] ?? 0, this.bits[at] ?? 0);
+  forEachOmission(s: string, f: (output: number, bits: number) => void): void {
+    const id = this.ids.get(s);
+    if (id === undefined) return;
+    for (let at = this.newest[id] ?? -1; at >= 0; at = this.entryNext[at] ?? -1) f(this.entryOutput[at] ?? 0, this.entryBits[at] ?? 0);
   }
 }
 
@@ -121,6 +163,118 @@ function preview(output: string, bytes: number, cap: number, scan: SpillPreviewS
   return composeSpillPreview(scan === undefined ? input : { ...input, scan })?.text ?? '';
 }
 
+/** Line starts a preview's copy of the output's head is looked for at: its header and a JSON shape come first. */
+const HEAD_STARTS = 24;
+/** Line breaks from the end a preview's copy of the output's tail is looked for before: its notice follows. */
+const TAIL_ENDS = 8;
+/** Common lengths are found by doubling then halving a length compared whole. */
+const FIRST_PROBE = 64;
+
+/**
+ * A long `m` with `preview[at, at + m)` equal to `output[0, m)`: first the guess that the
+ * copy runs up to spillway's next marker (each starts `\n… [`), else the longest by search.
+ */
+function commonPrefix(preview: string, at: number, output: string): number {
+  const most = Math.min(preview.length - at, output.length);
+  const same = (m: number): boolean => preview.slice(at, at + m) === output.slice(0, m);
+  const marker = preview.indexOf('\n… [', at);
+  if (marker > at && marker - at <= most && same(marker - at)) return marker - at;
+  return longest(most, same);
+}
+
+/**
+ * A long `m` with `preview[end - m, end)` equal to the last `m` code units of `output`:
+ * first the guess that the copy starts just after spillway's marker before it (each ends
+ * ` …` and a line break), else the longest by search.
+ */
+function commonSuffix(preview: string, end: number, output: string): number {
+  const most = Math.min(end, output.length);
+  const same = (m: number): boolean => preview.slice(end - m, end) === output.slice(output.length - m);
+  const marker = preview.lastIndexOf(' …\n', end);
+  const guess = end - (marker + 3);
+  if (marker >= 0 && guess > 0 && guess <= most && same(guess)) return guess;
+  return longest(most, same);
+}
+
+/** The largest `m` in [0, most] for which `same(m)` holds, given that it holds for every smaller one. */
+function longest(most: number, same: (m: number) => boolean): number {
+  if (most === 0 || !same(1)) return 0;
+  let low = 1; // holds
+  let high = most + 1; // fails (or past the end)
+  for (let probe = FIRST_PROBE; probe <= most; probe *= 2) {
+    if (!same(probe)) {
+      high = probe;
+      break;
+    }
+    low = probe;
+  }
+  while (high - low > 1) {
+    const mid = (low + high) >>> 1;
+    if (same(mid)) low = mid;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * Where a preview copies the output verbatim, as ranges whose distinctive strings are the
+ * output's own: `output[0, head)` is shown by the preview from `preview[headAt]` on, and
+ * `output(tail, end)` ends at `preview[tailEnd]`; `head` and `tail` are line breaks of the
+ * output, so no string crosses them. `head` is -1 and `tail` the output's length when no
+ * such copy is found. The rest of the preview is read as text.
+ */
+interface Copies {
+  readonly headAt: number;
+  readonly head: number;
+  readonly tail: number;
+  readonly tailEnd: number;
+}
+
+/**
+ * Finds the copies: the head's at the first of the preview's first line starts whose copy
+ * of the output's start reaches past a line break of the output, the tail's before the
+ * last of its last line breaks whose copy reaches back past one. Any copy found is checked
+ * whole, so a guess that misses only leaves more of the preview to read. `tailFloor` is a
+ * line break of the output before which repeats were not followed, or -1.
+ */
+function copies(preview: string, output: string, tailFloor: number): Copies {
+  const n = output.length;
+  let headAt = 0;
+  let head = -1;
+  const firstBreak = output.indexOf('\n');
+  if (firstBreak >= 0) {
+    for (let at = 0, tries = 0; tries < HEAD_STARTS && at < preview.length; tries++) {
+      const m = commonPrefix(preview, at, output);
+      if (m > firstBreak) {
+        headAt = at;
+        head = output.lastIndexOf('\n', m - 1);
+        break;
+      }
+      const next = preview.indexOf('\n', at);
+      if (next < 0) break;
+      at = next + 1;
+    }
+  }
+  let tail = n;
+  let tailEnd = preview.length;
+  const lastBreak = output.lastIndexOf('\n');
+  if (lastBreak >= 0) {
+    for (let end = preview.lastIndexOf('\n'), tries = 0; end >= 0 && tries < TAIL_ENDS; tries++) {
+      const m = commonSuffix(preview, end, output);
+      if (m >= n - lastBreak) {
+        tailEnd = end;
+        tail = Math.max(output.indexOf('\n', n - m), tailFloor);
+        break;
+      }
+      end = end === 0 ? -1 : preview.lastIndexOf('\n', end - 1);
+    }
+  }
+  // The copies must not overlap in the preview.
+  if (tail < n && headAt + Math.max(head, 0) > tailEnd - (n - tail)) tail = n;
+  if (tail === n) tailEnd = preview.length;
+  return { headAt, head, tail, tailEnd };
+}
+
 /**
  * Follows one session's events in order. A distinctive string counts as needed later when
  * a tool call after the output uses it in its arguments, and it was in the omitted part of
@@ -129,9 +283,9 @@ function preview(output: string, bytes: number, cap: number, scan: SpillPreviewS
  */
 export class SessionAnalyzer {
   private readonly calls = new Map<string, { tool: string; server?: string }>();
-  private readonly seen = new Set<string>();
-  /** Distinctive string → the earlier outputs that held it only in their omitted part, oldest first. */
-  private readonly omitted = new OmittedIndex();
+  private readonly strings = new Strings();
+  /** Outputs met, numbering them for {@link Strings.stamp}. */
+  private outputs = 0;
   private readonly caps: readonly number[];
 
   /**
@@ -157,7 +311,7 @@ export class SessionAnalyzer {
       const used = distinctiveStrings(event.input, MAX_STRINGS_PER_OUTPUT);
       // Each string the call uses is looked up once, among all earlier outputs at once.
       for (const s of used) {
-        this.omitted.forEach(s, (output, bits) => {
+        this.strings.forEachOmission(s, (output, bits) => {
           const figures = this.results[output];
           if (figures !== undefined) markNeeded(figures.caps, bits, s);
         });
@@ -172,29 +326,35 @@ export class SessionAnalyzer {
     const bytes = utf8Bytes(output);
     const tokens = estimateTokens(bytes);
     const over = this.caps.filter((cap) => bytes > cap);
-    // The output's first strings (at most MAX_STRINGS_PER_OUTPUT distinct): index into `fresh` when not seen before, -1 when seen.
-    const index = new Map<string, number>();
-    const fresh: string[] = [];
-    forEachDistinctive(output, (s) => {
-      if (index.get(s) !== undefined) return false;
-      if (this.seen.has(s)) index.set(s, -1);
-      else {
-        const kept = detach(s);
-        index.set(s, fresh.push(kept) - 1);
-        // Seen from now on: a later repeat in this output is found in `index` first.
-        if (this.seen.size < MAX_SEEN) this.seen.add(kept);
-      }
-      return index.size >= MAX_STRINGS_PER_OUTPUT;
-    });
+    const fresh = this.freshStrings(output, over.length === 0 ? 0 : (over.at(-1) ?? 0) + 2);
     const caps: CapOutcome[] = [];
     // Compared as distinctive strings: a string cut at a preview's edge is not shown whole, so it counts as omitted.
-    const shown = new Uint32Array(fresh.length);
+    const shown = new Int32Array(fresh.ids.length);
+    const { stamp, local } = this.strings;
+    const out = this.outputs;
     const show = (text: string, bit: number): void => {
-      forEachDistinctive(text, (s) => {
-        const at = index.get(s);
-        if (at !== undefined && at >= 0) shown[at] = (shown[at] ?? 0) | (1 << bit);
+      const flag = 1 << bit;
+      const take = (s: string): boolean => {
+        const id = this.strings.ids.get(s);
+        if (id !== undefined && stamp[id] === out) {
+          const at = local[id] ?? -1;
+          if (at >= 0) shown[at] = (shown[at] ?? 0) | flag;
+        }
         return false;
-      });
+      };
+      // What the preview copies of the output's head and tail shows is known from where each string first and last occurs.
+      const c = copies(text, output, fresh.tailFloor);
+      const { first, last } = fresh;
+      if (c.head > 0) {
+        forEachDistinctive(text, take, 0, c.headAt);
+        for (let k = 0; k < first.length; k++) if ((first[k] ?? 0) < c.head) shown[k] = (shown[k] ?? 0) | flag;
+      }
+      const middleEnd = c.tail < output.length ? c.tailEnd - (output.length - c.tail) + 1 : text.length;
+      forEachDistinctive(text, take, c.head > 0 ? c.headAt + c.head : 0, middleEnd);
+      if (c.tail < output.length) {
+        for (let k = 0; k < last.length; k++) if ((last[k] ?? 0) > c.tail) shown[k] = (shown[k] ?? 0) | flag;
+        forEachDistinctive(text, take, c.tailEnd);
+      }
     };
     // One pass over the output finds what spillway's preview shows at every cap it is over.
     let scans: SpillPreviewScan[] = [];
@@ -206,20 +366,66 @@ export class SessionAnalyzer {
     for (const [i, cap] of over.entries()) {
       const salient = preview(output, bytes, cap, scans[i]);
       caps.push({ cap, tokensKeptOut: Math.max(0, tokens - estimateTokens(utf8Bytes(salient))), neededHeadTail: false, neededSpillway: false });
-      if (fresh.length === 0) continue;
+      if (fresh.ids.length === 0) continue;
       show(preview(output, bytes, cap, undefined), 2 * i);
       show(salient, 2 * i + 1);
     }
     const figures: CallFigures = { session: event.session, tool: call.tool, ...(call.server === undefined ? {} : { server: call.server }), bytes, tokens, overHostLimit: overHostLimit(this.format, call.tool, call.server, output, bytes), caps };
     if (over.length > 0) {
       const all = 2 ** (2 * over.length) - 1;
-      for (const [at, s] of fresh.entries()) {
+      for (const [at, id] of fresh.ids.entries()) {
         const bits = all & ~(shown[at] ?? 0);
         if (bits === 0) continue;
-        this.omitted.add(s, this.results.length, bits);
+        this.strings.omit(id, this.results.length, bits);
       }
     }
     this.results.push(figures);
+  }
+
+  /**
+   * The output's first strings (at most {@link MAX_STRINGS_PER_OUTPUT} distinct) that were
+   * not seen before it, each with where it first and last occurs; they are seen from now on.
+   * Past that many, the scan goes on only through the last `tail` code units, where the
+   * previews' tails come from, to find later repeats.
+   */
+  private freshStrings(output: string, tail: number): { ids: number[]; first: number[]; last: number[]; tailFloor: number } {
+    const strings = this.strings;
+    const out = ++this.outputs;
+    const ids: number[] = [];
+    const first: number[] = [];
+    const last: number[] = [];
+    let distinct = 0;
+    const repeat = (s: string, at: number): boolean => {
+      const id = strings.ids.get(s);
+      if (id !== undefined && strings.stamp[id] === out) {
+        const k = strings.local[id] ?? -1;
+        if (k >= 0) last[k] = at;
+      }
+      return false;
+    };
+    const stopped = forEachDistinctive(output, (s, at) => {
+      let id = strings.ids.get(s);
+      if (id !== undefined && strings.stamp[id] === out) return repeat(s, at);
+      id ??= strings.add(detach(s));
+      // The arrays may have grown.
+      strings.stamp[id] = out;
+      if (strings.seen[id] === 1) strings.local[id] = -1;
+      else {
+        strings.local[id] = ids.push(id) - 1;
+        first.push(at);
+        last.push(at);
+        // Seen from now on: a later repeat in this output is found by its stamp first.
+        strings.see(id);
+      }
+      return ++distinct >= MAX_STRINGS_PER_OUTPUT;
+    });
+    let tailFloor = -1;
+    if (stopped < output.length) {
+      const floor = output.length - tail - 1 > stopped ? output.lastIndexOf('\n', output.length - tail - 1) : -1;
+      if (floor > stopped) tailFloor = floor;
+      forEachDistinctive(output, repeat, Math.max(stopped, tailFloor));
+    }
+    return { ids, first, last, tailFloor };
   }
 
   /** Calls seen whose output has not come (yet). */
@@ -232,8 +438,8 @@ export class SessionAnalyzer {
 
   private see(strings: Iterable<string>): void {
     for (const s of strings) {
-      if (this.seen.size >= MAX_SEEN) return;
-      this.seen.add(s);
+      if (this.strings.seenCount >= MAX_SEEN) return;
+      this.strings.see(this.strings.ids.get(s) ?? this.strings.add(detach(s)));
     }
   }
 }

@@ -72,13 +72,16 @@ export function distinctiveStrings(text: string, limit = Number.POSITIVE_INFINIT
 }
 
 /**
- * Calls `take` with each distinctive string of `text` in order (a path, then its parts;
- * repeats included) until it answers `true`. One pass over the text, and a string is
- * cut out of it only when it qualifies.
+ * Calls `take` with each distinctive string of `text[rangeStart, rangeEnd)` in order (a path, then its
+ * parts; repeats included), and where the run it comes from starts after trimming (the same
+ * for a path and its parts), until it answers `true`. One pass over the text, and a string is
+ * cut out of it only when it qualifies. `rangeStart` must not be inside a run, and
+ * `rangeEnd` must be the text's end or just after a line break, for the strings to be the text's own.
+ * Answers where it stopped: just after the run `take` stopped at, else `rangeEnd`.
  */
-export function forEachDistinctive(text: string, take: (s: string) => boolean): void {
-  const n = text.length;
-  let i = 0;
+export function forEachDistinctive(text: string, take: (s: string, at: number) => boolean, rangeStart = 0, rangeEnd = text.length): number {
+  const n = rangeEnd;
+  let i = rangeStart;
   while (i < n) {
     let units = runUnits(text, i, text.charCodeAt(i));
     if (units === 0) {
@@ -96,7 +99,7 @@ export function forEachDistinctive(text: string, take: (s: string) => boolean): 
     while (end > start && isTrimmed(text.charCodeAt(end - 1))) end--;
     // A part is no longer than its path: a path too short gives nothing.
     if (end - start < MIN_DISTINCTIVE_LENGTH) continue;
-    if (hasMark(text, start, end) && take(text.slice(start, end))) return;
+    if (hasMark(text, start, end) && take(text.slice(start, end), start)) return i;
     for (let from = start, first = true; from < end; first = false) {
       let to = from;
       while (to < end && text.charCodeAt(to) !== SLASH) to++;
@@ -105,8 +108,9 @@ export function forEachDistinctive(text: string, take: (s: string) => boolean): 
       let b = to;
       while (a < b && isTrimmed(text.charCodeAt(a))) a++;
       while (b > a && isTrimmed(text.charCodeAt(b - 1))) b--;
-      if (b - a >= MIN_DISTINCTIVE_LENGTH && hasMark(text, a, b) && take(text.slice(a, b))) return;
+      if (b - a >= MIN_DISTINCTIVE_LENGTH && hasMark(text, a, b) && take(text.slice(a, b), start)) return i;
       from = to + 1;
     }
   }
+  return n;
 }

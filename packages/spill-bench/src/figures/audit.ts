@@ -22,9 +22,10 @@ function specs(): FigureSpec[] {
 /**
  * One session of tool calls with outputs from 200 B to 200 KB: build-log lines full of
  * paths and numbers (distinctive strings), and a later call that names a line of the
- * previous output, so the needed-later bookkeeping does real work.
+ * previous output, so the needed-later bookkeeping does real work. Exported for profiling
+ * scripts, so they read the transcripts this figure measures.
  */
-function session(index: number, targetBytes: number): string {
+export function session(index: number, targetBytes: number): string {
   const lines: string[] = [];
   let bytes = 0;
   const id = `bench-${String(index)}`;
