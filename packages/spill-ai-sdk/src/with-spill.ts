@@ -281,11 +281,15 @@ function namedByCall(backend: SpillBackend | undefined): SpillBackend | undefine
     ...input,
     suggestedName: `${input.source.toolName}-${input.source.callId}.txt`,
   });
+  const { indexHome } = backend;
   return {
+    // The wrapped backend's version, whatever it is, for the policy to check.
+    specificationVersion: backend.specificationVersion,
     name: backend.name,
     saveText: (input, callOptions) => backend.saveText(rename(input), callOptions),
     saveTextStream: (input, callOptions) => backend.saveTextStream(rename(input), callOptions),
     ...(backend.reader === undefined ? {} : { reader: backend.reader }),
     ...(backend.catalog === undefined ? {} : { catalog: backend.catalog }),
+    ...(indexHome === undefined ? {} : { indexHome: (callOptions) => indexHome.call(backend, callOptions) }),
   };
 }
