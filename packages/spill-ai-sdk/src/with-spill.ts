@@ -281,7 +281,6 @@ function namedByCall(backend: SpillBackend | undefined): SpillBackend | undefine
     ...input,
     suggestedName: `${input.source.toolName}-${input.source.callId}.txt`,
   });
-  const { indexHome } = backend;
   return {
     // The wrapped backend's version, whatever it is, for the policy to check.
     specificationVersion: backend.specificationVersion,
@@ -290,6 +289,6 @@ function namedByCall(backend: SpillBackend | undefined): SpillBackend | undefine
     saveTextStream: (input, callOptions) => backend.saveTextStream(rename(input), callOptions),
     ...(backend.reader === undefined ? {} : { reader: backend.reader }),
     ...(backend.catalog === undefined ? {} : { catalog: backend.catalog }),
-    ...(indexHome === undefined ? {} : { indexHome: (callOptions) => indexHome.call(backend, callOptions) }),
+    ...(backend.indexHome === undefined ? {} : { indexHome: (callOptions) => backend.indexHome?.(callOptions) ?? Promise.resolve(undefined) }),
   };
 }

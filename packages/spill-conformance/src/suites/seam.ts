@@ -15,7 +15,7 @@ export function describeSeam<F extends SpillBackendFixture>(options: ResolvedCon
       await Promise.resolve();
       const version = (h.backend as { specificationVersion?: unknown }).specificationVersion;
       if (version !== SPILL_BACKEND_SPECIFICATION_VERSION) {
-        fail(`specificationVersion is ${JSON.stringify(version) ?? 'missing'}; declare specificationVersion: '${SPILL_BACKEND_SPECIFICATION_VERSION}' on the backend object`);
+        fail(`specificationVersion is ${version === undefined ? 'missing' : JSON.stringify(version)}; declare specificationVersion: '${SPILL_BACKEND_SPECIFICATION_VERSION}' on the backend object`);
       }
     });
 
