@@ -45,7 +45,7 @@ describe('the backend registry', () => {
       ['acme', '@acme/spillway-backend'],
       ['other', '/opt/other.js'],
     ]);
-    expect(knownSchemes({ SPILLWAY_BACKENDS: 'acme=/x.js' })).toBe('file:///dir (or a plain path), s3://bucket/prefix, memory:, acme: (from SPILLWAY_BACKENDS)');
+    expect(knownSchemes({ SPILLWAY_BACKENDS: 'acme=/x.js' })).toBe('file:///dir, s3://bucket/prefix, memory:, acme: (from SPILLWAY_BACKENDS)');
   });
 
   it.each([
@@ -63,7 +63,7 @@ describe('the backend registry', () => {
     const error = caught(() => openLoadedBackend('nosuch://x', { env: {}, cwd: '/', setting: '--store' }));
     expect(isCliError(error, 'USAGE')).toBe(true);
     expect((error as Error).message).toBe(
-      "--store 'nosuch://x' names the unknown scheme 'nosuch:'; known: file:///dir (or a plain path), s3://bucket/prefix, memory:. Register a third-party backend with SPILLWAY_BACKENDS=nosuch=<module>.",
+      "--store 'nosuch://x' names the unknown scheme 'nosuch:'; known: file:///dir, s3://bucket/prefix, memory:. Register a third-party backend with SPILLWAY_BACKENDS=nosuch=<module>.",
     );
   });
 

@@ -62,7 +62,7 @@ const openLocal: Opener = (text, context) =>
 
 const BUILT_IN: Readonly<Record<string, BuiltInScheme>> = {
   file: {
-    example: 'file:///dir (or a plain path)',
+    example: 'file:///dir',
     lasting: true,
     load: () => Promise.resolve(openLocal),
   },
