@@ -6,3 +6,4 @@
  */
 export { TEMPLATE_RETRIEVAL_HINT, createTemplateBackend } from './template-backend.js';
 export type { TemplateArtifact, TemplateBackendOptions } from './template-backend.js';
+export { TEMPLATE_URL_SCHEME, createSpillwayBackend } from './url-factory.js';

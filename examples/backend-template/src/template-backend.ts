@@ -86,5 +86,5 @@ export function createTemplateBackend(options: TemplateBackendOptions = {}): Spi
       return artifacts.delete(keyOf(locator)); // storage: delete
     },
   };
-  return { name: 'template', ...saves, reader, catalog };
+  return { specificationVersion: 'v1', name: 'template', ...saves, reader, catalog };
 }

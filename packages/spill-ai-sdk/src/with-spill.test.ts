@@ -198,6 +198,7 @@ describe('withSpill', () => {
 
 describe('withSpill when storage fails', () => {
   const failing = (how: 'reject' | 'throw'): SpillBackend => ({
+    specificationVersion: 'v1',
     name: 'failing',
     saveText: () => {
       if (how === 'throw') throw new Error('disk on fire');

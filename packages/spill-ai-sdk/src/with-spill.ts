@@ -282,10 +282,13 @@ function namedByCall(backend: SpillBackend | undefined): SpillBackend | undefine
     suggestedName: `${input.source.toolName}-${input.source.callId}.txt`,
   });
   return {
+    // The wrapped backend's version, whatever it is, for the policy to check.
+    specificationVersion: backend.specificationVersion,
     name: backend.name,
     saveText: (input, callOptions) => backend.saveText(rename(input), callOptions),
     saveTextStream: (input, callOptions) => backend.saveTextStream(rename(input), callOptions),
     ...(backend.reader === undefined ? {} : { reader: backend.reader }),
     ...(backend.catalog === undefined ? {} : { catalog: backend.catalog }),
+    ...(backend.indexHome === undefined ? {} : { indexHome: (callOptions) => backend.indexHome?.(callOptions) ?? Promise.resolve(undefined) }),
   };
 }

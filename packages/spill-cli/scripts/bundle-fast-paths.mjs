@@ -4,7 +4,8 @@
 // What they load only for a large output stays outside, loaded from dist/ as it is.
 //
 // `spillway search` (dist/search-main.js) is bundled the same way, with the packages it
-// runs on inlined. Left outside: the object-store support (loaded only for an s3:// store),
+// runs on inlined. Left outside: the object-store support (loaded only for an s3:// store)
+// and the memory backend (only for memory:),
 // and two modules that are dependencies of the CLI's dependencies, not of the CLI, which
 // the bundle asks for at run time from where those packages are installed, as their own
 // imports would find them: libsql (SQLite, a native module) from @spillway/search, and
@@ -43,14 +44,16 @@ const SMALL_OUTPUT = ['@spillway/usage', '@spillway/hosts/hook', '@spillway/core
 
 const ENTRIES = [
   { name: 'run-fast', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js'] },
-  { name: 'hook-main', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js'] },
+  // The backend registry behind a large output imports the backends it may open: outside.
+  { name: 'hook-main', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js', 'hook-backend.js'] },
   {
     name: 'search-main',
     // Every package of a search on a local root (commander, core, local, retrieval, search,
     // tools, usage); libsql and re2js through the plugin above.
-    inline: (id) => id !== '@spillway/s3',
-    // The whole command list is for help and unknown names, never a search's.
-    leftOut: ['commands.js', 'auto-gc.js', 'auto-index.js'],
+    inline: (id) => id !== '@spillway/s3' && id !== '@spillway/memory',
+    // The whole command list is for help and unknown names, never a search's; the S3
+    // opener of the backend registry imports the AWS SDK, for an s3:// store only.
+    leftOut: ['commands.js', 'auto-gc.js', 'auto-index.js', 's3-store.js'],
     plugins: [fromOwner],
   },
 ];

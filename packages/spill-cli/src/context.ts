@@ -1,13 +1,13 @@
 import { isAbsolute, join } from 'node:path';
 import type { Command } from 'commander';
 import { sessionId, type SessionId, type SpillBackend, type SpillCatalog, type SpillReader } from '@spillway/core';
-import { createLocalBackend } from '@spillway/local';
+import { isLastingStore, openLoadedBackend } from './backend-registry.js';
 import { createUsageLog, type UsageEvent, type UsageLog } from '@spillway/usage';
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
 import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
 import { storeIndexPlace, type SearchIndexPlace } from './search-support.js';
-import { openStore, resolveStore, storeOfLocator, type ResolvedStore } from './store.js';
+import { openStore, resolveStore, storeOfLocator, storeSetting, type ResolvedStore } from './store.js';
 
 /** A stream the CLI writes to: a Node writable that may be a TTY. */
 export type OutputStream = NodeJS.WritableStream & { readonly isTTY?: boolean };
@@ -24,7 +24,8 @@ export interface CliIO {
 
 /**
  * A backend the CLI can use: it must read back, list and delete as well as save. `root`,
- * when present (the local backend has it), checks the storage before a command starts.
+ * when present (the local and S3 backends have it), checks the storage before a command
+ * starts.
  */
 export type CliBackend = SpillBackend & {
   readonly reader: SpillReader;
@@ -42,12 +43,13 @@ export type BackendFactory = (root: ResolvedRoot) => CliBackend;
 export type StoreFactory = (store: ResolvedStore, env: Readonly<Record<string, string | undefined>>, options?: { readonly verbose?: boolean }) => CliBackend;
 
 /**
- * The default {@link BackendFactory}: the local backend on the root. Only the default root
- * is created when missing (0700); a root named by `--root` or `SPILLWAY_ROOT` must already
- * exist. Either way the backend checks it before use and refuses an unsafe one.
+ * The default {@link BackendFactory}: the local backend on the root, opened through the
+ * backend registry as the plain path it is. Only the default root is created when missing
+ * (0700); a root named by `--root`, `SPILLWAY_ROOT` or a `file:` store must already exist.
+ * Either way the backend checks it before use and refuses an unsafe one.
  */
 export const localBackendFactory: BackendFactory = (root) =>
-  createLocalBackend({ root: root.path, createRoot: root.source === 'default' });
+  openLoadedBackend(root.path, { env: {}, cwd: '/', setting: 'the root', createRoot: root.source === 'default' }) as CliBackend;
 
 /**
  * The options every command accepts. A command that adds its own options extends this
@@ -56,7 +58,7 @@ export const localBackendFactory: BackendFactory = (root) =>
 export interface CommonOptions {
   /** `--root DIR`. */
   readonly root?: string;
-  /** `--store s3://bucket/prefix`. */
+  /** `--store <url>`: `s3://bucket/prefix`, `file:///dir`, `memory:`, or a registered scheme. */
   readonly store?: string;
   /** `--json`, on commands that have it. */
   readonly json?: boolean;
@@ -146,8 +148,13 @@ export class CliContext {
     this.usageLog.record(event);
   }
 
-  /** The root for these options (see {@link resolveRoot}). */
+  /**
+   * The root for these options (see {@link resolveRoot}); the directory of a `file:` store
+   * when `--store` or `SPILLWAY_STORE` names one, since that is a root spelt as a URL.
+   */
   root(options: CommonOptions): ResolvedRoot {
+    const store = resolveStore(options.store, options.root, this.io.env);
+    if (store?.path !== undefined) return { path: store.path, source: store.source === 'env' ? 'env' : 'option' };
     return resolveRoot(options.root, this.io.env, this.io.cwd, this.io.homedir);
   }
 
@@ -157,19 +164,23 @@ export class CliContext {
   }
 
   /**
-   * The backend these options choose: the object store of `--store` or `SPILLWAY_STORE`
-   * when one is named (see {@link resolveStore}), else the local backend on the root (see
-   * {@link localBackendFactory}); with a `locator`, on the root that locator names unless
-   * `--root` says otherwise (see {@link resolveRootFor}). Every command that touches
-   * storage opens it here.
+   * The backend these options choose, through the backend registry: the store of `--store`
+   * or `SPILLWAY_STORE` when one is named (see {@link resolveStore}; a `file:` store is a
+   * root), else the local backend on the root (see {@link localBackendFactory}); with a
+   * `locator`, on the root that locator names unless `--root` says otherwise (see
+   * {@link resolveRootFor}). Every command that touches storage opens it here.
    */
   backend(options: CommonOptions, locator?: string): CliBackend {
     // A named store wins; else an s3:// locator names its own (unless --root says otherwise).
     const store =
       resolveStore(options.store, options.root, this.io.env) ??
       (locator === undefined || options.root !== undefined ? undefined : storeOfLocator(locator));
+    if (store?.path !== undefined) {
+      void this.info(`root ${store.path} (from ${storeSetting(store)})`);
+      return this.makeBackend(this.root(options));
+    }
     if (store !== undefined) {
-      void this.info(`store ${store.url} (from ${store.source === 'option' ? '--store' : store.source === 'env' ? 'SPILLWAY_STORE' : 'the locator'})`);
+      void this.info(`store ${store.url} (from ${storeSetting(store)})`);
       return this.makeStore(store, this.io.env, { verbose: options.verbose === true });
     }
     const root =
@@ -187,7 +198,8 @@ export class CliContext {
    */
   fallbackBackends(options: CommonOptions): { readonly path: string; readonly backend: CliBackend }[] {
     const root = resolveRoot(undefined, { ...this.io.env, SPILLWAY_ROOT: undefined }, this.io.cwd, this.io.homedir);
-    const chosen = resolveStore(options.store, options.root, this.io.env) === undefined ? this.root(options) : undefined;
+    const store = resolveStore(options.store, options.root, this.io.env);
+    const chosen = store === undefined || store.path !== undefined ? this.root(options) : undefined;
     const tmp = this.io.env.TMPDIR !== undefined && isAbsolute(this.io.env.TMPDIR) ? this.io.env.TMPDIR : '/tmp';
     const temp: ResolvedRoot = { path: join(tmp, `spillway-${String(process.getuid?.() ?? 'user')}`), source: 'default' };
     return [root, temp].filter((r) => chosen === undefined || r.path !== chosen.path).map((r) => ({ path: r.path, backend: this.makeBackend(r) }));
@@ -211,12 +223,15 @@ export class CliContext {
 
   /**
    * Where the search index of the backend these options choose lives, when it is not the
-   * backend's own default (beside a local root): for an object store, the user's cache
-   * directory unless `cache` is false or `SPILLWAY_SEARCH_CACHE=0` (see {@link storeIndexPlace}).
+   * place the backend itself answers (its `indexHome`, such as beside a local root): for a
+   * store whose artifacts outlive the process (`s3://`, a registered scheme), the user's
+   * cache directory unless `cache` is false or `SPILLWAY_SEARCH_CACHE=0` (see
+   * {@link storeIndexPlace}). `undefined` for a root, a `file:` store and `memory:`.
    */
   searchIndexPlace(options: CommonOptions, cache = true): SearchIndexPlace | undefined {
     const store = resolveStore(options.store, options.root, this.io.env);
-    return store === undefined ? undefined : storeIndexPlace(store, this.io.env, this.io.homedir, cache);
+    if (store === undefined || store.path !== undefined || !isLastingStore(store.url)) return undefined;
+    return storeIndexPlace(store, this.io.env, this.io.homedir, cache);
   }
 
   /** The search index file of the backend these options choose, or `':memory:'` (see {@link searchIndexPlace}). */
@@ -231,7 +246,7 @@ export class CliContext {
 /** Adds the options every command shares: `--root`, `--debug`, `--verbose`, and optionally `--json`. */
 export function addCommonOptions(command: Command, { json }: { readonly json: boolean }): Command {
   command.option('--root <dir>', 'storage root (default: $SPILLWAY_ROOT, else $XDG_STATE_HOME/spillway, else ~/.local/state/spillway)');
-  command.option('--store <url>', 'object store instead of a root: s3://bucket/prefix (default: $SPILLWAY_STORE)');
+  command.option('--store <url>', 'store instead of a root: s3://bucket/prefix, file:///dir, memory:, or a scheme of $SPILLWAY_BACKENDS (default: $SPILLWAY_STORE)');
   if (json) command.option('--json', 'print one JSON document instead of text (see docs/cli.md)');
   command.option('--verbose', 'print status lines on stderr');
   command.option('--debug', 'print stack traces on failure');

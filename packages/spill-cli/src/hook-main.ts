@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
 import { HOOK_CONTRACTS, isHookHost, type HookHost } from '@spillway/hosts/hook';
 import { createUsageLog, type UsageEvent } from '@spillway/usage';
 import type { findSpillNotices as FindSpillNotices } from '@spillway/core/notice';
@@ -24,6 +23,7 @@ interface HookArgs {
   readonly host: HookHost;
   readonly cap: number;
   readonly root: string | undefined;
+  readonly store: string | undefined;
 }
 
 function parseArgs(args: readonly string[]): HookArgs | undefined {
@@ -31,15 +31,19 @@ function parseArgs(args: readonly string[]): HookArgs | undefined {
   if (host === undefined || !isHookHost(host)) return undefined;
   let cap = HOOK_CONTRACTS[host].defaultCap;
   let root: string | undefined;
+  let store: string | undefined;
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] ?? '';
     const [name, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
     const value = inline ?? rest[++i];
     if (name === '--max-inline-bytes' && value !== undefined && /^\d+$/.test(value)) cap = Number(value);
     else if (name === '--root' && value !== undefined && value !== '') root = value;
+    else if (name === '--store' && value !== undefined && value !== '') store = value;
     else return undefined;
   }
-  return { host, cap, root };
+  // The two name different places, as for every command.
+  if (root !== undefined && store !== undefined) return undefined;
+  return { host, cap, root, store };
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -170,33 +174,22 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
     record({ kind: 'passed', tool: call.toolName, session: call.sessionId, bytes });
     return '';
   }
-  const [{ createSpillPolicy }, { createLocalBackend, defaultLocalRoot }, autoGc, retention] = await Promise.all([
+  const [{ createSpillPolicy }, { selectHookBackend }, autoGc, retention] = await Promise.all([
     import('@spillway/policy'),
-    import('@spillway/local'),
+    import('./hook-backend.js'),
     import('./auto-gc.js'),
     import('@spillway/retention'),
   ]);
-  const explicit = parsed.root ?? io.env.SPILLWAY_ROOT;
-  let root = explicit !== undefined && explicit !== '' ? resolve(io.cwd, explicit) : defaultLocalRoot(io.env, io.homedir);
-  let local = createLocalBackend({ root, createRoot: explicit === undefined || explicit === '' });
-  if (explicit !== undefined && explicit !== '') {
-    // A root that cannot be used (missing, unsafe): the private per-user root takes the
-    // output, as `spillway run` does, rather than the host's flood.
-    try {
-      await local.root();
-    } catch {
-      root = defaultLocalRoot(io.env, io.homedir);
-      local = createLocalBackend({ root, createRoot: true });
-    }
-  }
+  const { backend: stored, root } = await selectHookBackend(parsed, io);
   const hint = contract.shellHint ? shellHint(autoGc.SPILLWAY_SCRIPT) : undefined;
   const backend =
     hint === undefined
-      ? local
+      ? stored
       : {
-          name: local.name,
-          saveText: async (...a: Parameters<typeof local.saveText>) => ({ ...(await local.saveText(...a)), retrievalHint: hint }),
-          saveTextStream: async (...a: Parameters<typeof local.saveTextStream>) => ({ ...(await local.saveTextStream(...a)), retrievalHint: hint }),
+          specificationVersion: stored.specificationVersion,
+          name: stored.name,
+          saveText: async (...a: Parameters<typeof stored.saveText>) => ({ ...(await stored.saveText(...a)), retrievalHint: hint }),
+          saveTextStream: async (...a: Parameters<typeof stored.saveTextStream>) => ({ ...(await stored.saveTextStream(...a)), retrievalHint: hint }),
         };
   let locator: string | undefined;
   const policy = createSpillPolicy({
@@ -247,12 +240,14 @@ async function answer(args: readonly string[], io: HookIO): Promise<string> {
   const delivered = contract.fileDelivery === undefined ? undefined : deliverThroughFile(contract.fileDelivery, input, replacement);
   record({ kind: 'spilled', tool: call.toolName, session: call.sessionId, artifact: locator, bytes, shownBytes: Buffer.byteLength(replacement) + (delivered === undefined ? prefixBytes : 0) });
   const answer = delivered ?? contract.replace(input, replacement, call);
-  // Storage grew: a sweep may be due. It runs in a detached child, after this answer.
-  const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
-  setImmediate(() => {
-    autoGc.startAutoGc(root, settings, io.env);
-    void import('./auto-index.js').then(({ startAutoIndex }) => startAutoIndex(root, sessionId, io.env, io.homedir)).catch(() => undefined);
-  });
+  // Storage grew: a sweep of a local root may be due. It runs in a detached child, after this answer.
+  if (root !== undefined) {
+    const settings = autoGc.autoGcSettings(io.env, io.homedir, retention.parseDuration, retention.parseByteSize);
+    setImmediate(() => {
+      autoGc.startAutoGc(root, settings, io.env);
+      void import('./auto-index.js').then(({ startAutoIndex }) => startAutoIndex(root, sessionId, io.env, io.homedir)).catch(() => undefined);
+    });
+  }
   return `${JSON.stringify(answer)}\n`;
 }
 

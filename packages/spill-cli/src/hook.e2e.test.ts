@@ -60,6 +60,31 @@ describe('spillway hook claude-code (PostToolUse)', () => {
     expect(await answerHook(['claude-code'], io(dir, claudeInput('hello\n')))).toBe('');
   });
 
+  it('stores in the backend that --store or SPILLWAY_STORE names, through the backend registry', async () => {
+    const dir = home();
+    const input = claudeInput(bigLog(3_000));
+    for (const [args, env] of [
+      [['--store', 'memory:'], {}],
+      [[], { SPILLWAY_STORE: 'memory:' }],
+    ] as const) {
+      const out = await answerHook(['claude-code', ...args, '--max-inline-bytes', '4096'], io(dir, input, env));
+      expect(locatorOf(out)).toMatch(/^spill\+memory:\/\/[0-9a-f]{16}\/[0-9a-f]{32}$/);
+    }
+    // --root wins over SPILLWAY_STORE, as for every command.
+    const root = join(dir, 'named-root');
+    mkdirSync(root, { mode: 0o700 });
+    const rooted = await answerHook(['claude-code', '--root', root, '--max-inline-bytes', '4096'], io(dir, input, { SPILLWAY_STORE: 'memory:' }));
+    expect(locatorOf(rooted).startsWith(`${root}/session-`)).toBe(true);
+    // --store with --root names two places: the host keeps its output.
+    expect(await answerHook(['claude-code', '--root', root, '--store', 'memory:'], io(dir, input))).toBe('');
+  });
+
+  it('stores in the default root when the named store cannot be opened (an unknown scheme)', async () => {
+    const dir = home();
+    const out = await answerHook(['claude-code', '--store', 'nosuch://x', '--max-inline-bytes', '4096'], io(dir, claudeInput(bigLog(3_000))));
+    expect(locatorOf(out).startsWith(join(dir, 'state', 'spillway', 'session-'))).toBe(true);
+  });
+
   it('stores the whole output from persistedOutputPath and leaves the persisted keys out', async () => {
     const dir = home();
     const whole = bigLog(80_000);

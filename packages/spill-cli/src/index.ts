@@ -20,6 +20,7 @@ export {
   type OutputStream,
   type StoreFactory,
 } from './context.js';
+export { openBackendUrl, type BackendUrlContext, type BackendUrlFactory } from './backend-registry.js';
 export { CliError, isCliError, type CliErrorCode } from './cli-error.js';
 export { EXIT_CODES } from './exit-codes.js';
 export type { ErrorJson, GrepJson, GrepMatchJson, LsEntryJson, ReadJson, RmJson, RunJson, SaveJson } from './json.js';

@@ -9,6 +9,7 @@
 export { wantsJson } from './main.js';
 export { localBackendFactory } from './context.js';
 export { STORE_ENV, loadStoreSupport, openStore, resolveStore, type OpenStoreOptions, type ResolvedStore } from './store.js';
+export { BACKENDS_ENV, loadBackendScheme, openLoadedBackend, schemeOf } from './backend-registry.js';
 export { CLI_ERROR_MARKER, describeError, oneLine, type DescribedError } from './cli-error.js';
 export { exitCodeForSpillError } from './exit-codes.js';
 export {

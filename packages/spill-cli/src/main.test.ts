@@ -35,6 +35,7 @@ async function readdirDeep(dir: string): Promise<string[]> {
 function failing(code: SpillErrorCode): BackendFactory {
   const fail = (): Promise<never> => Promise.reject(new SpillError(code, `Injected ${code}.`));
   const backend: CliBackend = {
+    specificationVersion: 'v1',
     name: 'failing',
     saveText: fail,
     saveTextStream: fail,

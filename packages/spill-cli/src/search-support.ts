@@ -62,8 +62,8 @@ function cacheBase(env: Readonly<Record<string, string | undefined>>, home: stri
 }
 
 /**
- * Where the index of an object store lives for the CLI: a private file in the user's cache
- * directory, one per endpoint, bucket and prefix
+ * Where the index of a store lives for the CLI: a private file in the user's cache
+ * directory, one per endpoint, bucket and prefix for `s3://` and one per URL otherwise
  * (`<cache>/<sha256 prefix>/index.sqlite`), so that a second `spillway search` over an
  * unchanged bucket reads nothing but the listing. `SPILLWAY_SEARCH_CACHE=0` or
  * `cache: false` keeps it in memory for the life of the process instead.
@@ -76,7 +76,9 @@ export function storeIndexPlace(
 ): SearchIndexPlace {
   if (!cache || env[SEARCH_CACHE_ENV] === '0') return inMemory;
   const base = cacheBase(env, home);
-  const key = createHash('sha256').update(JSON.stringify([endpointOf(env), store.bucket, store.prefix])).digest('hex').slice(0, 32);
+  // An S3 store by endpoint, bucket and prefix (as ever, so existing caches stay valid); any other by its URL.
+  const identity = store.bucket === undefined ? [store.url] : [endpointOf(env), store.bucket, store.prefix ?? ''];
+  const key = createHash('sha256').update(JSON.stringify(identity)).digest('hex').slice(0, 32);
   return {
     location: join(base, ...CACHE_DIRS, key, INDEX_FILE),
     // Every directory down to the key's own, checked here: @spillway/search then checks the

@@ -9,6 +9,7 @@ import { describeProperties } from './suites/properties.js';
 import { describeReader } from './suites/reader.js';
 import { describeSaveText } from './suites/save.js';
 import { describeSearch } from './suites/search.js';
+import { describeSeam } from './suites/seam.js';
 import { describeSaveTextStream } from './suites/stream.js';
 
 /**
@@ -37,6 +38,7 @@ import { describeSaveTextStream } from './suites/stream.js';
 export function describeSpillBackend<F extends SpillBackendFixture>(options: DescribeSpillBackendOptions<F>): void {
   const resolved = resolveConformanceOptions(options);
   describe(`spill backend conformance: ${resolved.name}`, () => {
+    describeSeam(resolved);
     describeSaveText(resolved);
     describeSaveTextStream(resolved);
     describeFailedSaves(resolved);

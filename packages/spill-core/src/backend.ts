@@ -1,4 +1,8 @@
 import type { CallId, SessionId, SpillLocator } from './brand.js';
+import type { SPILL_BACKEND_SPECIFICATION_VERSION } from './specification-version.js';
+
+/** The type of {@link SPILL_BACKEND_SPECIFICATION_VERSION}: the one seam version this release speaks. */
+export type SpillBackendSpecificationVersion = typeof SPILL_BACKEND_SPECIFICATION_VERSION;
 
 /** Who an artifact belongs to. Used to group and isolate artifacts, never to grant access. */
 export interface SpillOwner {
@@ -74,6 +78,16 @@ export interface SpillCallOptions {
  * publishes nothing (no locator, no partial artifact).
  */
 export interface SpillBackend {
+  /**
+   * The version of this interface the backend implements: always
+   * {@link SPILL_BACKEND_SPECIFICATION_VERSION} (`'v1'`) for this release of core. A
+   * consumer that takes a backend from outside (the policy, search, the CLI's backend
+   * registry) checks it with {@link assertSpillBackendVersion} and refuses a backend that
+   * declares another version, or none, with `SPILL_INVALID_INPUT` rather than call methods
+   * whose contract it does not know. A change that old consumers could misread gets a new
+   * literal; optional members added later keep `'v1'`.
+   */
+  readonly specificationVersion: SpillBackendSpecificationVersion;
   /** A short, stable name for logs and events, such as `local` or `memory`. */
   readonly name: string;
   /** Stores a complete string. */
@@ -96,6 +110,20 @@ export interface SpillBackend {
    * throws or yields something that is not a `Uint8Array`.
    */
   saveBytesStream?(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
+  /**
+   * Where a persistent search index of this backend's artifacts belongs: the path of a
+   * directory beside the backend's own data on this host (the local backend answers
+   * `<root>.search`, a sibling of its root), which a searcher creates private and names
+   * its files in. `undefined` when the backend has no such place (memory, an object
+   * store): a searcher then keeps its index in memory, or where its caller says. The
+   * answer is a place for derived data only; nothing in it is ever an artifact. Optional:
+   * a backend without it is treated as answering `undefined`, and a consumer asks this
+   * member rather than guess from the backend's `name`.
+   *
+   * @throws SpillError as the backend's saves do when its storage cannot be used (the
+   * local backend: `SPILL_UNSAFE_ROOT` for an unsafe root).
+   */
+  indexHome?(options?: SpillCallOptions): Promise<string | undefined>;
 }
 
 /** Default number of lines {@link SpillReader.read} returns. */

@@ -4,7 +4,7 @@ import { fileSinkOf, type SpillFileSink } from './file-sink.js';
 import * as portable from './index.js';
 
 const reject = (): Promise<never> => Promise.reject(new Error('not called'));
-const base: SpillBackend = { name: 'plain', saveText: reject, saveTextStream: reject };
+const base: SpillBackend = { specificationVersion: 'v1', name: 'plain', saveText: reject, saveTextStream: reject };
 
 describe('fileSinkOf', () => {
   it("answers the backend's fileSink member when it is an object with an open method", () => {

@@ -20,6 +20,7 @@ export type {
   SaveTextSpill,
   SaveTextStreamSpill,
   SpillBackend,
+  SpillBackendSpecificationVersion,
   SpillCallOptions,
   SpillCatalog,
   SpillEntry,
@@ -64,6 +65,7 @@ export {
   raceAbort,
   throwIfAborted,
 } from './errors.js';
+export { SPILL_BACKEND_SPECIFICATION_VERSION, assertSpillBackendVersion } from './specification-version.js';
 export { cutToUtf8Bytes, utf8ByteLength, utf8ByteLengthBounds, utf8ByteLengthPortable } from './utf8.js';
 export {
   assertSaveRequestEnvelope,

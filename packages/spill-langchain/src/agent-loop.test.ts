@@ -137,6 +137,7 @@ describe('createSpillMiddleware in a createAgent loop', () => {
     it(`leaves the message as it was when the save ${how}s, with no tool error`, async () => {
       const log = bigLog();
       const failing: SpillBackend = {
+        specificationVersion: 'v1',
         name: 'failing',
         saveText: () => {
           if (how === 'throw') throw new Error('disk on fire');

@@ -63,6 +63,17 @@ describe('createLocalBackend options', () => {
     expect(await backend.root()).toBe(fs.realpathSync(root));
   });
 
+  it("declares the seam's version and answers the search index home <root>.search, a sibling of the root", async () => {
+    const backend = createLocalBackend({ root });
+    expect(backend.specificationVersion).toBe('v1');
+    const real = fs.realpathSync(root);
+    expect(await backend.indexHome()).toBe(path.join(path.dirname(real), `${path.basename(real)}.search`));
+    // The answer validates the root, as a save does, and creates nothing beside it.
+    expect(fs.existsSync(`${real}.search`)).toBe(false);
+    const missing = createLocalBackend({ root: path.join(root, 'missing'), createRoot: false });
+    expect(isSpillError(await missing.indexHome().catch((e: unknown) => e))).toBe(true);
+  });
+
   it('with no root, uses the per-user state root $XDG_STATE_HOME/spillway, created 0700 (what `spillway ls` and `gc` manage)', async () => {
     vi.stubEnv('XDG_STATE_HOME', path.join(root, 'state'));
     try {

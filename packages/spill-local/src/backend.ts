@@ -81,6 +81,12 @@ export interface LocalBackend extends NodeSpillBackend {
   readonly fileSink: SpillFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
+  /**
+   * The directory for a search index of this root's artifacts: `<root>.search`, a sibling
+   * of the root (see {@link NodeSpillBackend.indexHome}), so that the index never appears among
+   * the artifacts and removing the root's parent removes both. Validates the root first.
+   */
+  indexHome(options?: SpillCallOptions): Promise<string>;
   /** Stores raw bytes exactly, through the file sink (see {@link NodeSpillBackend.saveBytesStream}). */
   saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
 }
@@ -114,6 +120,11 @@ export interface LocalBackendInternals {
 
 /** Every key {@link LocalBackendOptions} knows; anything else is a typo worth failing on. */
 const KNOWN_OPTIONS: readonly string[] = ['root', 'createRoot', 'temporary', 'durable', 'maxOpenFiles'] satisfies readonly (keyof LocalBackendOptions)[];
+
+/** `<root>.search`: the sibling of a root where a search index of its artifacts belongs. */
+function indexHomeOf(root: string): string {
+  return path.join(path.dirname(root), `${path.basename(root)}.search`);
+}
 
 /**
  * The per-user state root that {@link createLocalBackend} uses when no `root` is given,
@@ -277,12 +288,17 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
   };
 
   return {
+    specificationVersion: 'v1',
     name: 'local',
     reader,
     catalog,
     fileSink,
     async root(): Promise<string> {
       return (await guard.root()).path;
+    },
+    async indexHome(options?: SpillCallOptions): Promise<string> {
+      throwIfAborted(options?.signal, 'Finding the search index directory');
+      return indexHomeOf((await guard.root()).path);
     },
     async saveText(input: SaveTextSpill, options?: SpillCallOptions): Promise<SpillRef> {
       assertSaveTextRequest(input);

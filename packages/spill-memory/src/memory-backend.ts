@@ -279,6 +279,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
   };
 
   return {
+    specificationVersion: 'v1',
     name: 'memory',
 
     ...bufferedSaves({ maxBytes, tooLarge, put: publish }),

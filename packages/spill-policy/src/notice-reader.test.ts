@@ -45,7 +45,7 @@ describe('noticeReader', () => {
   });
 
   it('keeps the original when the backend answers a malformed ref, hint or not', async () => {
-    const broken = { name: 'broken', saveText: () => Promise.resolve(null), saveTextStream: () => Promise.resolve(null) } as unknown as SpillBackend;
+    const broken = { specificationVersion: 'v1', name: 'broken', saveText: () => Promise.resolve(null), saveTextStream: () => Promise.resolve(null) } as unknown as SpillBackend;
     const policy = createSpillPolicy({ backend: broken, maxInlineBytes: 600, noticeReader: 'spill-tools' });
     const result = { content: [{ type: 'text' as const, text: big }] };
     expect(await policy.applyToResult(exec, result)).toBe(result);

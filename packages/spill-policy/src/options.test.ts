@@ -1,3 +1,4 @@
+import { isSpillError } from '@spillway/core';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS, resolveOptions } from './options.js';
 import { createSpillPolicy } from './policy.js';
@@ -26,6 +27,22 @@ describe('configuration', () => {
     ['an onEvent that is not a function', { maxInlineBytes: 10, onEvent: 'log' }],
   ])('throws a TypeError at construction for %s', (_label, options) => {
     expect(() => createSpillPolicy({ backend, ...options } as unknown as SpillPolicyOptions)).toThrow(TypeError);
+  });
+
+  it.each([
+    ['another version', 'v2', /The fake backend declares specificationVersion 'v2', but createSpillPolicy speaks 'v1'/],
+    ['no version', undefined, /declares specificationVersion none/],
+  ])('refuses a backend of %s with SPILL_INVALID_INPUT, saying what to do', (_label, version, message) => {
+    const other = { ...backend, name: 'fake', specificationVersion: version } as unknown as SpillPolicyOptions['backend'];
+    let caught: unknown;
+    try {
+      createSpillPolicy({ backend: other, maxInlineBytes: 10 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isSpillError(caught, 'SPILL_INVALID_INPUT')).toBe(true);
+    expect((caught as Error).message).toMatch(message);
+    expect((caught as Error).message).toMatch(/declares specificationVersion: 'v1'|upgrade the packages/);
   });
 
   it('throws a TypeError for a missing options object', () => {

@@ -1,5 +1,4 @@
-import { wholeNumberProblem } from '@spillway/core';
-import type { SpillBackend } from '@spillway/core';
+import { assertSpillBackendVersion, wholeNumberProblem, type SpillBackend } from '@spillway/core';
 import { RETRIEVAL_HINTS } from '@spillway/core/notice';
 import { withRetrievalHint } from './notice-reader.js';
 import type { SpillEvent, SpillPolicyOptions, SpillPreviewStyle } from './types.js';
@@ -68,6 +67,8 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
     if (typeof b !== 'object' || b === null || typeof b.saveText !== 'function' || typeof b.saveTextStream !== 'function') {
       throw new TypeError('backend must be a SpillBackend (an object with saveText and saveTextStream methods), or omitted.');
     }
+    // A backend of another seam version may mean something else by the same methods.
+    assertSpillBackendVersion(backend, 'createSpillPolicy');
   }
   const cap = maxInlineBytes === undefined ? undefined : nonNegativeInteger('maxInlineBytes', maxInlineBytes);
   const previewLimit = previewBytes === undefined ? Number.POSITIVE_INFINITY : nonNegativeInteger('previewBytes', previewBytes);

@@ -29,6 +29,8 @@ import type {
  *   not a non-negative integer, `saveTimeoutMs` outside 1..2^31-1, a `backend` without
  *   `saveText`/`saveTextStream`, `skipTools` that is not an array of strings, or an
  *   `onEvent` that is not a function.
+ * @throws SpillError `SPILL_INVALID_INPUT` for a `backend` that declares another
+ *   `specificationVersion` than this release speaks, or none (see `assertSpillBackendVersion`).
  *
  * @example
  * const policy = createSpillPolicy({ backend: createLocalBackend(), maxInlineBytes: 20_000 });

@@ -239,6 +239,7 @@ describe('stream(exec)', () => {
     for (const cap of [58, 60, 70]) {
       let seen = 0;
       const failing: SpillBackend = {
+        specificationVersion: 'v1',
         name: 'failing',
         saveText: () => Promise.reject(new Error('unused')),
         async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
@@ -321,6 +322,7 @@ describe('stream(exec)', () => {
   it('holds O(cap) in memory however much output streams through', async () => {
     let received = 0;
     const draining: SpillBackend = {
+      specificationVersion: 'v1',
       name: 'draining',
       saveText: () => Promise.reject(new Error('unused')),
       async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
@@ -350,6 +352,7 @@ describe('stream(exec)', () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slow: SpillBackend = {
+      specificationVersion: 'v1',
       name: 'slow',
       saveText: () => Promise.reject(new Error('unused')),
       async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
@@ -391,7 +394,7 @@ describe('stream(exec)', () => {
       expect(result.content).toEqual([{ type: 'text', text }]);
       expect(events).toMatchObject([{ type: 'kept', reason }]);
     }
-    const early: SpillBackend = { name: 'early', saveText: () => Promise.reject(new Error('unused')), saveTextStream: () => Promise.reject(new Error('no space')) };
+    const early: SpillBackend = { specificationVersion: 'v1', name: 'early', saveText: () => Promise.reject(new Error('unused')), saveTextStream: () => Promise.reject(new Error('no space')) };
     const { result, events } = await streamed({ backend: early, maxInlineBytes: 1000 }, exec, [text.slice(0, 2000), text.slice(2000)]);
     expect(result.content).toEqual([{ type: 'text', text }]);
     expect(events).toMatchObject([{ type: 'kept', reason: 'save-rejected' }]);
@@ -400,6 +403,7 @@ describe('stream(exec)', () => {
   it('keeps every chunk when the backend stops reading before taking any, then fails', async () => {
     let fail: (error: Error) => void = () => undefined;
     const quitter: SpillBackend = {
+      specificationVersion: 'v1',
       name: 'quitter',
       saveText: () => Promise.reject(new Error('unused')),
       async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
@@ -423,6 +427,7 @@ describe('stream(exec)', () => {
   it('reports truncated, with head, tail and a lost note, when the save fails after reading part of the output', async () => {
     let seen = '';
     const failing: SpillBackend = {
+      specificationVersion: 'v1',
       name: 'failing',
       saveText: () => Promise.reject(new Error('unused')),
       async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
@@ -447,6 +452,7 @@ describe('stream(exec)', () => {
 
   it('treats a save that resolves before the output ended as malformed', async () => {
     const hasty: SpillBackend = {
+      specificationVersion: 'v1',
       name: 'hasty',
       saveText: () => Promise.reject(new Error('unused')),
       async saveTextStream(input: SaveTextStreamSpill): Promise<SpillRef> {
@@ -491,6 +497,7 @@ describe('stream misuse and abort', () => {
     let iteratorError: unknown;
     const events: SpillEvent[] = [];
     const backend: SpillBackend = {
+      specificationVersion: 'v1',
       name: 'watching',
       saveText: () => Promise.reject(new Error('unused')),
       async saveTextStream(input: SaveTextStreamSpill, options?: SpillCallOptions): Promise<SpillRef> {

@@ -119,6 +119,7 @@ export function fakeBackend(behaviour: Behaviour, capabilities: FakeCapabilities
     },
   };
   return {
+    specificationVersion: 'v1',
     name: 'fake',
     calls,
     stored,
@@ -247,6 +248,7 @@ export function readLines(text: string, options: ReadOptions, pageBytes = Number
 /** A backend that stores nothing, counts the bytes it is given, and answers one fixed locator. */
 export function fixedLocatorBackend(locator: string, hint = 'Use spill_read with offset/limit, or spill_grep to search within it.'): SpillBackend {
   return {
+    specificationVersion: 'v1',
     name: 'test',
     saveText: (input: SaveTextSpill): Promise<SpillRef> =>
       Promise.resolve({ locator: spillLocator(locator), bytes: utf8ByteLength(input.content), retrievalHint: hint }),

@@ -200,6 +200,7 @@ export function createS3BackendWith(options: S3BackendOptions, internals: S3Back
   };
 
   return {
+    specificationVersion: 'v1',
     name: 's3',
     bucket: layout.bucket,
     prefix: layout.prefix,

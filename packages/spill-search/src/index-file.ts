@@ -15,7 +15,8 @@ export const INDEX_FILE_NAME = 'index.sqlite';
 /**
  * The index directory for a local backend's root: a sibling of the root, named after it
  * (`<root>.search`), so that the index never appears among the artifacts and removing the
- * root's parent removes both.
+ * root's parent removes both. It is what the local backend's `indexHome` answers, for a
+ * caller that has the root's path but no backend open.
  */
 export function indexDirFor(localRoot: string): string {
   const resolved = path.resolve(localRoot);

@@ -33,6 +33,7 @@ function specs(profile: Profile): FigureSpec[] {
 /** A backend that must never be called: pass-through never saves. It counts calls. */
 function untouchedBackend(): SpillBackend & { calls: number } {
   const backend = {
+    specificationVersion: 'v1' as const,
     name: 'untouched',
     calls: 0,
     saveText(_input: SaveTextSpill): Promise<SpillRef> {

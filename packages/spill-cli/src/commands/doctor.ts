@@ -212,7 +212,7 @@ async function storeHealth(ctx: CliContext, options: DoctorOptions): Promise<Sto
   const { parseByteSize, parseDuration } = await import('@spillway/retention');
   const settings = autoGcSettings(ctx.io.env, ctx.io.homedir, parseDuration, parseByteSize);
   const store = resolveStore(options.store, options.root, ctx.io.env);
-  if (store !== undefined) return objectStoreHealth(store.url, settings, ctx.searchIndexPlace(options)?.location ?? ':memory:');
+  if (store !== undefined && store.path === undefined) return objectStoreHealth(store.url, settings, ctx.searchIndexPlace(options)?.location ?? ':memory:');
   const root = ctx.root(options);
   const { indexDirFor, INDEX_FILE_NAME } = await import('@spillway/search');
   return localStoreHealth(root.path, root.source, options.root, settings, resolve(indexDirFor(root.path), INDEX_FILE_NAME));

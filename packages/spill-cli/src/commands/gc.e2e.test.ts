@@ -235,6 +235,7 @@ function syntheticBackend(n: number): BackendFactory {
   };
   const unused = (): Promise<never> => Promise.reject(new Error('unused'));
   const backend: CliBackend = {
+    specificationVersion: 'v1',
     name: 'synthetic',
     saveText: unused,
     saveTextStream: unused,

@@ -40,6 +40,7 @@ const SHUFFLED = [
 function listing(entries: readonly SpillEntry[]): BackendFactory {
   const fail = (): Promise<never> => Promise.reject(new Error('not used'));
   const backend: CliBackend = {
+    specificationVersion: 'v1',
     name: 'listing',
     saveText: fail,
     saveTextStream: fail,

@@ -62,6 +62,8 @@ export const REFERENCE_BUGS = [
   'read-bytes-unchecked-locator',
   'read-sparse-line-index',
   'large-listed-in-every-session',
+  'no-specification-version',
+  'unstable-index-home',
 ] as const;
 
 /** One of {@link REFERENCE_BUGS}. */
@@ -174,8 +176,13 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
     return stored;
   };
 
+  let indexHomes = 0;
   const backend: SpillBackend = {
+    // The bug leaves the version out, as a backend written before the seam had one does.
+    specificationVersion: (bug === 'no-specification-version' ? undefined : 'v1') as 'v1',
     name: bug === undefined ? 'reference' : `reference with bug ${bug}`,
+    // Nothing on disk: the index stays in memory. The bug moves it after every call.
+    indexHome: () => Promise.resolve(bug === 'unstable-index-home' ? `/nonexistent-spillway-reference/${String(++indexHomes)}` : undefined),
 
     saveText(input: SaveTextSpill, callOptions: SpillCallOptions = {}): Promise<SpillRef> {
       if (bug === 'throws-synchronously') assertSaveTextRequest(input);
