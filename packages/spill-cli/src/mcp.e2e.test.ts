@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSpillNotice } from '@spillway/policy/notice';
+import { AUTO_GC_STAMP } from './auto-gc.js';
 import { parseHeaders } from './commands/mcp.js';
 import { BIN, ensureBuilt, spillway } from './test-bin.js';
 
@@ -79,6 +81,9 @@ describe('spillway mcp', () => {
     expect(code).toBe(0);
     const ls = await spillway(['ls', '--session', 'conversation-9', '--json'], { env });
     expect(ls.out).toContain(locator);
+    // The spill started the automatic cleanup on the local root (its stamp marks the sweep).
+    for (let i = 0; i < 300 && !existsSync(join(dir, 'root', AUTO_GC_STAMP)); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(join(dir, 'root', AUTO_GC_STAMP))).toBe(true);
   });
 
   it('answers initialize with an error naming a command that does not exist, and exits 127', async () => {

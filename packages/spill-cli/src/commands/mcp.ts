@@ -6,6 +6,7 @@ import { CliError, cliMessage } from '../cli-error.js';
 import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { lazySearcher } from '../search-support.js';
+import { resolveStore } from '../store.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, SESSION_ENV } from '../options.js';
 
 interface McpOptions extends CommonOptions {
@@ -78,8 +79,10 @@ export function registerMcp(program: Command, ctx: CliContext): void {
     const upstream = upstreamFrom(file, args, options, ctx.io.env);
     const fromEnv = ctx.io.env[SESSION_ENV];
     const sessionId = options.session !== undefined || (fromEnv !== undefined && fromEnv !== '') ? ctx.session(options.session) : undefined;
-    const backend = withReadUsage(await usableBackend(ctx, options), ctx, options.host);
-    const rootPath = await backend.root?.().catch(() => undefined);
+    const chosen = await usableBackend(ctx, options);
+    const backend = withReadUsage(chosen.backend, ctx, options.host);
+    // The automatic cleanup and index work on a local root, never on an object store.
+    const rootPath = chosen.root;
     // Loaded here: the MCP SDK costs more to load than every other command needs.
     const { createSpillProxy, isSpillProxyError } = await import('@spillway/mcp');
     const proxy = createSpillProxy({
@@ -166,19 +169,22 @@ function upstreamFrom(
  * per-user fallback root that `spillway run` and the hooks use too: no flood while any
  * store can be written. Only when neither can be does the proxy pass results on in full.
  */
-async function usableBackend(ctx: CliContext, options: McpOptions): Promise<CliBackend> {
+/** The backend the proxy stores in, and the local root behind it when there is one. */
+async function usableBackend(ctx: CliContext, options: McpOptions): Promise<{ backend: CliBackend; root: string | undefined }> {
   const configured = ctx.backend(options);
+  const store = resolveStore(options.store, options.root, ctx.io.env);
+  const configuredRoot = store === undefined ? ctx.root(options).path : store.path;
   const failure = await rootFailure(configured);
-  if (failure === undefined) return configured;
+  if (failure === undefined) return { backend: configured, root: configuredRoot };
   const why = isSpillError(failure) ? `${cliMessage(failure.code, failure.message)} [${failure.code}]` : failure instanceof Error ? failure.message : 'the store cannot be used';
   const fallback = await ctx.usableFallback(options);
   if (fallback !== undefined) {
     await ctx.warn(`${why}: results are stored in the fallback root ${fallback.path} instead.`);
-    return fallback.backend;
+    return { backend: fallback.backend, root: fallback.path };
   }
   // The proxy still serves; every spill keeps its result, as the policy does.
   await ctx.warn(`${why}: results are passed on in full, without spilling.`);
-  return configured;
+  return { backend: configured, root: undefined };
 }
 
 /** Why a backend's root cannot be used, or `undefined` when it can (or has no root). */
