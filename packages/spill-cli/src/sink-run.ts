@@ -102,35 +102,69 @@ export async function runIntoSink(file: string, args: readonly string[], options
     return { outcome, storedBytes: limit, droppedBytes: size - limit, stopped: true };
   }
 
+  const writer = cappedSinkWriter(sink, limit, { stop, print: options.print, onStoreFailed: options.onStoreFailed });
+  const outcome = await runChild(file, args, { onData: (chunk) => writer.write(chunk), onSpawn });
+  const { failure } = writer;
+  return failure === undefined
+    ? { outcome, storedBytes: writer.position, droppedBytes: writer.dropped, stopped }
+    : { outcome, storedBytes: 0, droppedBytes: 0, stopped, failure };
+}
+
+/** What {@link cappedSinkWriter} has done so far. */
+export interface CappedSinkWriter {
+  /** Stores a chunk of output, or prints it once storing has failed. */
+  write(chunk: Uint8Array): Promise<void>;
+  /** Bytes stored. */
+  readonly position: number;
+  /** Bytes past the limit, dropped. */
+  readonly dropped: number;
+  /** Why storing stopped, once a write failed. */
+  readonly failure: { readonly error: unknown } | undefined;
+}
+
+/**
+ * Writes output into `sink` up to `limit` bytes: past it the rest is dropped and `stop`
+ * is called; when a write fails, what is stored is printed, then the chunk and the rest
+ * as they come, so no byte is lost.
+ */
+export function cappedSinkWriter(
+  sink: SpillFileSinkHandle,
+  limit: number,
+  hooks: { readonly stop: () => void; readonly print: (bytes: Uint8Array) => Promise<void>; readonly onStoreFailed: (error: unknown) => Promise<void> },
+): CappedSinkWriter {
   let position = 0;
   let dropped = 0;
   let failure: { readonly error: unknown } | undefined;
-  const onData = async (chunk: Buffer): Promise<void> => {
-    if (failure !== undefined) {
-      await options.print(chunk);
-      return;
-    }
-    const room = limit - position;
-    const keep = chunk.length <= room ? chunk : chunk.subarray(0, Math.max(room, 0));
-    if (keep.length < chunk.length) {
-      dropped += chunk.length - keep.length;
-      stop();
-    }
-    if (keep.length === 0) return;
-    try {
-      await sink.write(keep, position);
-      position += keep.length;
-    } catch (error) {
-      failure = { error };
-      await options.onStoreFailed(error);
-      await copyOut(sink, position, options.print);
-      await options.print(chunk);
-    }
+  return {
+    get position() {
+      return position;
+    },
+    get dropped() {
+      return dropped;
+    },
+    get failure() {
+      return failure;
+    },
+    async write(chunk) {
+      if (failure !== undefined) return hooks.print(chunk);
+      const room = limit - position;
+      const keep = chunk.length <= room ? chunk : chunk.subarray(0, Math.max(room, 0));
+      if (keep.length < chunk.length) {
+        dropped += chunk.length - keep.length;
+        hooks.stop();
+      }
+      if (keep.length === 0) return;
+      try {
+        await sink.write(keep, position);
+        position += keep.length;
+      } catch (error) {
+        failure = { error };
+        await hooks.onStoreFailed(error);
+        await copyOut(sink, position, hooks.print);
+        await hooks.print(chunk);
+      }
+    },
   };
-  const outcome = await runChild(file, args, { onData, onSpawn });
-  return failure === undefined
-    ? { outcome, storedBytes: position, droppedBytes: dropped, stopped }
-    : { outcome, storedBytes: 0, droppedBytes: 0, stopped, failure };
 }
 
 /** Prints the first `length` bytes of the sink, a chunk at a time. */

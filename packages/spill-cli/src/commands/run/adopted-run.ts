@@ -6,7 +6,7 @@ import type { ChildOutcome } from '../../child.js';
 import { CliContext, type CliIO } from '../../context.js';
 import { resolveMaxStoredBytes } from '../../options.js';
 import type { FastRun, OutputTakeover } from '../../run-fast.js';
-import { copyOut } from '../../sink-run.js';
+import { cappedSinkWriter } from '../../sink-run.js';
 import { endWithSink, openSink } from './file-sink-route.js';
 import { describeError, finish, type RouteInput } from './shared.js';
 
@@ -71,36 +71,21 @@ function printedInFull(ctx: CliContext, file: string): OutputTakeover {
  */
 function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => ChildProcess | undefined): OutputTakeover {
   const { ctx, file, maxStoredBytes: limit, options } = input;
-  let position = 0;
-  let dropped = 0;
-  let failed = false;
   const stop = (): void => {
     const c = child();
     if (c !== undefined && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
   };
+  const writer = cappedSinkWriter(sink, limit, {
+    stop,
+    print: (bytes) => ctx.printBytes(bytes),
+    onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
+  });
   return {
-    write: async (chunk) => {
-      if (failed) return ctx.printBytes(chunk);
-      const room = limit - position;
-      const keep = chunk.length <= room ? chunk : chunk.subarray(0, Math.max(room, 0));
-      if (keep.length < chunk.length) {
-        dropped += chunk.length - keep.length;
-        stop();
-      }
-      if (keep.length === 0) return;
-      try {
-        await sink.write(keep, position);
-        position += keep.length;
-      } catch (error) {
-        failed = true;
-        await ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`);
-        await copyOut(sink, position, (bytes) => ctx.printBytes(bytes));
-        await ctx.printBytes(chunk);
-      }
-    },
+    write: (chunk) => writer.write(chunk),
     end: async (outcome: ChildOutcome) => {
       try {
-        if (failed) {
+        const { position, dropped } = writer;
+        if (writer.failure !== undefined) {
           await finish(ctx, file, outcome);
         } else {
           if (dropped > 0) {
