@@ -1,5 +1,6 @@
 import { assertSaveTextRequest, assertSaveTextStreamRequest, throwIfAborted, utf8ByteLength } from '@spillway/core';
-import type { SaveTextSpill, SaveTextStreamSpill, SpillCallOptions, SpillError, SpillRef } from '@spillway/core';
+import type { SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillCallOptions, SpillError, SpillRef } from '@spillway/core';
+import { collectBytes } from './collect-bytes.js';
 import { forEachChunk } from './content-stream.js';
 import { callSignal } from './options.js';
 import { Utf8Accumulator, tooLargeError } from './utf8-accumulator.js';
@@ -22,19 +23,22 @@ export interface BufferedSavesOptions {
   readonly put: (input: SaveEnvelope, bytes: Uint8Array, signal: AbortSignal | undefined) => SpillRef | Promise<SpillRef>;
 }
 
-/** The two save methods of a backend, as {@link bufferedSaves} makes them. */
+/** The save methods of a backend, as {@link bufferedSaves} makes them. */
 export interface BufferedSaves {
   /** `SpillBackend.saveText`. */
   saveText(input: SaveTextSpill, options?: SpillCallOptions): Promise<SpillRef>;
   /** `SpillBackend.saveTextStream`. */
   saveTextStream(input: SaveTextStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
+  /** `SpillBackend.saveBytesStream`: the bytes exactly as given, invalid UTF-8 and NUL included. */
+  saveBytesStream(input: SaveBytesStreamSpill, options?: SpillCallOptions): Promise<SpillRef>;
 }
 
 /**
- * `saveText` and `saveTextStream` for a backend that stores an artifact in one piece
+ * `saveText`, `saveTextStream` and `saveBytesStream` for a backend that stores an artifact in one piece
  * (an in-memory map, a key-value store, a single PUT): every check of the contract is
  * done here (the request's shape, the signal, the size limit, a failing or non-string
- * stream, a surrogate pair split across chunks), and the backend writes only `put`.
+ * stream, a surrogate pair split across chunks, bytes kept exactly), and the backend
+ * writes only `put`.
  * Streams are gathered in memory up to `maxBytes`, so pick a limit that fits in memory.
  *
  * @example
@@ -73,6 +77,12 @@ export function bufferedSaves(options: BufferedSavesOptions): BufferedSaves {
       const bytes = accumulator.finish();
       throwIfAborted(signal, 'The save'); // the last moment a cancel can still publish nothing
       return put(input, bytes, signal);
+    },
+
+    async saveBytesStream(input, saveOptions) {
+      await Promise.resolve();
+      const signal = callSignal(saveOptions, 'save');
+      return put(input, await collectBytes(input, signal, maxBytes, (size) => tooLarge(maxBytes, size)), signal);
     },
   };
 }

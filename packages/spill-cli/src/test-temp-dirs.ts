@@ -12,7 +12,8 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 export function tempDirsPerTest(prefix: string): () => string {
   const made: string[] = [];
   afterEach(() => {
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+    // Retried: a detached child the test started (a cleanup, an indexer) may still be writing there.
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
   return () => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -32,7 +33,7 @@ export function tempBasePerFile(prefix: string, use: (dir: string) => void | Pro
     await use(base);
   });
   afterAll(async () => {
-    if (base !== undefined) await rm(base, { recursive: true, force: true });
+    if (base !== undefined) await rm(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 }
 

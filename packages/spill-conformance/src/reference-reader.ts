@@ -219,8 +219,8 @@ export class ReferenceArtifact {
     return this.readDetailed(options).result;
   }
 
-  /** {@link ReferenceArtifact.read} plus which case of the contract produced the answer. */
-  readDetailed(options?: ReadOptions): { result: ReadResult; kind: ReferenceReadKind } {
+  /** {@link ReferenceArtifact.read} plus which case of the contract produced the answer, and for a cut line which line it is. */
+  readDetailed(options?: ReadOptions): { result: ReadResult; kind: ReferenceReadKind; line?: number } {
     const { offset, limit, maxBytes, offsetByte } = checkReadArguments(options);
     const n = this.lines.length;
     const base = { startLine: offset, totalBytes: this.totalBytes };
@@ -275,7 +275,7 @@ export class ReferenceArtifact {
       return { result, kind: 'nothing-fits' };
     }
     const result: ReadResult = { ...base, text: cut, endLine: offset, truncated: true, hasMore: true };
-    return { result, kind: 'partial' };
+    return { result, kind: 'partial', line: first };
   }
 
   /**
@@ -401,7 +401,7 @@ export function checkReadResult(
   actual: ReadResult,
 ): string[] {
   const artifact = toArtifact(content);
-  const { result: expected, kind } = artifact.readDetailed(options);
+  const { result: expected, kind, line: cutLine } = artifact.readDetailed(options);
   const problems: string[] = [];
   const field = (key: keyof ReadResult): void => {
     if (actual[key] !== expected[key]) {
@@ -422,9 +422,11 @@ export function checkReadResult(
     field('hasMore');
     field('nextOffset');
   } else if (kind === 'partial') {
-    const line = artifact.lines[expected.startLine - 1] ?? '';
+    // The line read: `offset`'s, or the one an offsetByte moved the read to.
+    const lineNumber = cutLine ?? expected.startLine;
+    const line = artifact.lines[lineNumber - 1] ?? '';
     if (actual.text === '') problems.push('text is empty although part of the over-long line fits in maxBytes');
-    else if (!line.startsWith(actual.text)) problems.push(`text ${show(actual.text)} is not a prefix of line ${expected.startLine}`);
+    else if (!line.startsWith(actual.text)) problems.push(`text ${show(actual.text)} is not a prefix of line ${lineNumber}`);
     else if (!isCodePointBoundary(line, actual.text.length)) problems.push('text ends inside a surrogate pair');
     field('endLine');
     field('truncated');

@@ -9,7 +9,6 @@ import { createSpillReader } from '@spillway/retrieval';
 import type { SpillByteSource } from '@spillway/retrieval';
 import { LOCATOR_ID_BYTES, formatLocator, parseLocator } from './locator.js';
 import { fnv1a64Utf16 } from './session-key.js';
-import { collectBytes } from './save-bytes.js';
 
 /** The sentence a memory locator's notice ends with: the model has no file, only these tools. */
 export const MEMORY_RETRIEVAL_HINT = RETRIEVAL_HINTS['spill-tools'];
@@ -284,11 +283,6 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
 
     ...bufferedSaves({ maxBytes, tooLarge, put: publish }),
 
-    async saveBytesStream(input: SaveBytesStreamSpill, saveOptions?: SpillCallOptions): Promise<SpillRef> {
-      await Promise.resolve();
-      const signal = signalOf(optionsBag(saveOptions, 'save'));
-      return publish(input, await collectBytes(input, signal, maxBytes, (size) => tooLarge(maxBytes, size)));
-    },
     reader,
     catalog,
 

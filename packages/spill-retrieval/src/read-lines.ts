@@ -111,6 +111,9 @@ export async function readLines(source: SpillByteSource, index: LineIndex, setti
   const size = source.size;
   const hinted = await fromOffsetByte(source, settings);
   const start = hinted?.start ?? (await findLineStart(source, index, offset, signal));
+  // A caller's offsetByte is vouched for by the caller alone: a wrong one answers only this
+  // read, and never teaches the shared line index a position that later reads would trust.
+  const teach = hinted === undefined;
   const empty = (hasMore: boolean): ReadResult => ({
     text: '',
     startLine: offset,
@@ -135,7 +138,7 @@ export async function readLines(source: SpillByteSource, index: LineIndex, setti
     if (nl === -1 || nl + 1 > maxBytes) break;
     end = nl + 1;
     lines++;
-    if (offset + lines === index.nextCheckpointLine) index.learn(offset + lines, start + end);
+    if (teach && offset + lines === index.nextCheckpointLine) index.learn(offset + lines, start + end);
   }
   if (lines < limit && reachesEnd && end < got && got <= maxBytes && window.indexOf(NEWLINE, end) === -1) {
     end = got; // the final line has no terminator and fits whole
@@ -144,7 +147,7 @@ export async function readLines(source: SpillByteSource, index: LineIndex, setti
 
   if (lines > 0) {
     const hasMore = start + end < size;
-    if (hasMore) index.hint = { line: offset + lines, byte: start + end };
+    if (hasMore && teach) index.hint = { line: offset + lines, byte: start + end };
     return {
       text: decodeUtf8(window.subarray(0, end)),
       startLine: offset,
@@ -156,7 +159,7 @@ export async function readLines(source: SpillByteSource, index: LineIndex, setti
     };
   }
 
-  index.hint = { line: offset, byte: start };
+  if (teach) index.hint = { line: offset, byte: start };
   // Not even one whole line fits: cut the first line at a code-point boundary.
   let cut = Math.min(maxBytes, got);
   while (cut > 0 && cut < got && ((window[cut] ?? 0) & 0xc0) === 0x80) cut--;

@@ -16,7 +16,7 @@ export const EXPECTED_FAILURES: Readonly<Record<ReferenceBug, readonly string[]>
   'encode-chunks-separately': ['joins a surrogate pair split across chunks delivered as an array', 'a stream split anywhere, even inside a surrogate pair'],
   'read-off-by-one': ['returns a small artifact whole with default options', 'read answers what the reference reader answers'],
   'read-ignores-max-bytes': ['stops at a line end when whole lines fit in maxBytes', 'read never returns more than maxBytes'],
-  'offset-byte-ignored': ['rejects a negative offsetByte with SPILL_INVALID_INPUT', 'answers the lines from an offsetByte that starts another line, numbered from offset'],
+  'offset-byte-ignored': ['rejects a negative offsetByte with SPILL_INVALID_INPUT', 'answers the lines from an offsetByte that starts another line, numbered from offset, and later reads as before'],
   'grep-literal-as-regex': ['finds regular-expression syntax characters literally with literal: true'],
   'delete-always-true': ['delete answers true once, then false for the same locator', 'two concurrent deletes of one artifact'],
   'list-ignores-session': ["listing one session never yields another session's artifacts"],

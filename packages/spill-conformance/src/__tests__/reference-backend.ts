@@ -276,7 +276,6 @@ export function createReferenceFixture(options: ReferenceOptions = {}): Referenc
   };
 
   const reader: NonNullable<SpillBackend['reader']> = {
-    // eslint-disable-next-line @typescript-eslint/require-await
     async read(locator: SpillLocator, readOptions?: ReadOptions) {
       // Drops offsetByte unchecked: a bad one is not refused, and one naming another line's start is not followed.
       if (bug === 'offset-byte-ignored' && typeof readOptions === 'object' && (readOptions as unknown) !== null && 'offsetByte' in readOptions) {

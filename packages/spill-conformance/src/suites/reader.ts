@@ -216,12 +216,16 @@ export function describeReader<F extends SpillBackendFixture>(options: ResolvedC
       }
     });
 
-    test('answers the lines from an offsetByte that starts another line, numbered from offset', async (h, ctx) => {
+    test('answers the lines from an offsetByte that starts another line, numbered from offset, and later reads as before', async (h, ctx) => {
       const reader = h.requireReader(ctx);
       const content = 'one\ntwo\nthree\nfour\n';
       const ref = await h.save(content);
       await expectRead(reader, ref, content, { offset: 2, limit: 2, offsetByte: 8 }, { text: 'three\nfour\n', startLine: 2, endLine: 3, hasMore: false });
       await expectRead(reader, ref, content, { offset: 3, limit: 1, offsetByte: 4 }, { text: 'two\n', startLine: 3, endLine: 3, hasMore: true, nextOffset: 4 });
+      // What one read was told about a position must not change what later reads answer.
+      await expectRead(reader, ref, content, { offset: 4 }, { text: 'four\n', startLine: 4, endLine: 4 });
+      await expectRead(reader, ref, content, { offset: 2, limit: 1, offsetByte: 8 }, { text: 'three\n' });
+      for (let offset = 5; offset >= 1; offset--) await expectRead(reader, ref, content, { offset, limit: 1 });
     });
 
     test('stops at a line end when whole lines fit in maxBytes', async (h, ctx) => {
