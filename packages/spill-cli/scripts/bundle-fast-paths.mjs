@@ -39,8 +39,12 @@ const fromOwner = {
   },
 };
 
-/** What a small output needs; everything else is left to load from node_modules or dist/. */
-const SMALL_OUTPUT = ['@spillway/usage', '@spillway/hosts/hook', '@spillway/core'];
+/**
+ * What a small output needs; everything else is left to load from node_modules or dist/.
+ * A subpath is named on its own (`@spillway/core/xdg`): one left outside is loaded by
+ * `require` of an ES module, which starts Node's module loader on every small output.
+ */
+const SMALL_OUTPUT = ['@spillway/usage', '@spillway/hosts/hook', '@spillway/core', '@spillway/core/xdg'];
 
 const ENTRIES = [
   { name: 'run-fast', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js'] },

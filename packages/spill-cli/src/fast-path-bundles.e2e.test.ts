@@ -1,0 +1,31 @@
+// The commands a host starts on every tool call (`spillway hook`, `spillway run`) answer a
+// small output from one bundled CommonJS file. Whatever such a file requires at its top is
+// loaded on every call, and one ES module among them starts Node's module loader (about
+// 6 ms a call): only Node's own modules may be required there. Larger outputs load the rest
+// through import(), which this leaves alone.
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PACKAGE_DIR, ensureBuilt } from './test-bin.js';
+
+function requiredAtLoad(bundle: string): string[] {
+  const text = readFileSync(join(PACKAGE_DIR, 'dist', bundle), 'utf8');
+  return [...text.matchAll(/\brequire\("([^"]+)"\)/g)].map((match) => match[1] ?? '');
+}
+
+const isBuiltin = (id: string): boolean => id.startsWith('node:') || builtinModules.includes(id);
+
+describe('the per-call bundles', () => {
+  beforeAll(() => {
+    ensureBuilt();
+  });
+
+  for (const bundle of ['hook-main.bundle.cjs', 'run-fast.bundle.cjs']) {
+    it(`${bundle} requires only Node's own modules`, () => {
+      const required = requiredAtLoad(bundle);
+      expect(required.length).toBeGreaterThan(0);
+      expect(required.filter((id) => !isBuiltin(id))).toEqual([]);
+    });
+  }
+});
