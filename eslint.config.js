@@ -29,7 +29,7 @@ export default tseslint.config(
   {
     // The seam and the notice module must run anywhere: no Node built-ins.
     files: ['packages/spill-core/src/**/*.ts', 'packages/spill-policy/src/notice.ts', 'packages/spill-memory/src/**/*.ts', 'packages/spill-backend-utils/src/**/*.ts'],
-    ignores: ['**/*.test.ts', 'packages/spill-backend-utils/src/naming.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['node:*'], message: 'This module must run outside Node.' }] }],
     },

@@ -1,8 +1,8 @@
 /**
  * Shared parts for spillway backend authors, so that a backend holds only how bytes are
  * put, opened, listed and deleted: the contract's checks and encodings are written once
- * here. Imports nothing from Node (the naming rule, which hashes with `node:crypto`, is
- * the `@spillway/backend-utils/naming` subpath).
+ * here. Imports nothing from Node, nor does the naming rule, its own subpath
+ * `@spillway/backend-utils/naming`.
  *
  * @packageDocumentation
  */

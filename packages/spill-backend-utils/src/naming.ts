@@ -2,13 +2,15 @@
  * The one naming rule of spillway's backends: where a session's artifacts go
  * (`session-<h>`) and what an artifact's leaf is called (`<random>-<safe name>`), so that
  * one session and one suggested name look alike on every backend (a directory on disk, a
- * key prefix in a bucket). Uses `node:crypto` for the session hash, which is why it is a
- * subpath of its own: `@spillway/backend-utils/naming`.
+ * key prefix in a bucket, the session part of a memory locator). It imports nothing from
+ * Node: the session hash is the audited pure-JavaScript sha256 of `@noble/hashes`, so the
+ * rule runs in browsers and edge runtimes too. `node:crypto` would tie it to Node, and Web
+ * Crypto's digest is async (and missing outside secure browser contexts).
  *
  * @packageDocumentation
  */
-import { createHash } from 'node:crypto';
-import { cutToUtf8Bytes, type SessionId } from '@spillway/core';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { cutToUtf8Bytes, utf8ByteLength, type SessionId } from '@spillway/core';
 import { randomHex } from './random-id.js';
 
 /** Hex digits of the session hash in a session directory name (128 bits). */
@@ -26,7 +28,10 @@ export const SESSION_DIR_RE = new RegExp(`^session-[0-9a-f]{${SESSION_HASH_HEX}}
 export const LEAF_RE = new RegExp(`^[0-9a-f]{${LEAF_RANDOM_HEX}}-.`, 's');
 
 // Domain separation, so the hash cannot be confused with any other sha256 of the same bytes.
-const SESSION_HASH_DOMAIN = Buffer.from('spillway/session-dir/v1\0', 'utf8');
+const SESSION_HASH_DOMAIN = new TextEncoder().encode('spillway/session-dir/v1\0');
+/** Code units encoded per block: a huge session id is hashed without a copy of its size. */
+const HASH_BLOCK_UNITS = 4096;
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /**
  * The directory name for a session: `session-<h>`, where `h` is the first 32 hex digits of
@@ -40,10 +45,22 @@ export function sessionDirName(sessionId: SessionId): string {
   if (typeof sessionId !== 'string') throw new TypeError('sessionDirName needs a session id string.');
   const cached = recentSessionDirs.get(sessionId);
   if (cached !== undefined) return cached;
-  const hash = createHash('sha256');
+  const hash = sha256.create();
   hash.update(SESSION_HASH_DOMAIN);
-  hash.update(Buffer.from(sessionId, 'utf16le'));
-  const name = `session-${hash.digest('hex').slice(0, SESSION_HASH_HEX)}`;
+  const block = new Uint8Array(2 * Math.min(sessionId.length, HASH_BLOCK_UNITS));
+  for (let start = 0; start < sessionId.length; start += HASH_BLOCK_UNITS) {
+    const end = Math.min(start + HASH_BLOCK_UNITS, sessionId.length);
+    for (let i = start, b = 0; i < end; i++, b += 2) {
+      const unit = sessionId.charCodeAt(i);
+      block[b] = unit & 0xff; // little-endian: low byte first
+      block[b + 1] = unit >>> 8;
+    }
+    hash.update(block.subarray(0, 2 * (end - start)));
+  }
+  const digest = hash.digest();
+  let hex = '';
+  for (let i = 0; i < SESSION_HASH_HEX / 2; i++) hex += HEX[digest[i] ?? 0] ?? '';
+  const name = `session-${hex}`;
   // Only short ids are remembered, so the cache's memory stays small whatever ids arrive.
   if (sessionId.length <= MAX_CACHED_SESSION_ID) {
     if (recentSessionDirs.size >= MAX_CACHED_SESSIONS) recentSessionDirs.clear();
@@ -147,7 +164,7 @@ export function sanitizeName(suggested: string, maxBytes: number = MAX_LEAF_BYTE
   }
   let name = trimSeparators(out.join(''));
   if (name === '') return DEFAULT_NAME;
-  if (Buffer.byteLength(name, 'utf8') > maxBytes) {
+  if (utf8ByteLength(name) > maxBytes) {
     const ext = EXTENSION_RE.exec(name);
     const suffix = ext !== null && ext.index > 0 ? ext[0] : '';
     const stem = suffix === '' ? name : name.slice(0, -suffix.length);
@@ -178,5 +195,5 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
  * file, not hidden, one segment, no control character.
  */
 export function isLeafName(name: string, maxLeafBytes: number = MAX_LEAF_BYTES): boolean {
-  return LEAF_RE.test(name) && Buffer.byteLength(name, 'utf8') <= maxLeafBytes && !name.includes('/') && !CONTROL.test(name);
+  return LEAF_RE.test(name) && utf8ByteLength(name) <= maxLeafBytes && !name.includes('/') && !CONTROL.test(name);
 }

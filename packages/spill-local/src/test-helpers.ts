@@ -123,6 +123,9 @@ export function nobodyReadableDistIndex(): string {
   const utilsTo = path.join(top, 'node_modules', '@spillway', 'backend-utils');
   copy(path.join(utilsPkg, 'dist'), path.join(utilsTo, 'dist'));
   copy(path.join(utilsPkg, 'package.json'), path.join(utilsTo, 'package.json'));
+  // The naming rule's sha256, as installed (its exports name no package.json).
+  const hashesPkg = path.dirname(createRequire(path.join(utilsPkg, 'package.json')).resolve('@noble/hashes/sha2.js'));
+  copy(hashesPkg, path.join(top, 'node_modules', '@noble', 'hashes'));
   // The retrieval engine and its one dependency (the RE2 engine), as installed.
   const retrievalPkg = path.dirname(createRequire(import.meta.url).resolve('@spillway/retrieval/package.json'));
   const retrievalTo = path.join(top, 'node_modules', '@spillway', 'retrieval');

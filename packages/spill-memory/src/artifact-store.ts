@@ -29,6 +29,7 @@ export interface Artifact {
 /** The artifacts of one session. */
 export interface SessionBucket {
   readonly sessionId: string;
+  /** The session's name by the naming rule, `session-<32 hex>`: the locators' session part. */
   readonly key: string;
   head: Artifact | undefined;
   tail: Artifact | undefined;

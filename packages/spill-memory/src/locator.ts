@@ -7,12 +7,13 @@ export const MEMORY_LOCATOR_SCHEME = 'spill+memory';
 /** Random bytes in a locator's id: 128 bits, so ids cannot be guessed or enumerated. */
 export const LOCATOR_ID_BYTES = 16;
 
-const LOCATOR_SHAPE = /^spill\+memory:\/\/[0-9a-f]{16}\/[0-9a-f]{32}$/;
+/** `session-<32 hex>` (the naming rule's `sessionDirName`), then `/<32 hex>` (the random id). */
+const LOCATOR_SHAPE = /^spill\+memory:\/\/session-[0-9a-f]{32}\/[0-9a-f]{32}$/;
 
-/** Builds `spill+memory://<session-key>/<id>`. */
-export function formatLocator(sessionKey: string, id: string): SpillLocator {
+/** Builds `spill+memory://<session-dir>/<id>`, where `<session-dir>` is `session-<32 hex>`. */
+export function formatLocator(sessionDir: string, id: string): SpillLocator {
   // join() makes one flat string; a template literal may keep a rope of its parts alive.
-  return spillLocator([MEMORY_LOCATOR_SCHEME, '://', sessionKey, '/', id].join(''));
+  return spillLocator([MEMORY_LOCATOR_SCHEME, '://', sessionDir, '/', id].join(''));
 }
 
 /**
@@ -30,7 +31,7 @@ export function parseLocator(value: unknown): string {
   if (!LOCATOR_SHAPE.test(value)) {
     throw new SpillError(
       'SPILL_INVALID_LOCATOR',
-      `Not a memory locator: expected spill+memory://<16 hex>/<32 hex>, exactly as a save returned it; got ${JSON.stringify(value.slice(0, 120))}.`,
+      `Not a memory locator: expected spill+memory://session-<32 hex>/<32 hex>, exactly as a save returned it; got ${JSON.stringify(value.slice(0, 120))}.`,
     );
   }
   return value;

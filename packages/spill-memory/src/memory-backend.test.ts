@@ -9,9 +9,10 @@ import {
   createMemoryBackend,
 } from './index.js';
 import type { MemoryBackendOptions } from './index.js';
+import { sessionDirName } from '@spillway/backend-utils/naming';
 import { collect, locators, rejection, request, streamRequest } from './test-helpers.js';
 
-const LOCATOR = /^spill\+memory:\/\/([0-9a-f]{16})\/[0-9a-f]{32}$/;
+const LOCATOR = /^spill\+memory:\/\/(session-[0-9a-f]{32})\/[0-9a-f]{32}$/;
 
 function code(error: unknown): string | undefined {
   return isSpillError(error) ? error.code : undefined;
@@ -355,8 +356,10 @@ describe('catalog', () => {
     expect(all.map((e) => e.toolName)).toEqual(['bash', 'bash', 'bash']);
     expect(all[0]?.session).toBe(all[2]?.session);
     expect(all[0]?.session).not.toBe(all[1]?.session);
-    // The session key is the one in the locator.
-    expect(all[0]?.session).toBe(`session-${LOCATOR.exec(a.locator)?.[1] ?? ''}`);
+    // The session key is the one in the locator, and the naming rule's name of the session.
+    expect(all[0]?.session).toBe(LOCATOR.exec(a.locator)?.[1]);
+    expect(all[1]?.session).toBe(LOCATOR.exec(b.locator)?.[1]);
+    expect(all[0]?.session).toBe(sessionDirName(sessionId('s1')));
   });
 
   it('lists only the asked session, telling apart ids that differ only in lone surrogates', async () => {
@@ -433,7 +436,7 @@ describe('catalog', () => {
     const old = await backend.saveText(request('a'));
     await backend.saveText(request('b'));
     expect(await backend.catalog.delete(old.locator)).toBe(false);
-    expect(await backend.catalog.delete(spillLocator(`spill+memory://${'0'.repeat(16)}/${'0'.repeat(32)}`))).toBe(false);
+    expect(await backend.catalog.delete(spillLocator(`spill+memory://session-${'0'.repeat(32)}/${'0'.repeat(32)}`))).toBe(false);
   });
 
   it('rejects a forged locator with SPILL_INVALID_LOCATOR on delete', async () => {
@@ -474,6 +477,9 @@ describe('locators', () => {
       ` ${own.locator}`,
       `${own.locator}\u0000`,
       own.locator.replace('spill+memory', 'spill+local'),
+      own.locator.replace('session-', ''),
+      own.locator.replace('session-', 'session-0'),
+      `spill+memory://${'0'.repeat(16)}/${'0'.repeat(32)}`, // the shape before the naming rule
     ];
     for (const bad of forged) {
       expect(code(await rejection(backend.reader.read(spillLocator(bad))))).toBe('SPILL_INVALID_LOCATOR');
@@ -483,16 +489,22 @@ describe('locators', () => {
     }
     expect(code(await rejection(backend.reader.read(foreign.locator)))).toBe('SPILL_NOT_FOUND');
     // Another session's key with this artifact's id is not this artifact.
-    const swapped = own.locator.replace(LOCATOR.exec(own.locator)?.[1] ?? '', 'f'.repeat(16));
+    const swapped = own.locator.replace(LOCATOR.exec(own.locator)?.[1] ?? '', `session-${'f'.repeat(32)}`);
     expect(code(await rejection(backend.reader.read(spillLocator(swapped))))).toBe('SPILL_NOT_FOUND');
   });
 
-  it('uses the same session key for one session and a different one per backend instance', async () => {
+  it('names a session by the naming rule, as every backend does, and keeps a random id per artifact', async () => {
     const one = createMemoryBackend();
     const two = createMemoryBackend();
-    const key = async (backend: typeof one) => LOCATOR.exec((await backend.saveText(request('x', 'chat-1'))).locator)?.[1];
-    expect(await key(one)).toBe(await key(one));
-    expect(await key(one)).not.toBe(await key(two)); // salted: the key does not reveal the session id
+    const save = (backend: typeof one, id: string) => backend.saveText(request('x', id));
+    const [a, b, c, d] = [await save(one, 'chat-1'), await save(one, 'chat-1'), await save(two, 'chat-1'), await save(one, 'chat-2')];
+    const key = (ref: { locator: string }) => LOCATOR.exec(ref.locator)?.[1];
+    expect(key(a)).toBe(sessionDirName(sessionId('chat-1')));
+    expect(key(b)).toBe(key(a));
+    expect(key(c)).toBe(key(a)); // the same on every instance, as a directory of the local backend is
+    expect(key(d)).toBe(sessionDirName(sessionId('chat-2')));
+    expect(key(d)).not.toBe(key(a));
+    expect(new Set([a, b, c, d].map((r) => r.locator.slice(-32))).size).toBe(4);
   });
 });
 

@@ -1,14 +1,14 @@
 import { SpillError, throwIfAborted } from '@spillway/core';
 import type { ListOptions, SaveBytesStreamSpill, SpillBackend, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { RETRIEVAL_HINTS } from '@spillway/core/notice';
-import { bufferedSaves, configInteger, configOptions, optionsBag, randomBytes, randomHex, signalOf } from '@spillway/backend-utils';
+import { bufferedSaves, configInteger, configOptions, optionsBag, randomHex, signalOf } from '@spillway/backend-utils';
 import type { SaveEnvelope } from '@spillway/backend-utils';
+import { sessionDirName } from '@spillway/backend-utils/naming';
 import { ArtifactStore } from './artifact-store.js';
 import type { Artifact, Cursor } from './artifact-store.js';
 import { createSpillReader } from '@spillway/retrieval';
 import type { SpillByteSource } from '@spillway/retrieval';
 import { LOCATOR_ID_BYTES, formatLocator, parseLocator } from './locator.js';
-import { fnv1a64Utf16 } from './session-key.js';
 
 /** The sentence a memory locator's notice ends with: the model has no file, only these tools. */
 export const MEMORY_RETRIEVAL_HINT = RETRIEVAL_HINTS['spill-tools'];
@@ -37,7 +37,7 @@ export interface MemoryBackendOptions {
   /**
    * How many removed locators are remembered, so that reading an evicted or deleted one
    * answers `SPILL_EXPIRED` rather than `SPILL_NOT_FOUND`. The oldest are forgotten first. A
-   * non-negative integer; default {@link DEFAULT_MEMORY_MAX_TOMBSTONES} (about 400 KB, allocated
+   * non-negative integer; default {@link DEFAULT_MEMORY_MAX_TOMBSTONES} (about 470 KB, allocated
    * when the backend is created).
    */
   readonly maxTombstones?: number;
@@ -164,13 +164,14 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
   const now = bag.now ?? Date.now;
   if (typeof now !== 'function') throw new TypeError('createMemoryBackend: now must be a function returning epoch milliseconds.');
   const wallClock = now as () => number;
-  const salt = randomBytes(8);
   const store = new ArtifactStore(maxBytes, maxArtifacts, maxTombstones);
-  const sessionKeyOf = (id: string): string => fnv1a64Utf16(id, salt);
 
   function publish(input: SaveEnvelope, bytes: Uint8Array): SpillRef {
     const sessionId: string = input.owner.sessionId;
-    const key = store.session(sessionId)?.key ?? sessionKeyOf(sessionId);
+    // The session part is the naming rule's `session-<h>`, unsalted: one session looks
+    // alike on every backend (the local backend's directory has the same name), and a
+    // locator stays unguessable through its random 128-bit id, not through the hash.
+    const key = store.session(sessionId)?.key ?? sessionDirName(input.owner.sessionId);
     const locator = formatLocator(key, randomHex(LOCATOR_ID_BYTES));
     const createdAt = wallClock();
     if (typeof createdAt !== 'number' || !Number.isFinite(createdAt)) {
@@ -255,7 +256,7 @@ export function createMemoryBackend(options: MemoryBackendOptions = {}): MemoryB
                 locator: artifact.locator as SpillLocator,
                 bytes: artifact.byteLength,
                 createdAt: new Date(artifact.createdAt),
-                session: `session-${artifact.session.key}`,
+                session: artifact.session.key,
                 name: artifact.name,
                 toolName: artifact.toolName,
               };

@@ -4,7 +4,7 @@ import { Tombstones, type RemovalReason } from './tombstones.js';
 
 const hex = (n: number, digits: number): string => n.toString(16).padStart(digits, '0').slice(-digits);
 /** A memory locator; few distinct random parts, so that probe runs collide and wrap often. */
-const locatorOf = (session: number, id: number): string => `spill+memory://${hex(session, 16)}/${hex(id, 32)}`;
+const locatorOf = (session: number, id: number): string => `spill+memory://session-${hex(session, 32)}/${hex(id, 32)}`;
 
 describe('Tombstones', () => {
   it('answers what a ring of the most recent removals answers (model-based property)', () => {
@@ -42,9 +42,18 @@ describe('Tombstones', () => {
 
   it('never remembers or finds what is not a memory locator', () => {
     const tombstones = new Tombstones(4);
-    for (const bad of ['', 'spill+memory://x', `${locatorOf(1, 1)}0`, locatorOf(1, 1).toUpperCase(), locatorOf(1, 1).replace('/0', 'x0')]) {
-      tombstones.add(bad, 'evicted');
-      expect(tombstones.get(bad)).toBeUndefined();
+    const bad = [
+      '',
+      'spill+memory://x',
+      `${locatorOf(1, 1)}0`,
+      locatorOf(1, 1).toUpperCase(),
+      locatorOf(1, 1).replace('/0', 'x0'),
+      locatorOf(1, 1).replace('session-', 'session_'),
+      `spill+memory://${'0'.repeat(16)}/${'0'.repeat(32)}`, // the shape before the naming rule
+    ];
+    for (const locator of bad) {
+      tombstones.add(locator, 'evicted');
+      expect(tombstones.get(locator)).toBeUndefined();
     }
     expect(tombstones.size).toBe(0);
   });

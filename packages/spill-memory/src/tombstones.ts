@@ -16,11 +16,13 @@ export type RemovalReason = 'evicted' | 'deleted';
 
 const REASONS: readonly RemovalReason[] = ['evicted', 'deleted'];
 
-/** Hex digits of a locator after its scheme: the session key (16) and the random id (32). */
-const HEX_DIGITS = 48;
+/** Hex digits of a locator after its prefix: the session hash (32) and the random id (32). */
+const HEX_DIGITS = 64;
 /** 32-bit words a locator is kept as. */
 const WORDS = HEX_DIGITS / 8;
-const PREFIX = 'spill+memory://';
+/** Words of the session hash, after which the '/' comes. */
+const SESSION_WORDS = 4;
+const PREFIX = 'spill+memory://session-';
 
 function hexDigit(c: number): number {
   if (c >= 0x30 && c <= 0x39) return c - 0x30;
@@ -29,7 +31,7 @@ function hexDigit(c: number): number {
 }
 
 /**
- * Writes the locator's 48 hex digits as six 32-bit words into `out` at `at`; false when
+ * Writes the locator's 64 hex digits as eight 32-bit words into `out` at `at`; false when
  * it is not a memory locator (which is then never remembered, and never found).
  */
 function parseWords(locator: string, out: Uint32Array, at: number): boolean {
@@ -38,7 +40,7 @@ function parseWords(locator: string, out: Uint32Array, at: number): boolean {
   for (let w = 0; w < WORDS; w++) {
     let word = 0;
     for (let d = 0; d < 8; d++, i++) {
-      if (w === 2 && d === 0 && locator.charCodeAt(i) === 0x2f) i++; // the '/' after the session key
+      if (w === SESSION_WORDS && d === 0 && locator.charCodeAt(i) === 0x2f) i++; // the '/' after the session hash
       const v = hexDigit(locator.charCodeAt(i));
       if (v === -1) return false;
       word = (word << 4) | v;
@@ -55,7 +57,7 @@ function parseWords(locator: string, out: Uint32Array, at: number): boolean {
  */
 export class Tombstones {
   readonly #capacity: number;
-  /** Six words a slot: the locator's hex digits. */
+  /** Eight words a slot: the locator's hex digits. */
   readonly #words: Uint32Array;
   readonly #reasons: Uint8Array;
   readonly #used: Uint8Array;

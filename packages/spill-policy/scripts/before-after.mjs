@@ -18,7 +18,7 @@ for (const [title, name] of cases) {
   for (const [label, preview] of [['Before', 'head-tail'], ['After', 'salient']]) {
     const policy = createSpillPolicy({ backend: createMemoryBackend(), maxInlineBytes: cap, preview });
     const out = await policy.applyToResult({ toolName: 'bash', callId: 'call_1', sessionId: 'conv-1' }, { content: [{ type: 'text', text }] });
-    const shown = out.content[0].text.replace(/spill\+memory:\/\/[0-9a-f]+\/[0-9a-f]+/g, 'spill+memory://…');
+    const shown = out.content[0].text.replace(/spill\+memory:\/\/session-[0-9a-f]{32}\/[0-9a-f]{32}/g, 'spill+memory://…');
     console.log(`${label} (\`preview: '${preview}'\`, ${String(Buffer.byteLength(shown))} bytes):\n`);
     console.log('```text');
     console.log(shown.replaceAll('\u001b', '␛')); // the ANSI escape, visible

@@ -12,6 +12,6 @@ for (const name of ['grep-rn-node-modules', 'vitest-json-report']) {
   const text = await readFile(new URL(`${name}.txt`, corpus), 'utf8');
   const policy = createSpillPolicy({ backend: createMemoryBackend(), maxInlineBytes: cap });
   const out = await policy.applyToResult({ toolName: 'bash', callId: 'call_1', sessionId: 'conv-1' }, { content: [{ type: 'text', text }] });
-  const shown = out.content[0].text.replace(/spill\+memory:\/\/[0-9a-f]+\/[0-9a-f]+/g, 'spill+memory://…');
+  const shown = out.content[0].text.replace(/spill\+memory:\/\/session-[0-9a-f]{32}\/[0-9a-f]{32}/g, 'spill+memory://…');
   console.log(`#### ${name} (${String(Buffer.byteLength(shown))} bytes)\n\n\`\`\`text\n${shown}\n\`\`\`\n`);
 }

@@ -203,7 +203,11 @@ export function readmeShownOutput(readmePath: string): string {
   return /```text\n(--- the model saw[^]*?)```/.exec(readFileSync(readmePath, 'utf8'))?.[1] ?? '';
 }
 
-/** `text` with every memory-backend locator replaced by one placeholder: the random locator is all that differs from run to run. */
+/**
+ * `text` with the random id of every memory-backend locator replaced by one placeholder:
+ * that id is all that differs from run to run (the session part is the naming rule's
+ * `session-<h>` of the session id, the same on every run).
+ */
 export function anyMemoryLocator(text: string): string {
-  return text.replace(/spill\+memory:\/\/[0-9a-f]+\/[0-9a-f]+/g, 'spill+memory://…');
+  return text.replace(/(spill\+memory:\/\/session-[0-9a-f]{32}\/)[0-9a-f]{32}/g, '$1…');
 }

@@ -58,7 +58,7 @@ function floodingReader(lines: number): SpillReader {
 }
 
 describe('the retrieval tools over a reader that ignores its limits', () => {
-  const locator = 'spill+memory://0000000000000000/00000000000000000000000000000000';
+  const locator = `spill+memory://session-${'0'.repeat(32)}/${'0'.repeat(32)}`;
 
   it('cuts spill_read to the answer cap at a line end and says where to continue', async () => {
     const answer = await runSpillRead(floodingReader(50_000), { locator }, { maxAnswerBytes: 4096 });
