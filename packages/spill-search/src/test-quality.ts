@@ -1,9 +1,10 @@
 /**
  * The labelled set and how it is scored: the corpus (real outputs of tools run in this
  * repository, under `corpus/outputs`), the queries written before the engine
- * (`corpus/queries.json`), the held-out third, and the two systems compared: `spill_search`
- * as the model gets it (one answer of at most 4 KiB) and the baseline, grep of the query's
- * rarest word over every spill, cut at the same 4 KiB.
+ * (`corpus/queries.json`), the held-out third, and the systems compared: `spill_search`
+ * as the model gets it (one answer of at most 4 KiB), the baseline, grep of the query's
+ * rarest word over every spill, cut at the same 4 KiB, and the oracle, told which output
+ * answers the query and answering within the same 4 KiB from that output alone.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -56,17 +57,48 @@ export async function corpusSession(): Promise<{
   files: Map<SpillLocator, string>;
   bytes: number;
 }> {
-  const backend = createMemoryBackend({ maxBytes: 256 * 1024 * 1024 });
   const session = sessionId('labelled-set');
+  const { backend, files, bytes } = await savedCorpus(() => session);
+  return { backend, session, files, bytes };
+}
+
+/**
+ * The corpus saved again, each output as a session of its own, in the same order: its
+ * index holds the same chunks as {@link corpusSession}'s once every session is indexed,
+ * so the same term statistics (BM25's and the coverage weights'), and a search of one
+ * output's session is the engine with every other output taken out of scope.
+ */
+export async function oracleSessions(): Promise<{
+  backend: SpillBackend & Required<Pick<SpillBackend, 'reader' | 'catalog'>>;
+  /** Output name to the session that holds it alone. */
+  sessions: Map<string, SessionId>;
+  files: Map<SpillLocator, string>;
+}> {
+  const sessions = new Map<string, SessionId>();
+  const { backend, files } = await savedCorpus((name) => {
+    const session = sessionId(`only-${name}`);
+    sessions.set(name, session);
+    return session;
+  });
+  return { backend, sessions, files };
+}
+
+/** Every output of the corpus saved to a new memory backend, in name order, under the session `sessionOf` names. */
+async function savedCorpus(sessionOf: (name: string) => SessionId): Promise<{
+  backend: SpillBackend & Required<Pick<SpillBackend, 'reader' | 'catalog'>>;
+  files: Map<SpillLocator, string>;
+  bytes: number;
+}> {
+  const backend = createMemoryBackend({ maxBytes: 256 * 1024 * 1024 });
   const files = new Map<SpillLocator, string>();
   let bytes = 0;
   for (const name of readdirSync(path.join(CORPUS, 'outputs')).sort()) {
     const content = readFileSync(path.join(CORPUS, 'outputs', name), 'utf8');
-    const ref = await backend.saveText({ owner: { sessionId: session }, source: { toolName: 'bash', callId: callId(name) }, suggestedName: name, content });
+    const ref = await backend.saveText({ owner: { sessionId: sessionOf(name) }, source: { toolName: 'bash', callId: callId(name) }, suggestedName: name, content });
     files.set(ref.locator, name);
     bytes += ref.bytes;
   }
-  return { backend, session, files, bytes };
+  return { backend, files, bytes };
 }
 
 /** One system's answer to one query: whether the needle was shown, and at which rank. */
@@ -132,22 +164,15 @@ export function linesHolding(text: string, needle: string): number {
 }
 
 /**
- * The baseline: the query's rarest word (fewest matching lines over every spill, see
- * {@link GrepVariant}) grepped, case-insensitive and literal, over every spill in turn;
- * the matching lines as `locator:line: text`, cut at the answer budget.
+ * The query's rarest word over every spill (fewest matching lines, see {@link GrepVariant});
+ * `undefined` when the query has no word to grep.
  */
-export async function grepOutcome(
-  backend: SpillBackend & Required<Pick<SpillBackend, 'reader'>>,
-  files: Map<SpillLocator, string>,
-  q: LabelledQuery,
-  variant: GrepVariant = 'present',
-): Promise<Outcome> {
-  const words = grepWords(q.query);
+function rarestWord(backend: object, files: Map<SpillLocator, string>, q: LabelledQuery, variant: GrepVariant): string | undefined {
   let rarest: string | undefined;
   let fewest = Infinity;
   let counts = lineCounts.get(backend);
   if (counts === undefined) lineCounts.set(backend, (counts = new Map<string, number>()));
-  for (const word of words) {
+  for (const word of grepWords(q.query)) {
     // A word's count is the same for every query (the match is case-insensitive), so it is
     // counted once per backend: the set has a few hundred distinct words.
     const key = word.toLowerCase();
@@ -162,11 +187,24 @@ export async function grepOutcome(
       rarest = word;
     }
   }
-  if (rarest === undefined) return { hit: false, rank: 0 };
+  return rarest;
+}
+
+/**
+ * The lines of the spills that hold `word` (case-insensitive, literal), as
+ * `locator:line: text`, spill by spill, cut at the answer budget: a hit when one from
+ * `q.file` shows the needle before the budget is spent.
+ */
+async function grepAnswer(
+  backend: SpillBackend & Required<Pick<SpillBackend, 'reader'>>,
+  spills: Iterable<[SpillLocator, string]>,
+  q: LabelledQuery,
+  word: string,
+): Promise<Outcome> {
   let used = 0;
   let rank = 0;
-  for (const [locator, file] of files) {
-    const { matches } = await backend.reader.grep(locator, rarest, { literal: true, ignoreCase: true, maxMatches: 1000 });
+  for (const [locator, file] of spills) {
+    const { matches } = await backend.reader.grep(locator, word, { literal: true, ignoreCase: true, maxMatches: 1000 });
     for (const m of matches) {
       const row = `${locator}:${String(m.line)}: ${m.text}\n`;
       used += Buffer.byteLength(row);
@@ -176,6 +214,68 @@ export async function grepOutcome(
     }
   }
   return { hit: false, rank: 0 };
+}
+
+/**
+ * The baseline: the query's rarest word (fewest matching lines over every spill, see
+ * {@link GrepVariant}) grepped, case-insensitive and literal, over every spill in turn;
+ * the matching lines as `locator:line: text`, cut at the answer budget.
+ */
+export async function grepOutcome(
+  backend: SpillBackend & Required<Pick<SpillBackend, 'reader'>>,
+  files: Map<SpillLocator, string>,
+  q: LabelledQuery,
+  variant: GrepVariant = 'present',
+): Promise<Outcome> {
+  const rarest = rarestWord(backend, files, q, variant);
+  if (rarest === undefined) return { hit: false, rank: 0 };
+  return grepAnswer(backend, files, q, rarest);
+}
+
+/**
+ * The oracle's engine: `spill_search` as a model calls it, over a session that holds only
+ * the output that answers the query (see {@link oracleSessions}).
+ */
+export async function oracleSearchOutcome(search: SpillSearch, sessions: Map<string, SessionId>, files: Map<SpillLocator, string>, q: LabelledQuery): Promise<Outcome> {
+  const session = sessions.get(q.file);
+  if (session === undefined) throw new Error(`${q.id}: no output named ${q.file} in the corpus.`);
+  return searchOutcome(search, session, files, q);
+}
+
+/**
+ * The oracle's grep: grep restricted to the output that answers the query, of the word
+ * the baseline greps (rarest over every spill) or of the query's word with the fewest
+ * matching lines in that output, whichever shows the needle within the budget (the first
+ * when both do). It finds whatever the baseline finds: its lines of that word are a
+ * subset of the baseline's, in the same order.
+ */
+export async function oracleGrepOutcome(
+  backend: SpillBackend & Required<Pick<SpillBackend, 'reader'>>,
+  files: Map<SpillLocator, string>,
+  q: LabelledQuery,
+): Promise<Outcome> {
+  const only = [...files].filter(([, file]) => file === q.file);
+  const text = lowerText(q.file);
+  let local: string | undefined;
+  let fewest = Infinity;
+  for (const word of grepWords(q.query)) {
+    const n = linesHolding(text, word.toLowerCase());
+    if (n > 0 && n < fewest) {
+      fewest = n;
+      local = word;
+    }
+  }
+  const words = [...new Set([rarestWord(backend, files, q, 'present'), local].filter((w): w is string => w !== undefined))];
+  for (const word of words) {
+    const outcome = await grepAnswer(backend, only, q, word);
+    if (outcome.hit) return outcome;
+  }
+  return { hit: false, rank: 0 };
+}
+
+/** The better of two outcomes: the first when it is a hit, else the second. */
+export function either(first: Outcome, second: Outcome): Outcome {
+  return first.hit ? first : second;
 }
 
 /** Hits and MRR of one system over a set of queries. */
@@ -192,32 +292,86 @@ export function score(outcomes: readonly Outcome[]): Score {
   return { n: outcomes.length, hits, mrr: Math.round(mrr * 1000) / 1000 };
 }
 
-/** Everything the quality test and the bench report: per split and kind, both systems. */
+/** One split and kind of the set, every system's score. */
+export interface QualityRow {
+  readonly split: 'tune' | 'held-out';
+  readonly kind: LabelledQuery['kind'];
+  readonly search: Score;
+  readonly grep: Score;
+  readonly grepStrict: Score;
+  /** The oracle: the better of {@link QualityRow.oracleSearch} and {@link QualityRow.oracleGrep}, query by query. */
+  readonly oracle: Score;
+  /** The engine told the right output (see {@link oracleSearchOutcome}). */
+  readonly oracleSearch: Score;
+  /** grep told the right output (see {@link oracleGrepOutcome}). */
+  readonly oracleGrep: Score;
+}
+
+/** A query where search and the oracle differ. */
+export interface OracleGap {
+  readonly id: string;
+  readonly split: QualityRow['split'];
+  readonly kind: LabelledQuery['kind'];
+  /** Which part of the oracle hit: its engine, its grep, or both. */
+  readonly by: 'search' | 'grep' | 'both' | 'none';
+}
+
+/** Everything the quality test and the bench report: per split and kind, every system. */
 export async function evaluate(): Promise<{
-  rows: { split: 'tune' | 'held-out'; kind: LabelledQuery['kind']; search: Score; grep: Score; grepStrict: Score }[];
+  rows: QualityRow[];
   misses: { id: string; split: string; search: Outcome; grep: Outcome }[];
+  /** Queries the oracle finds and search misses. */
+  oracleOnly: OracleGap[];
+  /** Queries search finds and the oracle misses (it can: see docs/search.md). */
+  searchOnly: OracleGap[];
 }> {
   const { backend, session, files } = await corpusSession();
+  const told = await oracleSessions();
   const search = await createBackendSearch(backend);
+  const oracle = await createBackendSearch(told.backend);
   try {
-    const results: { q: LabelledQuery; s: Outcome; g: Outcome; gs: Outcome }[] = [];
+    // Every output indexed before the first query, so that the oracle's index holds what
+    // the main one does, with the same statistics, whichever session is searched first.
+    await oracle.refresh();
+    const results: { q: LabelledQuery; s: Outcome; g: Outcome; gs: Outcome; os: Outcome; og: Outcome }[] = [];
     for (const q of labelledQueries()) {
       results.push({
         q,
         s: await searchOutcome(search, session, files, q),
         g: await grepOutcome(backend, files, q, 'present'),
         gs: await grepOutcome(backend, files, q, 'strict'),
+        os: await oracleSearchOutcome(oracle, told.sessions, told.files, q),
+        og: await oracleGrepOutcome(backend, files, q),
       });
     }
+    const splitOf = (q: LabelledQuery): QualityRow['split'] => (heldOut(q) ? 'held-out' : 'tune');
     const rows = (['tune', 'held-out'] as const).flatMap((split) =>
       (['keyword', 'question'] as const).map((kind) => {
-        const part = results.filter((r) => r.q.kind === kind && heldOut(r.q) === (split === 'held-out'));
-        return { split, kind, search: score(part.map((r) => r.s)), grep: score(part.map((r) => r.g)), grepStrict: score(part.map((r) => r.gs)) };
+        const part = results.filter((r) => r.q.kind === kind && splitOf(r.q) === split);
+        return {
+          split,
+          kind,
+          search: score(part.map((r) => r.s)),
+          grep: score(part.map((r) => r.g)),
+          grepStrict: score(part.map((r) => r.gs)),
+          oracle: score(part.map((r) => either(r.os, r.og))),
+          oracleSearch: score(part.map((r) => r.os)),
+          oracleGrep: score(part.map((r) => r.og)),
+        };
       }),
     );
-    const misses = results.filter((r) => !r.s.hit).map((r) => ({ id: r.q.id, split: heldOut(r.q) ? 'held-out' : 'tune', search: r.s, grep: r.g }));
-    return { rows, misses };
+    const misses = results.filter((r) => !r.s.hit).map((r) => ({ id: r.q.id, split: splitOf(r.q), search: r.s, grep: r.g }));
+    const gap = (r: (typeof results)[number]): OracleGap => ({
+      id: r.q.id,
+      split: splitOf(r.q),
+      kind: r.q.kind,
+      by: r.os.hit && r.og.hit ? 'both' : r.os.hit ? 'search' : r.og.hit ? 'grep' : 'none',
+    });
+    const oracleOnly = results.filter((r) => !r.s.hit && (r.os.hit || r.og.hit)).map(gap);
+    const searchOnly = results.filter((r) => r.s.hit && !r.os.hit && !r.og.hit).map(gap);
+    return { rows, misses, oracleOnly, searchOnly };
   } finally {
     await search.close();
+    await oracle.close();
   }
 }
