@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { anyMemoryLocator, offlineInstallBlocker, readmeBlocks, readmeShownOutput, runPackedExample, typecheckBlocks } from '@spillway/test-support/readme';
+import { anyMemoryLocator, offlineInstallBlocker, readmeBlocks, readmeShownOutput, runPackedExample, runWorkspaceExample, typecheckBlocks } from '@spillway/test-support/readme';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const blocks = readmeBlocks(join(packageDir, 'README.md'));
@@ -15,6 +15,14 @@ describe('README', () => {
     expect(typecheckBlocks(packageDir, '@spillway/langchain', blocks)).toEqual([]);
     // A full type-check of every block with the framework's types: minutes on a loaded machine.
   }, 600_000);
+
+  it('runs the offline example in the workspace, and prints exactly what the README shows', () => {
+    expect(offline).toBeDefined();
+    expect(shownOutput).not.toBe('');
+    const out = runWorkspaceExample(packageDir, offline?.code ?? '');
+    // Only the random part of the locator differs from run to run.
+    expect(anyMemoryLocator(out)).toBe(anyMemoryLocator(shownOutput));
+  }, 180_000);
 
   // Skipped, with the reason in its name, where this user has no pnpm store to install from.
   describe.skipIf(blocker !== undefined)(`packed and installed alone next to langchain, offline${blocker === undefined ? '' : ` (skipped: ${blocker})`}`, () => {

@@ -198,6 +198,22 @@ export function runPackedExample(
   }
 }
 
+/**
+ * Runs the README example `code`, transpiled, as a module inside the package's own folder,
+ * so that its imports resolve to the workspace's built packages and the package's
+ * dependencies; answers what it printed. Needs no install, so it runs wherever the
+ * workspace is built: the check that the README's shown output is still the output.
+ */
+export function runWorkspaceExample(packageDir: string, code: string): string {
+  const dir = mkdtempSync(join(packageDir, '.readme-run-'));
+  try {
+    writeFileSync(join(dir, 'main.mjs'), transpile(code));
+    return execFileSync(process.execPath, ['main.mjs'], { cwd: dir, encoding: 'utf8' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The output a README shows its example printing: its ```text block that starts `--- the model saw`, or '' when it has none. */
 export function readmeShownOutput(readmePath: string): string {
   return /```text\n(--- the model saw[^]*?)```/.exec(readFileSync(readmePath, 'utf8'))?.[1] ?? '';
