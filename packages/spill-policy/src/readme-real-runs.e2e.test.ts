@@ -1,6 +1,7 @@
 // The README's real runs are what its scripts print for today's build: "What the model
 // sees" (scripts/what-the-model-sees.mjs, bar the random parts of its locators) and "Before
-// and after, from real runs" (scripts/before-after.mjs 2048). A change to the preview that
+// and after, from real runs" (scripts/before-after.mjs 2048), and the "After" of each list
+// (scripts/lists-before-after.mjs 4096; its "Before" came from an earlier build). A change to the preview that
 // alters either fails here until the README is made again from the script.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -40,5 +41,15 @@ describe('the README real runs', () => {
     const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
     expect(printed).toContain('… [excerpts from the omitted middle] …');
     expect(section(readme, '##### A compiler error', '### Lists and JSON test reports').trimEnd()).toBe(printed.trimEnd());
+  }, 120_000);
+
+  it('each list\'s "After" is what scripts/lists-before-after.mjs prints', () => {
+    const printed = execFileSync(process.execPath, [join(packageDir, 'scripts', 'lists-before-after.mjs'), '4096'], { cwd: packageDir, encoding: 'utf8' });
+    const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
+    const lists = readme.slice(readme.indexOf('### Lists and JSON test reports'));
+    const shown = [...lists.matchAll(/After \((\d+) bytes\):\n\n```text\n([^]*?)```/g)].slice(0, 2).map((m) => [m[1], m[2]]);
+    const made = [...printed.matchAll(/#### \S+ \((\d+) bytes\)\n\n```text\n([^]*?)```/g)].map((m) => [m[1], m[2]]);
+    expect(made).toHaveLength(2);
+    expect(shown).toEqual(made);
   }, 120_000);
 });
