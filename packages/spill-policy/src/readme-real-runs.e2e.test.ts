@@ -30,7 +30,8 @@ function section(readme: string, from: string, to: string): string {
 
 describe('the README real runs', () => {
   it('"What the model sees" is what scripts/what-the-model-sees.mjs prints', () => {
-    const printed = execFileSync(process.execPath, [join(packageDir, 'scripts', 'what-the-model-sees.mjs')], { cwd: packageDir, encoding: 'utf8' });
+    // Under /tmp, as in the README: the length of the temporary root's path sets the notice's, and so the byte counts.
+    const printed = execFileSync(process.execPath, [join(packageDir, 'scripts', 'what-the-model-sees.mjs')], { cwd: packageDir, encoding: 'utf8', env: { ...process.env, TMPDIR: '/tmp' } });
     const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
     expect(printed).toContain('(Omitted ');
     expect(withoutRandomParts(section(readme, '### web_fetch, 1 200-byte cap', "## The model's tools"))).toBe(withoutRandomParts(printed));
