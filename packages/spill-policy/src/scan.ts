@@ -1,7 +1,8 @@
 import { JsonFailureScanner, type JsonFailure } from './json-failures.js';
 import { JsonShapeScanner, type JsonShape } from './json-shape.js';
 import { ListScanner, type ListScan } from './list-scan.js';
-import { blockPrefilters, LINE_SCAN_UNITS, severityOf, severityOfAdmitted, shapeOf } from './salient.js';
+import { lineStart, linePrefilter, type LinePrefilter } from './line-prefilter.js';
+import { LINE_SCAN_UNITS, severityOf, severityOfAdmitted, shapeOf } from './salient.js';
 
 /** Lines of one shape kept apart before the next ones are counted as a flood into the last of them. */
 export const FLOOD_KEEP = 3;
@@ -82,7 +83,7 @@ interface Tier {
 export class PreviewScanner {
   /** One per cap: every line is classified once, and what each cap keeps of it kept apart. */
   readonly #tiers: Tier[];
-  readonly #prefilters = blockPrefilters();
+  readonly #prefilter: LinePrefilter;
   #lineNo = 1;
   #carry = '';
   #carryLength = 0;
@@ -94,8 +95,12 @@ export class PreviewScanner {
   #endsOpen = false;
   #work = 0;
 
-  /** @param cap - the cap, or several: {@link finishAll} then answers one scan per cap, as separate scanners would. */
-  constructor(cap: number | readonly number[]) {
+  /**
+   * @param cap - the cap, or several: {@link finishAll} then answers one scan per cap, as separate scanners would.
+   * @param prefilter - how blocks of lines are searched for candidates (the fastest there is, unless a test picks one).
+   */
+  constructor(cap: number | readonly number[], prefilter: LinePrefilter = linePrefilter()) {
+    this.#prefilter = prefilter;
     const caps = typeof cap === 'number' ? [cap] : cap;
     this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], shapes: new Map(), awaiting: [], list: new ListScanner(c) }));
   }
@@ -192,47 +197,34 @@ export class PreviewScanner {
   }
 
   /**
-   * Scans `s[from, to)`, which holds whole lines, each ending with a line break: newlines
-   * are counted at memchr speed and only lines the prefilter hits are classified.
+   * Scans `s[from, to)`, which holds whole lines, each ending with a line break: the
+   * prefilter counts the line breaks and finds the lines that may be salient, and only those
+   * are classified.
    */
   #block(s: string, from: number, to: number): void {
-    let counted = from; // newlines before `counted` are in `this.#lineNo`
-    this.#work += (this.#prefilters.length + 1) * (to - from);
+    const base = this.#lineNo;
+    this.#work += this.#prefilter.passes * (to - from);
     if (this.#anyAwaiting()) {
       const end = s.indexOf('\n', from);
-      this.#fillAwaiting(viewAt(s, from, end), this.#lineNo);
+      this.#fillAwaiting(viewAt(s, from, end), base);
     }
-    for (const ls of this.#hitLines(s, from, to)) {
-      for (let k = s.indexOf('\n', counted); k >= 0 && k < ls; k = s.indexOf('\n', counted)) {
-        this.#lineNo++;
-        counted = k + 1;
-      }
+    const hits = this.#prefilter.admit(s, from, to);
+    for (let k = 0; k < hits.starts.length; k++) {
+      const ls = hits.starts[k] ?? from;
+      const lineNo = base + (hits.lines[k] ?? 0);
       const le = s.indexOf('\n', ls);
       const view = viewAt(s, ls, le);
       this.#work += view.scan.length;
+      // Every line a rule rates holds a trigger, so the rules decide alone (an admitted line need not hold one).
       const severity = severityOfAdmitted(view.scan);
       if (severity > 0) {
-        const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), this.#lineNo - 1);
-        this.#consider(severity, view, this.#lineNo, before);
-        if (le + 1 < to && this.#anyAwaiting()) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), this.#lineNo + 1);
+        const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), lineNo - 1);
+        this.#consider(severity, view, lineNo, before);
+        if (le + 1 < to && this.#anyAwaiting()) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), lineNo + 1);
       }
     }
-    for (let k = s.indexOf('\n', counted); k >= 0 && k < to; k = s.indexOf('\n', k + 1)) this.#lineNo++;
+    this.#lineNo = base + hits.newlines;
     this.#prev = excerptOf(viewAt(s, lineStart(s, to - 1, from), to - 1), this.#lineNo - 1);
-  }
-
-  /** The starts of the lines of `s[from, to)` that some prefilter hits, in order, each once. */
-  #hitLines(s: string, from: number, to: number): number[] {
-    const starts: number[] = [];
-    for (const re of this.#prefilters) {
-      re.lastIndex = from;
-      for (let m = re.exec(s); m !== null && m.index < to; m = re.exec(s)) {
-        starts.push(lineStart(s, m.index, from));
-        re.lastIndex = s.indexOf('\n', m.index) + 1; // one hit per line is enough
-      }
-    }
-    if (this.#prefilters.length > 1) starts.sort((a, b) => a - b);
-    return starts.filter((ls, i) => i === 0 || ls !== starts[i - 1]);
   }
 
   /** Keeps a salient line, for each cap, if it ranks among the best, or counts it into a flood. */
@@ -275,11 +267,6 @@ interface LineView {
   readonly scan: string;
   /** The whole line's length in code units, without a final `\r`. */
   readonly length: number;
-}
-
-/** Where the line holding `s[at]` starts, never before `from`. */
-function lineStart(s: string, at: number, from: number): number {
-  return at <= from ? from : Math.max(from, s.lastIndexOf('\n', at - 1) + 1);
 }
 
 /** The view of `s[ls, le)` (`le` is the line break's index, or -1 for the end). */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blockPrefilters, LINE_SCAN_UNITS, prefilterGroups, severityOf } from '../salient.js';
+import { createTrigramPrefilter } from '../trigram-prefilter.js';
 import { RULES } from './all.js';
 import { benign } from './benign.js';
 import { internalFrame } from './internal-frame.js';
@@ -56,6 +57,7 @@ describe('preview rules', () => {
         const own = new RegExp(rule.triggers.join('|'));
         const prefilter = new RegExp(prefilterGroups().join('|'));
         const blocks = blockPrefilters();
+        const trigrams = createTrigramPrefilter();
         fc.assert(
           fc.property(matchedLines(rule.pattern), (line) => {
             expect(own.test(line), 'its own triggers').toBe(true);
@@ -73,6 +75,8 @@ describe('preview rules', () => {
               return false;
             });
             expect(found, 'a block prefilter').toBe(true);
+            // The WebAssembly prefilter admits it too (it admits the lines holding a trigger's fingerprint).
+            expect(trigrams?.admit(block, 0, block.length).lines, 'the trigram prefilter').toContain(1);
           }),
           { numRuns: 400 },
         );
