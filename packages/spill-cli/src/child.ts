@@ -19,12 +19,20 @@ export interface SignalSource {
   off(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
 }
 
+/**
+ * Output (bytes, or code units of text) that may wait for the consumer before the child's
+ * pipes are paused: a few pipe reads' worth, so that the next ones arrive while a call is
+ * under way (the consumer writes to disk on another thread) and not one at a time.
+ */
+export const QUEUED_OUTPUT_UNITS = 1024 * 1024;
+
 /** Options for {@link runChild}. */
 export interface RunChildOptions {
   /**
    * Receives the output, stdout and stderr merged in the order the chunks arrive, decoded
-   * as UTF-8 (a malformed sequence becomes U+FFFD). While a returned promise is pending
-   * both pipes are paused, so a slow consumer slows the child instead of filling memory.
+   * as UTF-8 (a malformed sequence becomes U+FFFD). Calls are made one at a time, in order;
+   * while more than {@link QUEUED_OUTPUT_UNITS} of output wait for them, both pipes are
+   * paused, so a slow consumer slows the child instead of filling memory.
    * Exactly one of `onText`, `onData` and `outputFd` is given.
    */
   readonly onText?: (text: string) => Promise<void>;
@@ -109,22 +117,23 @@ export function runChild(command: string, args: readonly string[], options: RunC
     if (child.stderr) pipes.push(child.stderr);
 
     let chain: Promise<void> = Promise.resolve();
-    let pending = 0;
+    let queued = 0; // bytes or code units waiting for their call
     let failure: { readonly error: unknown } | undefined;
     let settled = false;
 
-    const enqueue = (consume: () => Promise<void> | void): void => {
+    const enqueue = (size: number, consume: () => Promise<void> | void): void => {
       if (failure !== undefined) return;
-      pending++;
-      for (const pipe of pipes) pipe.pause();
+      queued += size;
+      if (queued > QUEUED_OUTPUT_UNITS) for (const pipe of pipes) pipe.pause();
       chain = chain
         .then(consume)
         .catch((error: unknown) => {
           failure ??= { error };
         })
         .finally(() => {
-          pending--;
-          if (pending === 0) for (const pipe of pipes) pipe.resume();
+          const before = queued;
+          queued -= size;
+          if (before > QUEUED_OUTPUT_UNITS && queued <= QUEUED_OUTPUT_UNITS) for (const pipe of pipes) pipe.resume();
         });
     };
 
@@ -132,13 +141,13 @@ export function runChild(command: string, args: readonly string[], options: RunC
     for (const pipe of pipes) {
       if (onData !== undefined) {
         pipe.on('data', (chunk: Buffer) => {
-          enqueue(() => onData(chunk));
+          enqueue(chunk.length, () => onData(chunk));
         });
         continue;
       }
       const decoder = new StringDecoder('utf8');
       const deliver = (text: string): void => {
-        if (text !== '' && onText !== undefined) enqueue(() => onText(text));
+        if (text !== '' && onText !== undefined) enqueue(text.length, () => onText(text));
       };
       pipe.on('data', (chunk: Buffer) => {
         deliver(decoder.write(chunk));

@@ -130,7 +130,13 @@ export interface CappedSinkWriter {
 export function cappedSinkWriter(
   sink: SpillFileSinkHandle,
   limit: number,
-  hooks: { readonly stop: () => void; readonly print: (bytes: Uint8Array) => Promise<void>; readonly onStoreFailed: (error: unknown) => Promise<void> },
+  hooks: {
+    readonly stop: () => void;
+    readonly print: (bytes: Uint8Array) => Promise<void>;
+    readonly onStoreFailed: (error: unknown) => Promise<void>;
+    /** Sees each stored piece while its write is under way (the preview's scan). */
+    readonly onKept?: (bytes: Uint8Array) => void;
+  },
 ): CappedSinkWriter {
   let position = 0;
   let dropped = 0;
@@ -155,7 +161,9 @@ export function cappedSinkWriter(
       }
       if (keep.length === 0) return;
       try {
-        await sink.write(keep, position);
+        const writing = sink.write(keep, position);
+        hooks.onKept?.(keep);
+        await writing;
         position += keep.length;
       } catch (error) {
         failure = { error };

@@ -8,7 +8,7 @@ import { resolveMaxStoredBytes } from '../../options.js';
 import type { FastRun, OutputTakeover } from '../../run-fast.js';
 import { cappedSinkWriter } from '../../sink-run.js';
 import { endWithSink, openSink } from './file-sink-route.js';
-import { describeError, finish, type RouteInput } from './shared.js';
+import { describeError, finish, outputScan, type OutputScan, type RouteInput } from './shared.js';
 
 /** What {@link adoptRun} takes over: the fast path's command, and its child once started. */
 export interface AdoptedRunSpec extends FastRun {
@@ -51,7 +51,7 @@ export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
       await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
     }
   }
-  return sink === undefined ? printedInFull(ctx, spec.file) : intoSink(input, sink, spec.child);
+  return sink === undefined ? printedInFull(ctx, spec.file) : intoSink(input, sink, spec.child, await outputScan(options.maxInlineBytes));
 }
 
 /** No store can take the output: it is printed as it comes. */
@@ -68,8 +68,10 @@ function printedInFull(ctx: CliContext, file: string): OutputTakeover {
 /**
  * The output goes into `sink`; past `--max-stored-bytes` the rest is dropped and the command
  * is stopped, and when a write fails what is stored is printed, then the rest as it comes.
+ * Every stored piece passes through `scan` on its way, while it is written, so the preview
+ * needs no second pass over the output.
  */
-function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => ChildProcess | undefined): OutputTakeover {
+function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => ChildProcess | undefined, scan: OutputScan): OutputTakeover {
   const { ctx, file, maxStoredBytes: limit, options } = input;
   const stop = (): void => {
     const c = child();
@@ -79,6 +81,9 @@ function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => Chi
     stop,
     print: (bytes) => ctx.printBytes(bytes),
     onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
+    onKept: (bytes) => {
+      scan.push(bytes);
+    },
   });
   return {
     write: (chunk) => writer.write(chunk),
@@ -93,7 +98,7 @@ function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => Chi
               `the output went past --max-stored-bytes ${String(limit)}: its first ${String(position)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
             );
           }
-          await endWithSink(input, sink, { outcome, stored: position, dropped });
+          await endWithSink(input, sink, { outcome, stored: position, dropped, follower: { finish: () => Promise.resolve(scan) } });
         }
       } finally {
         await sink.close();

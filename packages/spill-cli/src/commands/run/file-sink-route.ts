@@ -85,7 +85,7 @@ export interface SinkEnd {
   /** stdout, when it shows the output itself (`--live`, or an output taken over from stdout). */
   readonly live?: LiveOutput | undefined;
   /** The scan that followed the output while it was written, if one did. */
-  readonly follower?: SinkScan | undefined;
+  readonly follower?: Pick<SinkScan, 'finish'> | undefined;
 }
 
 /**
