@@ -30,7 +30,8 @@ export function prefilterGroups(rules: readonly SalientRule[] = RULES): string[]
   return [words, rest].filter((group) => group.length > 0).map((group) => group.join('|'));
 }
 
-const PREFILTER = new RegExp(prefilterGroups().join('|'));
+/** The prefilter for one line: the groups one after the other, faster than their union in one alternation. */
+const PREFILTERS = prefilterGroups().map((source) => new RegExp(source));
 
 /**
  * Find candidate lines in a block of whole lines (`m`: `^` is any line's start). Every
@@ -45,7 +46,7 @@ export function blockPrefilters(): RegExp[] {
  * not salient.
  */
 export function severityOf(line: string): number {
-  return PREFILTER.test(line) ? severityOfAdmitted(line) : 0;
+  return PREFILTERS.some((re) => re.test(line)) ? severityOfAdmitted(line) : 0;
 }
 
 /** {@link severityOf} of a line the prefilter already admitted (a block prefilter hit inside it). */

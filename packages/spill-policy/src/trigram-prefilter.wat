@@ -48,13 +48,13 @@
             (v128.and
               (v128.and
                 (i8x16.swizzle (local.get $lo0) (v128.and (local.get $v0) (local.get $low)))
-                (i8x16.swizzle (local.get $hi0) (i8x16.shr_u (local.get $v0) (i32.const 4))))
+                (i8x16.swizzle (local.get $hi0) (v128.and (i16x8.shr_u (local.get $v0) (i32.const 4)) (local.get $low))))
               (v128.and
                 (i8x16.swizzle (local.get $lo1) (v128.and (local.get $v1) (local.get $low)))
-                (i8x16.swizzle (local.get $hi1) (i8x16.shr_u (local.get $v1) (i32.const 4)))))
+                (i8x16.swizzle (local.get $hi1) (v128.and (i16x8.shr_u (local.get $v1) (i32.const 4)) (local.get $low)))))
             (v128.and
               (i8x16.swizzle (local.get $lo2) (v128.and (local.get $v2) (local.get $low)))
-              (i8x16.swizzle (local.get $hi2) (i8x16.shr_u (local.get $v2) (i32.const 4))))))
+              (i8x16.swizzle (local.get $hi2) (v128.and (i16x8.shr_u (local.get $v2) (i32.const 4)) (local.get $low))))))
         (if (v128.any_true (local.get $m))
           (then
             (local.set $bits (i8x16.bitmask (i8x16.ne (local.get $m) (v128.const i64x2 0 0))))
