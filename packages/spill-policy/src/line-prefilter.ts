@@ -60,6 +60,33 @@ export function lineStart(s: string, at: number, from: number): number {
   return at <= from ? from : Math.max(from, s.lastIndexOf('\n', at - 1) + 1);
 }
 
+/**
+ * A prefilter that gives way to another, for good, the first time it throws: a fault in
+ * the fast one (a WebAssembly trap) must cost speed, never a preview.
+ */
+export class FallingBackPrefilter implements LinePrefilter {
+  #current: LinePrefilter;
+  readonly #fallback: () => LinePrefilter;
+
+  constructor(first: LinePrefilter, fallback: () => LinePrefilter) {
+    this.#current = first;
+    this.#fallback = fallback;
+  }
+
+  get passes(): number {
+    return this.#current.passes;
+  }
+
+  admit(s: string, from: number, to: number): BlockHits {
+    try {
+      return this.#current.admit(s, from, to);
+    } catch {
+      this.#current = this.#fallback();
+      return this.#current.admit(s, from, to);
+    }
+  }
+}
+
 let shared: LinePrefilter | undefined;
 
 /**
@@ -67,6 +94,9 @@ let shared: LinePrefilter | undefined;
  * SIMD can be compiled, else the regular expressions. Both find the same salient lines.
  */
 export function linePrefilter(): LinePrefilter {
-  shared ??= createTrigramPrefilter() ?? new RegexLinePrefilter();
+  if (shared === undefined) {
+    const trigrams = createTrigramPrefilter();
+    shared = trigrams === undefined ? new RegexLinePrefilter() : new FallingBackPrefilter(trigrams, () => new RegexLinePrefilter());
+  }
   return shared;
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import wabt from 'wabt';
 import { describe, expect, it } from 'vitest';
-import { RegexLinePrefilter, type BlockHits, type LinePrefilter } from './line-prefilter.js';
+import { FallingBackPrefilter, RegexLinePrefilter, type BlockHits, type LinePrefilter } from './line-prefilter.js';
 import { RULES } from './rules/all.js';
 import { PreviewScanner } from './scan.js';
 import { TRIGGER_FINGERPRINTS, type Fingerprint } from './trigram-fingerprints.js';
@@ -125,5 +125,21 @@ describe('the trigram prefilter', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('gives way to the regular expressions for good when it throws, with the same answer', () => {
+    let calls = 0;
+    const faulty: LinePrefilter = {
+      passes: 2,
+      admit() {
+        calls++;
+        throw new Error('RuntimeError: unreachable');
+      },
+    };
+    const prefilter = new FallingBackPrefilter(faulty, () => new RegexLinePrefilter());
+    const text = 'ok\nbuild Error in step 3\nok\n';
+    expect(prefilter.admit(text, 0, text.length)).toEqual(new RegexLinePrefilter().admit(text, 0, text.length));
+    expect(prefilter.admit(text, 0, text.length).lines).toEqual([1]);
+    expect(calls).toBe(1);
   });
 });
