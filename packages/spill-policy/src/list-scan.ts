@@ -86,21 +86,28 @@ export function sampleLimit(cap: number): number {
   return Math.max(32, Math.min(2048, Math.floor(cap / 16)));
 }
 
+/** What one cap keeps of the sample. */
+interface SampleTier {
+  readonly limit: number;
+  stride: number;
+  sample: SampledLine[];
+}
+
 /**
  * Scans a text in chunks. Decides on line shapes alone: the first
  * {@link LIST_SAMPLE_LINES} lines must mostly look like items and at most half like log
  * records, and few lines of the whole may be long. Keeps every `stride`-th line, doubling the stride (and dropping every
  * other kept line) whenever the sample outgrows its limit, so it spans the whole text
- * whatever its length. The answer is the same for any chunking.
+ * whatever its length. The answer is the same for any chunking. Given several caps, it
+ * reads each line once and keeps one sample per cap, each what a scanner of that cap alone
+ * would keep.
  */
 export class ListScanner {
-  readonly #limit: number;
+  readonly #tiers: SampleTier[];
   #line = 1;
   #carry = '';
   #carryLength = 0;
   #open = false;
-  #stride = 1;
-  #sample: SampledLine[] = [];
   #firstLines = 0;
   #firstItems = 0;
   #long = 0;
@@ -109,14 +116,15 @@ export class ListScanner {
   /** Set once the first lines rule a list out: nothing more is looked at. */
   #ruledOut = false;
 
-  constructor(cap: number) {
-    this.#limit = sampleLimit(cap);
+  constructor(cap: number | readonly number[]) {
+    const caps = typeof cap === 'number' ? [cap] : cap;
+    this.#tiers = caps.map((c) => ({ limit: sampleLimit(c), stride: 1, sample: [] }));
   }
 
-  /** Code units held. For tests. */
+  /** Code units held (each kept line once). For tests. */
   get retainedUnits(): number {
     let units = this.#carry.length;
-    for (const s of this.#sample) units += s.text.length;
+    for (const s of new Set(this.#tiers.flatMap((t) => t.sample))) units += s.text.length;
     return units;
   }
 
@@ -139,12 +147,18 @@ export class ListScanner {
     this.#open = this.#carryLength > 0;
   }
 
-  /** Ends the text: the sample when the text is a list, else `undefined`. */
+  /** Ends the text: the sample when the text is a list, else `undefined` (for the first cap). */
   finish(): ListScan | undefined {
-    if (this.#ruledOut) return undefined;
+    return this.finishAll()[0];
+  }
+
+  /** Ends the text and answers for each cap, in the order given. */
+  finishAll(): (ListScan | undefined)[] {
+    if (this.#ruledOut) return this.#tiers.map(() => undefined);
     if (this.#open) {
       this.#lineEnded(this.#carry, 0, this.#carry.length, this.#carryLength);
       this.#carry = '';
+      this.#open = false;
     }
     const lines = this.#line - 1;
     const isList =
@@ -152,7 +166,8 @@ export class ListScanner {
       this.#firstItems >= this.#firstLines * LIST_SHARE &&
       this.#firstLogs * 2 < this.#firstLines &&
       this.#long * 20 <= lines;
-    return isList ? { sample: this.#sample, stride: this.#stride, kinds: [...this.#kinds].sort((a, b) => a - b) } : undefined;
+    const kinds = [...this.#kinds].sort((a, b) => a - b);
+    return this.#tiers.map((t) => (isList ? { sample: t.sample, stride: t.stride, kinds } : undefined));
   }
 
   /** Whether the line just ended ruled the list out (a call, so that the check is not narrowed away). */
@@ -187,19 +202,28 @@ export class ListScanner {
       // The first lines decide alone whether the text can be a list: a log is not one, however long.
       if (n === LIST_SAMPLE_LINES && (this.#firstItems < this.#firstLines * LIST_SHARE || this.#firstLogs * 2 >= this.#firstLines)) {
         this.#ruledOut = true;
-        this.#sample = [];
+        for (const t of this.#tiers) t.sample = [];
         this.#carry = '';
         return;
       }
     }
-    if ((n - 1) % this.#stride !== 0) return;
-    let text = s.slice(from, Math.min(end, from + SAMPLE_UNITS));
-    const last = text.charCodeAt(text.length - 1);
-    if (full > text.length && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
-    this.#sample.push({ line: n, text: text.length < 13 ? text : (text + ' ').slice(0, -1), cut: full > text.length });
-    if (this.#sample.length > this.#limit) {
-      this.#stride *= 2;
-      this.#sample = this.#sample.filter((x) => (x.line - 1) % this.#stride === 0);
+    let sampled: SampledLine | undefined;
+    for (const t of this.#tiers) {
+      if ((n - 1) % t.stride !== 0) continue;
+      sampled ??= sampleOf(s, from, end, full, n);
+      t.sample.push(sampled);
+      if (t.sample.length > t.limit) {
+        t.stride *= 2;
+        t.sample = t.sample.filter((x) => (x.line - 1) % t.stride === 0);
+      }
     }
   }
+}
+
+/** Line `n`, `s[from, end)` of `full` code units, as the sample keeps it. */
+function sampleOf(s: string, from: number, end: number, full: number, n: number): SampledLine {
+  let text = s.slice(from, Math.min(end, from + SAMPLE_UNITS));
+  const last = text.charCodeAt(text.length - 1);
+  if (full > text.length && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
+  return { line: n, text: text.length < 13 ? text : (text + ' ').slice(0, -1), cut: full > text.length };
 }

@@ -63,7 +63,7 @@ export function candidateLimit(cap: number): number {
   return Math.max(16, Math.min(256, Math.floor(cap / 48)));
 }
 
-/** What a scan keeps for one cap: its best candidates and its sample of a list. */
+/** What a scan keeps for one cap: its best candidates (its sample of a list is the list scanner's). */
 interface Tier {
   readonly limit: number;
   readonly set: Candidate[];
@@ -71,7 +71,6 @@ interface Tier {
   readonly shapes: Map<string, { kept: number; latest: Candidate }>;
   /** Candidates waiting for the line after them. */
   awaiting: Candidate[];
-  readonly list: ListScanner;
 }
 
 /**
@@ -84,6 +83,8 @@ export class PreviewScanner {
   /** One per cap: every line is classified once, and what each cap keeps of it kept apart. */
   readonly #tiers: Tier[];
   readonly #prefilter: LinePrefilter;
+  /** One list scan for every cap: each line is read once, and each cap keeps its own sample. */
+  readonly #list: ListScanner;
   #lineNo = 1;
   #carry = '';
   #carryLength = 0;
@@ -102,15 +103,15 @@ export class PreviewScanner {
   constructor(cap: number | readonly number[], prefilter: LinePrefilter = linePrefilter()) {
     this.#prefilter = prefilter;
     const caps = typeof cap === 'number' ? [cap] : cap;
-    this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], shapes: new Map(), awaiting: [], list: new ListScanner(c) }));
+    this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], shapes: new Map(), awaiting: [] }));
+    this.#list = new ListScanner(caps);
   }
 
   /** Code units held (the partial line and the candidates' texts). For tests. */
   get retainedUnits(): number {
-    let units = this.#carry.length + this.#failures.retainedUnits;
+    let units = this.#carry.length + this.#failures.retainedUnits + this.#list.retainedUnits;
     for (const t of this.#tiers) {
       for (const c of t.set) units += c.text.length + (c.before?.text.length ?? 0) + (c.after?.text.length ?? 0) + c.shape.length;
-      units += t.list.retainedUnits;
     }
     return units;
   }
@@ -128,7 +129,7 @@ export class PreviewScanner {
     if (chunk.length === 0) return;
     if (this.#json !== undefined && !this.#json.push(chunk)) this.#json = undefined;
     if (this.#json !== undefined) this.#failures.push(chunk);
-    for (const t of this.#tiers) t.list.push(chunk);
+    this.#list.push(chunk);
     const first = chunk.indexOf('\n');
     if (first < 0) {
       this.#extendCarry(chunk, 0, chunk.length);
@@ -162,7 +163,8 @@ export class PreviewScanner {
     const lines = this.#lineNo - 1;
     const json = this.#json?.finish();
     const failures = json === undefined ? [] : this.#failures.finish();
-    return this.#tiers.map((t) => ({ lines, salientBySeverity: [...this.#bySeverity], candidates: t.set, json, list: t.list.finish(), failures }));
+    const lists = this.#list.finishAll();
+    return this.#tiers.map((t, k) => ({ lines, salientBySeverity: [...this.#bySeverity], candidates: t.set, json, list: lists[k], failures }));
   }
 
   #extendCarry(chunk: string, from: number, to: number): void {
