@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { CliContext, CommonOptions } from './context.js';
 
@@ -27,7 +27,8 @@ Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 invalid locator, 5 expired,
 `;
 
 function version(): string {
-  const pkg = createRequire(import.meta.url)('../package.json') as { version?: unknown };
+  // Read as a file, not required: a JSON require resolves it through the module loader.
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
   return typeof pkg.version === 'string' ? pkg.version : '0.0.0';
 }
 

@@ -2,11 +2,12 @@
 // same answers, messages and exit codes as the compiled program, for a search, its
 // failures and its help, including what it loads from outside the bundle (SQLite from
 // @spillway/search, the object-store support for a store).
-import { existsSync, statSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { libsqlTarget } from './libsql-load.js';
 import { BIN, COMMAND, PACKAGE_DIR, ensureBuilt, spillway } from './test-bin.js';
 
 const BUNDLE = join(PACKAGE_DIR, 'dist', 'search-main.bundle.cjs');
@@ -55,5 +56,27 @@ describe('spillway search from its bundle', () => {
       const bundled = await spillway(args, { env, entry: COMMAND });
       expect({ args, code: bundled.code, out: bundled.out, err: bundled.stderr }).toEqual({ args, code: compiled.code, out: compiled.out, err: compiled.stderr });
     }
+  });
+
+  it('loads none of the modules a search does not use, and asks Node for no diagnostic report', async () => {
+    // A preload that counts reports and, at exit, writes which of Node's modules were loaded.
+    const seen = join(dir, 'seen.json');
+    const preload = join(dir, 'watch.cjs');
+    await writeFile(
+      preload,
+      `let reports = 0;
+      const getReport = process.report.getReport;
+      process.report.getReport = function (...args) { reports += 1; return getReport.apply(this, args); };
+      process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ reports, modules: process.moduleLoadList })));`,
+    );
+    // The index brought up to date first: writing it takes node:crypto (the rows' owner).
+    expect((await spillway(['search', 'disk'], { env, entry: COMMAND })).code).toBe(0);
+    const found = await spillway(['search', 'disk', 'quota'], { env: { ...env, NODE_OPTIONS: `--require ${preload}` }, entry: COMMAND });
+    expect(found.code).toBe(0);
+    expect(found.out).toContain('FATAL: disk quota exceeded');
+    const { reports, modules } = JSON.parse(readFileSync(seen, 'utf8')) as { reports: number; modules: string[] };
+    expect(modules).toContain('NativeModule fs'); // the list is Node's, as read
+    for (const name of ['crypto', 'child_process', 'worker_threads', 'fs/promises']) expect(modules).not.toContain(`NativeModule ${name}`);
+    if (libsqlTarget() !== undefined) expect(reports).toBe(0);
   });
 });

@@ -147,7 +147,11 @@ export class WorkerLease {
  * edge runtimes) it is empty and every regex runs on the linear-time engine.
  */
 export class RegexWorkerPool {
-  readonly #ctor: WorkerCtor | undefined;
+  readonly #threads: boolean;
+  // Looked up on first need: loading node:worker_threads takes a few milliseconds, which a
+  // reader that never greps with a backtracking pattern (a search's) need not pay.
+  #ctorFound = false;
+  #ctorCache: WorkerCtor | undefined;
   readonly #max: number;
   readonly #idleMs: number;
   readonly #reserve: (() => (() => void) | undefined) | undefined;
@@ -155,10 +159,18 @@ export class RegexWorkerPool {
   #count = 0;
 
   constructor(options: RegexWorkerOptions | false | undefined) {
-    this.#ctor = options === false ? undefined : workerCtor();
+    this.#threads = options !== false;
     this.#max = options === false ? 0 : (options?.maxWorkers ?? 2);
     this.#idleMs = options === false ? 0 : (options?.idleTimeoutMs ?? 5000);
     this.#reserve = options === false ? undefined : options?.reserve;
+  }
+
+  get #ctor(): WorkerCtor | undefined {
+    if (!this.#ctorFound) {
+      this.#ctorCache = this.#threads ? workerCtor() : undefined;
+      this.#ctorFound = true;
+    }
+    return this.#ctorCache;
   }
 
   /** Whether workers can exist at all here. */

@@ -23,8 +23,8 @@ export interface SyncOptions {
   readonly reader: SpillReader;
   readonly sessionId: SessionId | undefined;
   readonly signal: AbortSignal | undefined;
-  /** Who this searcher is, in the rows it is indexing. */
-  readonly owner: string;
+  /** Who this searcher is, in the rows it is indexing: asked only when a row needs it. */
+  readonly owner: () => string;
   /** False for a sync that only drops what is gone (gc): nothing new is indexed. */
   readonly index?: boolean;
   /** How far indexing has got: once the listing is known, then after each page. */
@@ -137,7 +137,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
       sizes.set(row.id, entry.bytes);
       continue;
     }
-    if (row !== undefined && row.complete === 0 && row.owner !== owner && Date.now() - row.touched < STALLED_AFTER_MS) {
+    if (row !== undefined && row.complete === 0 && row.owner !== owner() && Date.now() - row.touched < STALLED_AFTER_MS) {
       // Another process is indexing it: not answered until it is done, and not touched.
       elsewhere.add(row.id);
       continue;
@@ -150,7 +150,7 @@ export async function syncCatalog(options: SyncOptions): Promise<SyncResult> {
     let written: number | undefined;
     try {
       if (row !== undefined) removeArtifact(db, st, row.id);
-      const result = await indexArtifact(db, st, reader, entry, owner, (id) => (written = id), signal, onPage);
+      const result = await indexArtifact(db, st, reader, entry, owner(), (id) => (written = id), signal, onPage);
       inScope.set(result.id, entry.locator);
       sizes.set(result.id, entry.bytes);
       indexed += 1;

@@ -6,7 +6,7 @@
 import type { QueryTerm } from './query.js';
 import { cutToUtf8Bytes } from '@spillway/core';
 import { byteLength, windowAround } from './text.js';
-import { lightStem, tokenSetOf, tokensOf } from './tokens.js';
+import { camelPartsOf, lightStem, tokensOf } from './tokens.js';
 
 /** A snippet: lines `startLine`..`endLine`, verbatim unless `truncated`. */
 export interface Snippet {
@@ -21,18 +21,44 @@ export interface Snippet {
 /** How much one line of a snippet shows at most when it is not the centre line. */
 const OTHER_LINE_MAX_BYTES = 320;
 
-/** How well a line covers the query: the summed weights of the terms it holds. */
+/** A character outside ASCII, where lower-casing a whole line and one of its words may differ. */
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/**
+ * How well a line covers the query: the summed weights of the terms it holds. A word (a
+ * term) is held when the light stem of one of the line's tokens, or of one of the parts of
+ * its camelCase identifiers, is the word's; a phrase when its tokens stand in a row among
+ * the line's.
+ *
+ * Worked out lazily, as most lines of a chunk hold few of the terms: in an ASCII line each
+ * token and each part, lower-cased, is a substring of the line lower-cased, and contains
+ * its own light stem; so a term whose stem (a phrase: whose first token) is not in the line
+ * is not held, and the line is not split into tokens for it. The parts are only found for
+ * a word that no token holds.
+ */
 export function lineScore(line: string, terms: readonly QueryTerm[], weights: readonly number[]): number {
-  const set = new Set([...tokenSetOf(line)].map(lightStem));
-  let score = 0;
+  const lower = NON_ASCII.test(line) ? undefined : line.toLowerCase();
+  let tokens: string[] | undefined;
+  let stems: Set<string> | undefined;
+  let partStems: Set<string> | undefined;
   let joined: string | undefined;
+  let score = 0;
   for (let i = 0; i < terms.length; i += 1) {
     const term = terms[i];
     if (term === undefined) continue;
     let has: boolean;
-    if (term.tokens.length === 1) has = set.has(lightStem(term.tokens[0] ?? ''));
+    if (term.tokens.length === 1) {
+      const stem = lightStem(term.tokens[0] ?? '');
+      if (lower !== undefined && !lower.includes(stem)) has = false;
+      else {
+        tokens ??= tokensOf(line);
+        stems ??= new Set(tokens.map(lightStem));
+        has = stems.has(stem) || (partStems ??= new Set(camelPartsOf(line).map(lightStem))).has(stem);
+      }
+    } else if (lower !== undefined && !lower.includes(term.tokens[0] ?? '')) has = false;
     else {
-      joined ??= ` ${tokensOf(line).join(' ')} `;
+      tokens ??= tokensOf(line);
+      joined ??= ` ${tokens.join(' ')} `;
       has = joined.includes(` ${term.tokens.join(' ')} `);
     }
     if (has) score += weights[i] ?? 1;

@@ -145,8 +145,11 @@ export function createSpillSearch(options: SpillSearchOptions): SpillSearch {
   let opened: Promise<{ db: Database; st: SearchStatements }> | undefined;
   let closed = false;
   const memo: SourceMemo = {};
-  // Who this searcher is in the rows it indexes, so that another process leaves them alone.
-  const owner = randomUUID();
+  // Who this searcher is in the rows it indexes, so that another process leaves them alone;
+  // made when first asked, as a search of an index that is up to date never asks (and a
+  // search process then need not load node:crypto).
+  let ownerId: string | undefined;
+  const owner = (): string => (ownerId ??= randomUUID());
   // One index operation at a time: the statements are synchronous, but indexing awaits the
   // reader between pages, and two refreshes must not index the same artifact twice.
   const queue = queueFor(location);
