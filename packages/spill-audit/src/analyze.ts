@@ -3,7 +3,8 @@
  * leaves out was needed later.
  */
 import { composeSpillPreview, createSpillPreviewScanners, type SpillPreviewScan } from '@spillway/policy';
-import { distinctiveStrings, estimateTokens, forEachDistinctive, utf8Bytes } from './estimate.js';
+import { distinctiveStrings, estimateTokens, forEachDistinctiveSpan, utf8Bytes } from './estimate.js';
+import { grown, spanHash, StringTable } from './string-table.js';
 import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 
 /** Most distinctive strings kept per output and per session, so memory stays bounded. */
@@ -72,24 +73,18 @@ function lineCount(text: string): number {
   return n;
 }
 
-/** An `Int32Array` twice as long, holding `a`. */
-function grown(a: Int32Array): Int32Array {
-  const b = new Int32Array(a.length * 2);
-  b.set(a);
-  return b;
-}
-
 /**
- * Every distinct string a session met, numbered once: one map lookup per string met, and
- * what the analysis keeps about each string in typed arrays beside it. Which earlier
+ * Every distinct string a session met, numbered once: one table lookup per string met, by
+ * its span of the text and the hash the scan computed, so a string is neither cut out of
+ * the text nor hashed by a `Map` (only a new one's code units are copied, into the table's
+ * blocks), and what the analysis keeps about each string in typed arrays beside it. Which earlier
  * outputs held a string only in their omitted part is a chain of entries per string, newest
  * first, each naming the output (its index in `results`), which previews omit the string
  * (bit 2i for the head+tail preview at the output's i-th cap, bit 2i+1 for spillway's) and
  * the entry before it.
  */
 class Strings {
-  readonly ids = new Map<string, number>();
-  private count = 0;
+  private readonly table = new StringTable();
   /** Per string: its newest entry, -1 for none. */
   newest: Int32Array = new Int32Array(1024);
   /** Per string: 1 when seen (a later output holding it gains nothing by it). */
@@ -104,14 +99,26 @@ class Strings {
   private entryNext: Int32Array = new Int32Array(1024);
   private entries = 0;
 
-  /** The number of `s`, given one when new. */
-  intern(s: string): number {
-    return this.ids.get(s) ?? this.add(s);
+  /** The number of `s`; -1 when it has none. */
+  find(s: string): number {
+    return this.table.find(s, 0, s.length, spanHash(s, 0, s.length));
   }
 
-  /** Numbers `s`, which has no number yet. */
-  add(s: string): number {
-    const id = this.count++;
+  /** The number of `s`, given one when new. */
+  intern(s: string): number {
+    const hash = spanHash(s, 0, s.length);
+    const id = this.table.find(s, 0, s.length, hash);
+    return id >= 0 ? id : this.add(s, 0, s.length, hash);
+  }
+
+  /** The number of `text[start, end)`, whose hash is `hash`; -1 when it has none. */
+  findSpan(text: string, start: number, end: number, hash: number): number {
+    return this.table.find(text, start, end, hash);
+  }
+
+  /** Numbers `text[start, end)`, which has no number yet. */
+  add(text: string, start: number, end: number, hash: number): number {
+    const id = this.table.add(text, start, end, hash);
     if (id === this.newest.length) {
       this.newest = grown(this.newest);
       this.seen = grown(this.seen);
@@ -119,7 +126,6 @@ class Strings {
       this.local = grown(this.local);
     }
     this.newest[id] = -1;
-    this.ids.set(s, id);
     return id;
   }
 
@@ -146,15 +152,10 @@ class Strings {
 
   /** Calls `f` for each output that omitted `s`, with the previews that did (newest first: each output's outcomes are its own, so their order does not matter). */
   forEachOmission(s: string, f: (output: number, bits: number) => void): void {
-    const id = this.ids.get(s);
-    if (id === undefined) return;
+    const id = this.find(s);
+    if (id < 0) return;
     for (let at = this.newest[id] ?? -1; at >= 0; at = this.entryNext[at] ?? -1) f(this.entryOutput[at] ?? 0, this.entryBits[at] ?? 0);
   }
-}
-
-/** A copy of `s` that does not hold on to the (possibly much longer) text it was cut from. */
-function detach(s: string): string {
-  return s.length < 13 ? s : (s + ' ').slice(0, -1);
 }
 
 /** The preview at `cap`: spillway's when given the scan, else the plain head and tail. */
@@ -275,6 +276,20 @@ function copies(preview: string, output: string, tailFloor: number): Copies {
   return { headAt, head, tail, tailEnd };
 }
 
+/** An output's fresh strings (see `SessionAnalyzer.freshStrings`): the first `count` entries of each array. */
+interface Fresh {
+  /** How many there are. */
+  count: number;
+  /** Their numbers. */
+  ids: Int32Array;
+  /** Where each first occurs in the output. */
+  first: Int32Array;
+  /** Where each last occurs. */
+  last: Int32Array;
+  /** A line break of the output before which repeats were not followed, or -1. */
+  tailFloor: number;
+}
+
 /**
  * Follows one session's events in order. A distinctive string counts as needed later when
  * a tool call after the output uses it in its arguments, and it was in the omitted part of
@@ -284,6 +299,7 @@ function copies(preview: string, output: string, tailFloor: number): Copies {
 export class SessionAnalyzer {
   private readonly calls = new Map<string, { tool: string; server?: string }>();
   private readonly strings = new Strings();
+  private readonly fresh: Fresh = { count: 0, ids: new Int32Array(256), first: new Int32Array(256), last: new Int32Array(256), tailFloor: -1 };
   /** Outputs met, numbering them for {@link Strings.stamp}. */
   private outputs = 0;
   private readonly caps: readonly number[];
@@ -329,14 +345,14 @@ export class SessionAnalyzer {
     const fresh = this.freshStrings(output, over.length === 0 ? 0 : (over.at(-1) ?? 0) + 2);
     const caps: CapOutcome[] = [];
     // Compared as distinctive strings: a string cut at a preview's edge is not shown whole, so it counts as omitted.
-    const shown = new Int32Array(fresh.ids.length);
+    const shown = new Int32Array(fresh.count);
     const { stamp, local } = this.strings;
     const out = this.outputs;
     const show = (text: string, bit: number): void => {
       const flag = 1 << bit;
-      const take = (s: string): boolean => {
-        const id = this.strings.ids.get(s);
-        if (id !== undefined && stamp[id] === out) {
+      const take = (start: number, end: number, hash: number): boolean => {
+        const id = this.strings.findSpan(text, start, end, hash);
+        if (id >= 0 && stamp[id] === out) {
           const at = local[id] ?? -1;
           if (at >= 0) shown[at] = (shown[at] ?? 0) | flag;
         }
@@ -344,16 +360,16 @@ export class SessionAnalyzer {
       };
       // What the preview copies of the output's head and tail shows is known from where each string first and last occurs.
       const c = copies(text, output, fresh.tailFloor);
-      const { first, last } = fresh;
+      const { count, first, last } = fresh;
       if (c.head > 0) {
-        forEachDistinctive(text, take, 0, c.headAt);
-        for (let k = 0; k < first.length; k++) if ((first[k] ?? 0) < c.head) shown[k] = (shown[k] ?? 0) | flag;
+        forEachDistinctiveSpan(text, take, 0, c.headAt);
+        for (let k = 0; k < count; k++) if ((first[k] ?? 0) < c.head) shown[k] = (shown[k] ?? 0) | flag;
       }
       const middleEnd = c.tail < output.length ? c.tailEnd - (output.length - c.tail) + 1 : text.length;
-      forEachDistinctive(text, take, c.head > 0 ? c.headAt + c.head : 0, middleEnd);
+      forEachDistinctiveSpan(text, take, c.head > 0 ? c.headAt + c.head : 0, middleEnd);
       if (c.tail < output.length) {
-        for (let k = 0; k < last.length; k++) if ((last[k] ?? 0) > c.tail) shown[k] = (shown[k] ?? 0) | flag;
-        forEachDistinctive(text, take, c.tailEnd);
+        for (let k = 0; k < count; k++) if ((last[k] ?? 0) > c.tail) shown[k] = (shown[k] ?? 0) | flag;
+        forEachDistinctiveSpan(text, take, c.tailEnd);
       }
     };
     // One pass over the output finds what spillway's preview shows at every cap it is over.
@@ -366,17 +382,17 @@ export class SessionAnalyzer {
     for (const [i, cap] of over.entries()) {
       const salient = preview(output, bytes, cap, scans[i]);
       caps.push({ cap, tokensKeptOut: Math.max(0, tokens - estimateTokens(utf8Bytes(salient))), neededHeadTail: false, neededSpillway: false });
-      if (fresh.ids.length === 0) continue;
+      if (fresh.count === 0) continue;
       show(preview(output, bytes, cap, undefined), 2 * i);
       show(salient, 2 * i + 1);
     }
     const figures: CallFigures = { session: event.session, tool: call.tool, ...(call.server === undefined ? {} : { server: call.server }), bytes, tokens, overHostLimit: overHostLimit(this.format, call.tool, call.server, output, bytes), caps };
     if (over.length > 0) {
       const all = 2 ** (2 * over.length) - 1;
-      for (const [at, id] of fresh.ids.entries()) {
+      for (let at = 0; at < fresh.count; at++) {
         const bits = all & ~(shown[at] ?? 0);
         if (bits === 0) continue;
-        this.strings.omit(id, this.results.length, bits);
+        this.strings.omit(fresh.ids[at] ?? 0, this.results.length, bits);
       }
     }
     this.results.push(figures);
@@ -386,46 +402,62 @@ export class SessionAnalyzer {
    * The output's first strings (at most {@link MAX_STRINGS_PER_OUTPUT} distinct) that were
    * not seen before it, each with where it first and last occurs; they are seen from now on.
    * Past that many, the scan goes on only through the last `tail` code units, where the
-   * previews' tails come from, to find later repeats.
+   * previews' tails come from, to find later repeats. The arrays answered are reused by the
+   * next output; their first `count` entries hold the strings.
    */
-  private freshStrings(output: string, tail: number): { ids: number[]; first: number[]; last: number[]; tailFloor: number } {
+  private freshStrings(output: string, tail: number): Fresh {
     const strings = this.strings;
     const out = ++this.outputs;
-    const ids: number[] = [];
-    const first: number[] = [];
-    const last: number[] = [];
+    const fresh = this.fresh;
+    let count = 0;
     let distinct = 0;
-    const repeat = (s: string, at: number): boolean => {
-      const id = strings.ids.get(s);
-      if (id !== undefined && strings.stamp[id] === out) {
+    const repeat = (id: number, at: number): void => {
+      if (id >= 0 && strings.stamp[id] === out) {
         const k = strings.local[id] ?? -1;
-        if (k >= 0) last[k] = at;
+        if (k >= 0) fresh.last[k] = at;
       }
-      return false;
     };
-    const stopped = forEachDistinctive(output, (s, at) => {
-      let id = strings.ids.get(s);
-      if (id !== undefined && strings.stamp[id] === out) return repeat(s, at);
-      id ??= strings.add(detach(s));
+    const stopped = forEachDistinctiveSpan(output, (start, end, hash, at) => {
+      let id = strings.findSpan(output, start, end, hash);
+      if (id >= 0 && strings.stamp[id] === out) {
+        repeat(id, at);
+        return false;
+      }
+      if (id < 0) id = strings.add(output, start, end, hash);
       // The arrays may have grown.
       strings.stamp[id] = out;
       if (strings.seen[id] === 1) strings.local[id] = -1;
       else {
-        strings.local[id] = ids.push(id) - 1;
-        first.push(at);
-        last.push(at);
+        if (count === fresh.ids.length) {
+          fresh.ids = grown(fresh.ids);
+          fresh.first = grown(fresh.first);
+          fresh.last = grown(fresh.last);
+        }
+        strings.local[id] = count;
+        fresh.ids[count] = id;
+        fresh.first[count] = at;
+        fresh.last[count] = at;
+        count++;
         // Seen from now on: a later repeat in this output is found by its stamp first.
         strings.see(id);
       }
       return ++distinct >= MAX_STRINGS_PER_OUTPUT;
     });
-    let tailFloor = -1;
+    fresh.tailFloor = -1;
     if (stopped < output.length) {
       const floor = output.length - tail - 1 > stopped ? output.lastIndexOf('\n', output.length - tail - 1) : -1;
-      if (floor > stopped) tailFloor = floor;
-      forEachDistinctive(output, repeat, Math.max(stopped, tailFloor));
+      if (floor > stopped) fresh.tailFloor = floor;
+      forEachDistinctiveSpan(
+        output,
+        (start, end, hash, at) => {
+          repeat(strings.findSpan(output, start, end, hash), at);
+          return false;
+        },
+        Math.max(stopped, fresh.tailFloor),
+      );
     }
-    return { ids, first, last, tailFloor };
+    fresh.count = count;
+    return fresh;
   }
 
   /** Calls seen whose output has not come (yet). */
@@ -439,7 +471,7 @@ export class SessionAnalyzer {
   private see(strings: Iterable<string>): void {
     for (const s of strings) {
       if (this.strings.seenCount >= MAX_SEEN) return;
-      this.strings.see(this.strings.ids.get(s) ?? this.strings.add(detach(s)));
+      this.strings.see(this.strings.intern(s));
     }
   }
 }

@@ -3,6 +3,8 @@
  * rests on.
  */
 
+import { spanHash } from './string-table.js';
+
 const encoder = new TextEncoder();
 
 /** UTF-8 size of `text` in bytes. */
@@ -80,6 +82,14 @@ export function distinctiveStrings(text: string, limit = Number.POSITIVE_INFINIT
  * Answers where it stopped: just after the run `take` stopped at, else `rangeEnd`.
  */
 export function forEachDistinctive(text: string, take: (s: string, at: number) => boolean, rangeStart = 0, rangeEnd = text.length): number {
+  return forEachDistinctiveSpan(text, (start, end, _hash, at) => take(text.slice(start, end), at), rangeStart, rangeEnd);
+}
+
+/**
+ * {@link forEachDistinctive} without cutting: `take` gets each string as `text[start, end)`
+ * with its {@link spanHash}, so a caller that only looks strings up allocates nothing.
+ */
+export function forEachDistinctiveSpan(text: string, take: (start: number, end: number, hash: number, at: number) => boolean, rangeStart = 0, rangeEnd = text.length): number {
   const n = rangeEnd;
   let i = rangeStart;
   while (i < n) {
@@ -99,7 +109,7 @@ export function forEachDistinctive(text: string, take: (s: string, at: number) =
     while (end > start && isTrimmed(text.charCodeAt(end - 1))) end--;
     // A part is no longer than its path: a path too short gives nothing.
     if (end - start < MIN_DISTINCTIVE_LENGTH) continue;
-    if (hasMark(text, start, end) && take(text.slice(start, end), start)) return i;
+    if (hasMark(text, start, end) && take(start, end, spanHash(text, start, end), start)) return i;
     for (let from = start, first = true; from < end; first = false) {
       let to = from;
       while (to < end && text.charCodeAt(to) !== SLASH) to++;
@@ -108,7 +118,7 @@ export function forEachDistinctive(text: string, take: (s: string, at: number) =
       let b = to;
       while (a < b && isTrimmed(text.charCodeAt(a))) a++;
       while (b > a && isTrimmed(text.charCodeAt(b - 1))) b--;
-      if (b - a >= MIN_DISTINCTIVE_LENGTH && hasMark(text, a, b) && take(text.slice(a, b), start)) return i;
+      if (b - a >= MIN_DISTINCTIVE_LENGTH && hasMark(text, a, b) && take(a, b, spanHash(text, a, b), start)) return i;
       from = to + 1;
     }
   }
