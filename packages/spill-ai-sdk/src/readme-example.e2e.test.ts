@@ -1,13 +1,12 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { anyMemoryLocator, offlineInstallBlocker, readmeBlocks, readmeShownOutput, runPackedExample, runWorkspaceExample, typecheckBlocks } from '@spillway/test-support/readme';
+import { anyMemoryLocator, offlineInstallBlocker, readmeBlocks, readmeShownExample, runPackedExample, runWorkspaceExample, typecheckBlocks } from '@spillway/test-support/readme';
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const blocks = readmeBlocks(join(packageDir, 'README.md'));
 const blocker = offlineInstallBlocker();
-const offline = blocks.find((b) => b.code.includes("from 'ai/test'"));
-const shownOutput = readmeShownOutput(join(packageDir, 'README.md'));
+const example = readmeShownExample(packageDir, "from 'ai/test'");
 
 describe('README', () => {
   it('has ts blocks, and every one type-checks as a standalone module (with the type-level test)', () => {
@@ -18,26 +17,22 @@ describe('README', () => {
   }, 600_000);
 
   it('runs the offline example in the workspace, and prints exactly what the README shows', () => {
-    expect(offline).toBeDefined();
-    expect(shownOutput).not.toBe('');
-    const out = runWorkspaceExample(packageDir, offline?.code ?? '');
     // Only the random part of the locator differs from run to run.
-    expect(anyMemoryLocator(out)).toBe(anyMemoryLocator(shownOutput));
+    expect(anyMemoryLocator(runWorkspaceExample(packageDir, example.code))).toBe(anyMemoryLocator(example.shown));
   }, 180_000);
 
   // Skipped, with the reason in its name, where this user has no pnpm store to install from.
   describe.skipIf(blocker !== undefined)(`packed and installed alone next to ai, offline${blocker === undefined ? '' : ` (skipped: ${blocker})`}`, () => {
     it('runs the offline example and shows what the README says the model sees', ({ skip }) => {
-      expect(offline).toBeDefined();
       const out = runPackedExample(
-          join(packageDir, '..', '..'),
-          { '@spillway/ai-sdk': 'spill-ai-sdk', '@spillway/core': 'spill-core', '@spillway/policy': 'spill-policy', '@spillway/memory': 'spill-memory' },
-          { ai: '6.0.326', zod: '4.6.7' },
-        offline?.code ?? '',
+        join(packageDir, '..', '..'),
+        { '@spillway/ai-sdk': 'spill-ai-sdk', '@spillway/core': 'spill-core', '@spillway/policy': 'spill-policy', '@spillway/memory': 'spill-memory' },
+        { ai: '6.0.326', zod: '4.6.7' },
+        example.code,
         skip,
       );
       // The README shows this very output; only the random locator differs from run to run.
-      expect(anyMemoryLocator(out)).toBe(anyMemoryLocator(shownOutput));
+      expect(anyMemoryLocator(out)).toBe(anyMemoryLocator(example.shown));
       expect(out).toContain('3211: ERROR disk full on /var\n(1 matching line for "ERROR".)');
       expect(out).not.toMatch(/ok step 3210\n/);
     }, 180_000);

@@ -219,6 +219,30 @@ export function readmeShownOutput(readmePath: string): string {
   return /```text\n(--- the model saw[^]*?)```/.exec(readFileSync(readmePath, 'utf8'))?.[1] ?? '';
 }
 
+/** A README's runnable example and the output the README shows it printing. */
+export interface ShownExample {
+  /** The example's code, as the README has it. */
+  readonly code: string;
+  /** The README's ```text block that starts `--- the model saw`. */
+  readonly shown: string;
+}
+
+/**
+ * The example in `packageDir`'s README whose code holds `marker`, with the output the
+ * README shows for it.
+ *
+ * @throws Error when the README has no such block or shows no output, so a test cannot
+ * pass by comparing nothing with nothing.
+ */
+export function readmeShownExample(packageDir: string, marker: string): ShownExample {
+  const readme = join(packageDir, 'README.md');
+  const block = readmeBlocks(readme).find((b) => b.code.includes(marker));
+  if (block === undefined) throw new Error(`${readme} has no ts block holding ${JSON.stringify(marker)}`);
+  const shown = readmeShownOutput(readme);
+  if (shown === '') throw new Error(`${readme} shows no output: add a \`\`\`text block starting "--- the model saw"`);
+  return { code: block.code, shown };
+}
+
 /**
  * `text` with the random id of every memory-backend locator replaced by one placeholder:
  * that id is all that differs from run to run (the session part is the naming rule's
