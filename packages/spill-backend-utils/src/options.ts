@@ -1,4 +1,4 @@
-import { SpillError, wholeNumberProblem } from '@spillway/core';
+import { isAbortSignalLike, SpillError, wholeNumberProblem } from '@spillway/core';
 
 function invalid(message: string): SpillError {
   return new SpillError('SPILL_INVALID_INPUT', message);
@@ -20,15 +20,8 @@ export function optionsBag(options: unknown, what: string): Readonly<Record<stri
 export function signalOf(bag: Readonly<Record<string, unknown>>): AbortSignal | undefined {
   const signal = bag.signal;
   if (signal === undefined) return undefined;
-  if (
-    typeof signal !== 'object' ||
-    signal === null ||
-    typeof (signal as { aborted?: unknown }).aborted !== 'boolean' ||
-    typeof (signal as { addEventListener?: unknown }).addEventListener !== 'function'
-  ) {
-    throw invalid('signal must be an AbortSignal when given.');
-  }
-  return signal as AbortSignal;
+  if (!isAbortSignalLike(signal)) throw invalid('signal must be an AbortSignal when given.');
+  return signal;
 }
 
 /** {@link signalOf} of {@link optionsBag}: the checked signal of a call's options. */

@@ -7,6 +7,7 @@ import {
   assertSaveTextRequest,
   assertSaveTextStreamRequest,
   callId,
+  isAbortSignalLike,
   isSpillError,
   isSpillErrorCode,
   raceAbort,
@@ -126,6 +127,16 @@ describe('abort helpers', () => {
       expect((error as SpillError).message).toContain('The save');
     }
     expect(abortedError(controller.signal).code).toBe('SPILL_ABORTED');
+  });
+});
+
+describe('isAbortSignalLike', () => {
+  it('takes a real signal and one of another realm\'s shape, and nothing lacking aborted or addEventListener', () => {
+    expect(isAbortSignalLike(new AbortController().signal)).toBe(true);
+    expect(isAbortSignalLike({ aborted: false, addEventListener: () => undefined })).toBe(true);
+    for (const value of [undefined, null, 'signal', 1, {}, { aborted: 'no', addEventListener: () => undefined }, { aborted: true }, { aborted: false, addEventListener: true }]) {
+      expect(isAbortSignalLike(value)).toBe(false);
+    }
   });
 });
 

@@ -97,6 +97,20 @@ export function abortedError(signal: AbortSignal | undefined, what = 'The operat
 }
 
 /**
+ * True when `value` can serve as an `AbortSignal`: an object with a boolean `aborted` and
+ * an `addEventListener` method. A shape test, not `instanceof`, so that a signal from
+ * another realm or a polyfill passes; what options validators check before using a signal.
+ */
+export function isAbortSignalLike(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { aborted?: unknown }).aborted === 'boolean' &&
+    typeof (value as { addEventListener?: unknown }).addEventListener === 'function'
+  );
+}
+
+/**
  * Throws {@link abortedError} when `signal` has already fired; does nothing otherwise.
  */
 export function throwIfAborted(signal: AbortSignal | undefined, what?: string): void {

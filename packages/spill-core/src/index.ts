@@ -60,6 +60,7 @@ export {
   SPILL_ERROR_MARKER,
   SpillError,
   abortedError,
+  isAbortSignalLike,
   isSpillError,
   isSpillErrorCode,
   raceAbort,

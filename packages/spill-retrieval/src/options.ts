@@ -4,6 +4,7 @@ import {
   DEFAULT_GREP_TIMEOUT_MS,
   DEFAULT_READ_LIMIT,
   DEFAULT_READ_MAX_BYTES,
+  isAbortSignalLike,
   MAX_GREP_PATTERN_LENGTH,
   SpillError,
   wholeNumberProblem,
@@ -74,15 +75,8 @@ function boolean(call: string, bag: Bag, key: string): boolean {
 function signalOf(call: string, bag: Bag): AbortSignal | undefined {
   const signal = bag.signal;
   if (signal === undefined) return undefined;
-  if (
-    typeof signal !== 'object' ||
-    signal === null ||
-    typeof (signal as { aborted?: unknown }).aborted !== 'boolean' ||
-    typeof (signal as { addEventListener?: unknown }).addEventListener !== 'function'
-  ) {
-    throw invalidInput(call, `signal must be an AbortSignal when given; got ${describe(signal)}.`);
-  }
-  return signal as AbortSignal;
+  if (!isAbortSignalLike(signal)) throw invalidInput(call, `signal must be an AbortSignal when given; got ${describe(signal)}.`);
+  return signal;
 }
 
 /** `read` options after validation, with defaults applied. */
