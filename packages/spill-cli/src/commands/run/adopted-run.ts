@@ -8,7 +8,8 @@ import { resolveMaxStoredBytes } from '../../options.js';
 import type { FastRun, OutputTakeover } from '../../run-fast.js';
 import { cappedSinkWriter } from '../../sink-run.js';
 import { endWithSink, openSink } from './file-sink-route.js';
-import { describeError, finish, outputScan, type OutputScan, type RouteInput } from './shared.js';
+import { describeError, finish, outputScan, type RouteInput } from './shared.js';
+import type { OutputScan } from './output-scan.js';
 
 /** What {@link adoptRun} takes over: the fast path's command, and its child once started. */
 export interface AdoptedRunSpec extends FastRun {

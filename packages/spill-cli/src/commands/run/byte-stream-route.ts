@@ -4,7 +4,8 @@ import { callId, type SpillRef } from '@spillway/core';
 import { runChild } from '../../child.js';
 import { suggestedNameFor } from '../save.js';
 import { ByteChannel } from './byte-channel.js';
-import { describeError, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
+import { describeError, outputScan, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+import type { OutputScan } from './output-scan.js';
 
 /**
  * Output up to this size is also kept here while it is stored, so that a save that fails

@@ -5,7 +5,8 @@ import type { ChildOutcome } from '../../child.js';
 import { copyOut, readRange, runIntoSink, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { LiveOutput } from './live-output.js';
-import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type OutputScan, type RouteInput, type Shown } from './shared.js';
+import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+import type { FinishedScan, OutputScan } from './output-scan.js';
 
 /**
  * Opens the backend's file sink for the output; `undefined` (with the failure) when it
@@ -84,8 +85,8 @@ export interface SinkEnd {
   readonly dropped: number;
   /** stdout, when it shows the output itself (`--live`, or an output taken over from stdout). */
   readonly live?: LiveOutput | undefined;
-  /** The scan that followed the output while it was written, if one did. */
-  readonly follower?: Pick<SinkScan, 'finish'> | undefined;
+  /** The scan that followed the output while it was written, if one did: it finishes with the bytes stored. */
+  readonly follower?: { finish(stored: number): Promise<FinishedScan> } | undefined;
 }
 
 /**
@@ -109,7 +110,7 @@ export async function endWithSink(input: RouteInput, sink: PublishableOutput, en
     shown = { text: bytes.toString('utf8'), bytes };
   } else {
     // A cut output was scanned past its end: scan what is stored again.
-    const scanned = (): Promise<OutputScan> => (follower !== undefined && dropped === 0 ? follower : new SinkScan(sink, cap)).finish(stored);
+    const scanned = (): Promise<FinishedScan> => (follower !== undefined && dropped === 0 ? follower : new SinkScan(sink, cap)).finish(stored);
     shown = await spillFromSink(input, sink, stored, dropped, shownCap, scanned);
   }
   if (shown.locator !== undefined) await input.ctx.info(`spilled ${String(stored)} bytes to ${shown.locator}`);
@@ -127,7 +128,7 @@ export async function endWithSink(input: RouteInput, sink: PublishableOutput, en
  * rules. When the store fails at the end, or the notice does not fit the cap, the output
  * is shown in full instead (read back from the sink), as the policy keeps the original.
  */
-async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored: number, dropped: number, cap: number, scanned: () => Promise<OutputScan>): Promise<Shown> {
+async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored: number, dropped: number, cap: number, scanned: () => Promise<FinishedScan>): Promise<Shown> {
   const { ctx, backend, options, maxStoredBytes } = input;
   const whole = async (): Promise<Shown> =>
     options.json === true

@@ -1,13 +1,12 @@
-import { isAscii } from 'node:buffer';
 import { retrievalHintFor, type SpillNoticeReader } from '@spillway/core/notice';
 import { isSpillError, type SessionId, type SpillRef } from '@spillway/core';
-import type { SpillPreviewScan, SpillPreviewScanner } from '@spillway/policy';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
 import { cliMessage } from '../../cli-error.js';
 import type { CliBackend, CliContext, CommonOptions } from '../../context.js';
 import { spillHintLine } from '../../format.js';
 import { jsonLine, type RunJson } from '../../json.js';
 import { looksUtf8 } from '../../sink-run.js';
+import { OutputScan, type FinishedScan } from './output-scan.js';
 
 /** The options of `spillway run`. */
 export interface RunOptions extends CommonOptions {
@@ -100,7 +99,7 @@ export function describeError(error: unknown): string {
  */
 export async function previewFromEnds(input: {
   /** What a scan of the whole output found, for the excerpts; ignored for binary output. */
-  readonly scan?: OutputScan | undefined;
+  readonly scan?: FinishedScan | undefined;
   readonly head: Uint8Array;
   readonly tail: Uint8Array;
   readonly stored: number;
@@ -134,45 +133,6 @@ export async function previewFromEnds(input: {
     ...(text && input.scan !== undefined ? { scan: input.scan.finish() } : {}),
   });
   return preview === undefined ? undefined : { text: preview.text, locator: ref.locator, omittedBytes: preview.omittedBytes, storedBytes: stored };
-}
-
-/**
- * The policy's scan for salient lines over output that arrives as bytes: decoded as UTF-8
- * across chunk boundaries (lossily, which keeps every line break, so line numbers hold).
- */
-export class OutputScan {
-  readonly #decoder = new TextDecoder();
-  readonly #scanner: SpillPreviewScanner;
-  #finished: SpillPreviewScan | undefined;
-  /** Whether the decoder may hold part of a character, or has not yet passed the text's start (a BOM). */
-  #unsettled = true;
-  constructor(scanner: SpillPreviewScanner) {
-    this.#scanner = scanner;
-  }
-  push(bytes: Uint8Array): void {
-    // An ASCII piece decodes to its Latin-1 text, several times faster than through the decoder.
-    if (!this.#unsettled && isAscii(bytes)) {
-      this.#scanner.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1'));
-      return;
-    }
-    const text = this.#decoder.decode(bytes, { stream: true });
-    this.#scanner.push(text);
-    if (text.length > 0) this.#unsettled = mayEndInCharacter(bytes);
-    else if (bytes.length > 0) this.#unsettled = true;
-  }
-  finish(): SpillPreviewScan {
-    if (this.#finished === undefined) {
-      this.#scanner.push(this.#decoder.decode());
-      this.#finished = this.#scanner.finish();
-    }
-    return this.#finished;
-  }
-}
-
-/** Whether `bytes` may end inside a UTF-8 sequence: a lead byte among the last ones that lacks its continuation bytes. */
-function mayEndInCharacter(bytes: Uint8Array): boolean {
-  const n = bytes.length;
-  return (bytes[n - 1] ?? 0) >= 0xc0 || (bytes[n - 2] ?? 0) >= 0xe0 || (bytes[n - 3] ?? 0) >= 0xf0;
 }
 
 /** A new {@link OutputScan} for a cap, once the policy is loaded. */

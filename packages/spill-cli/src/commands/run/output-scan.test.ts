@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SpillPreviewScan, SpillPreviewScanner } from '@spillway/policy';
-import { OutputScan } from './shared.js';
+import { OutputScan } from './output-scan.js';
 
 /** A scanner that keeps the text it is given. */
 function recorder(): SpillPreviewScanner & { text: string } {
