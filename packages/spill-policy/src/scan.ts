@@ -84,6 +84,8 @@ interface ShapeState {
   readonly latest: (Candidate | undefined)[];
   /** The caps whose `latest` is set; the state is dropped when none is, so that memory stays bounded. */
   live: number;
+  /** Whether a flooding line of it holds a `last` not yet copied out of its chunk (see {@link PreviewScanner}'s `#settle`). */
+  loose: boolean;
 }
 
 /**
@@ -98,6 +100,8 @@ export class PreviewScanner {
   /** The shapes some cap keeps a line of, by {@link hashOfShape} (a chain of states for each hash). */
   readonly #shapes = new Map<number, ShapeState>();
   readonly #shape = new ShapeReader();
+  /** Shapes whose floods took a last line during this push, as a view of the chunk: copied once the push ends. */
+  #loose: ShapeState[] = [];
   readonly #prefilter: LinePrefilter;
   /** One list scan for every cap: each line is read once, and each cap keeps its own sample. */
   readonly #list: ListScanner;
@@ -162,6 +166,29 @@ export class PreviewScanner {
     if (last > first) this.#block(chunk, first + 1, last + 1);
     this.#extendCarry(chunk, last + 1, chunk.length);
     this.#endsOpen = last + 1 < chunk.length;
+    this.#settle();
+  }
+
+  /**
+   * Copies the last lines of floods out of the chunk: a flood's last line changes with each
+   * line of it, so it is copied once per push rather than once per line. Only a flood's
+   * latest candidate takes a last line, and it stays the latest while kept.
+   */
+  #settle(): void {
+    for (const state of this.#loose) {
+      state.loose = false;
+      let loose: ExcerptLine | undefined;
+      let settled: ExcerptLine | undefined;
+      for (const c of state.latest) {
+        if (c?.last === undefined) continue;
+        if (c.last !== loose) {
+          loose = c.last;
+          settled = { ...loose, text: detach(loose.text) };
+        }
+        c.last = settled;
+      }
+    }
+    this.#loose = [];
   }
 
   /** Ends the text and answers what was found (for the first cap). */
@@ -175,6 +202,7 @@ export class PreviewScanner {
       const carried = this.#carry;
       this.#lineEnded(viewOf(carried, 0, carried.length, this.#carryLength));
       this.#carry = '';
+      this.#settle();
     }
     const lines = this.#lineNo - 1;
     const json = this.#json?.finish();
@@ -258,6 +286,7 @@ export class PreviewScanner {
     let state = shapes.get(hash);
     while (state !== undefined && !reader.equals(state.shape)) state = state.next;
     let line: ExcerptLine | undefined;
+    let flood: ExcerptLine | undefined;
     let before: ExcerptLine | undefined;
     let beforeMade = false;
     for (let k = 0; k < tiers.length; k++) {
@@ -266,7 +295,11 @@ export class PreviewScanner {
       if (latest !== undefined && (state?.kept[k] ?? 0) >= FLOOD_KEEP) {
         latest.count++;
         latest.lastLine = lineNo;
-        latest.last = line ??= excerptOf(view, lineNo);
+        latest.last = line ?? (flood ??= excerptOf(view, lineNo, false));
+        if (state !== undefined && !state.loose) {
+          state.loose = true;
+          this.#loose.push(state);
+        }
         continue;
       }
       const set = t.set;
@@ -294,7 +327,7 @@ export class PreviewScanner {
       while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
       set.splice(at, 0, candidate);
       if (state === undefined) {
-        state = { shape, next: shapes.get(hash), kept: tiers.map(() => 0), latest: tiers.map(() => undefined), live: 0 };
+        state = { shape, next: shapes.get(hash), kept: tiers.map(() => 0), latest: tiers.map(() => undefined), live: 0, loose: false };
         shapes.set(hash, state);
       }
       if (state.latest[k] === undefined) state.live++;
@@ -356,11 +389,12 @@ function viewOf(s: string, ls: number, end: number, fullLength: number): LineVie
   return { scan: s.slice(ls, stop), length };
 }
 
-function excerptOf(view: LineView, line: number): ExcerptLine {
+/** Line `line` as an excerpt shows it; `copied: false` leaves its text a view of the chunk, for the caller to copy before the push ends. */
+function excerptOf(view: LineView, line: number, copied = true): ExcerptLine {
   let text = view.scan.length <= EXCERPT_UNITS ? view.scan : view.scan.slice(0, EXCERPT_UNITS);
   const last = text.charCodeAt(text.length - 1);
   if (text.length < view.scan.length && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
-  return { line, text: detach(text), cut: text.length < view.length };
+  return { line, text: copied ? detach(text) : text, cut: text.length < view.length };
 }
 
 /** A fresh copy, so a kept excerpt never pins a large chunk in memory. */
