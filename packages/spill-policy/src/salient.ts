@@ -51,8 +51,17 @@ export function severityOf(line: string): number {
 
 /** {@link severityOf} of a line the prefilter already admitted (a block prefilter hit inside it). */
 export function severityOfAdmitted(line: string): number {
+  // Plain loops: this runs for every line a prefilter admits, which may be every line.
   for (const rule of RULES) {
-    if (rule.pattern.test(line) && !rule.unless.some((guard) => guard.pattern.test(line))) return rule.severity;
+    if (!rule.pattern.test(line)) continue;
+    let vetoed = false;
+    for (const guard of rule.unless) {
+      if (guard.pattern.test(line)) {
+        vetoed = true;
+        break;
+      }
+    }
+    if (!vetoed) return rule.severity;
   }
   return 0;
 }
@@ -137,7 +146,7 @@ export class ShapeReader {
     }
     this.#units = a;
     this.#length = o;
-    if (!quoted) return h >>> 0;
+    if (!quoted) return h | 0;
     this.#replaceQuotes();
     return shapeHash(this.#units, this.#length);
   }
@@ -187,18 +196,18 @@ export class ShapeReader {
   }
 }
 
-/** FNV-1a over the first `n` code units of `u`: the hash {@link ShapeReader} answers. */
+/** FNV-1a over the first `n` code units of `u`, as a signed 32-bit integer (a small integer to V8, where an unsigned one may be a heap number): the hash {@link ShapeReader} answers. */
 function shapeHash(u: Uint16Array, n: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < n; i++) h = Math.imul(h ^ (u[i] as number), 0x01000193);
-  return h >>> 0;
+  return h | 0;
 }
 
 /** The hash {@link ShapeReader.read} answers for a line of shape `shape`. */
 export function hashOfShape(shape: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < shape.length; i++) h = Math.imul(h ^ shape.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return h | 0;
 }
 
 function isDigit(c: number): boolean {
