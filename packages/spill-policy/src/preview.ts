@@ -27,6 +27,13 @@ export interface Cut {
 export function cutHead(text: string, budget: number): Cut {
   const n = text.length;
   const window = Math.min(LINE_WINDOW_BYTES, Math.floor(budget / 4));
+  // Every unit up to the budget is ASCII (a byte each, as the native count shows much faster
+  // than the loop below): the cut is where the budget ends, or the line break before it.
+  const reach = Math.min(n, budget);
+  if (reach > 0 && utf8ByteLength(reach === n ? text : text.slice(0, reach)) === reach) {
+    const lineIndex = text.lastIndexOf('\n', reach - 1) + 1;
+    return lineIndex > 0 && lineIndex < reach && reach - lineIndex <= window ? { index: lineIndex, bytes: lineIndex } : { index: reach, bytes: reach };
+  }
   let i = 0;
   let bytes = 0;
   let lineIndex = -1;
@@ -62,6 +69,16 @@ export function cutHead(text: string, budget: number): Cut {
 export function cutTail(text: string, budget: number): Cut {
   const n = text.length;
   const window = Math.min(LINE_WINDOW_BYTES, Math.floor(budget / 4));
+  // As in cutHead: every unit from the budget's start to the end is ASCII.
+  const reach = Math.min(n, budget);
+  if (reach > 0 && utf8ByteLength(reach === n ? text : text.slice(n - reach)) === reach) {
+    const start = n - reach;
+    // The loop below keeps the first line start after `start`, or `start` itself when one begins there.
+    if (start > 0 && text.charCodeAt(start - 1) === 0x0a) return { index: start, bytes: reach };
+    const lineBreak = text.indexOf('\n', start);
+    const lineIndex = lineBreak + 1;
+    return lineBreak >= 0 && lineIndex < n && lineIndex - start <= window ? { index: lineIndex, bytes: n - lineIndex } : { index: start, bytes: reach };
+  }
   let i = n;
   let bytes = 0;
   let lineIndex = -1;

@@ -51,16 +51,173 @@ export function severityOf(line: string): number {
 
 /** {@link severityOf} of a line the prefilter already admitted (a block prefilter hit inside it). */
 export function severityOfAdmitted(line: string): number {
+  // Plain loops: this runs for every line a prefilter admits, which may be every line.
   for (const rule of RULES) {
-    if (rule.pattern.test(line) && !rule.unless.some((guard) => guard.pattern.test(line))) return rule.severity;
+    if (!rule.pattern.test(line)) continue;
+    let vetoed = false;
+    for (const guard of rule.unless) {
+      if (guard.pattern.test(line)) {
+        vetoed = true;
+        break;
+      }
+    }
+    if (!vetoed) return rule.severity;
   }
   return 0;
 }
 
 /**
  * The shape of a line, for collapsing floods: digits, hex runs and quoted strings replaced,
- * so `request 1 failed` and `request 2 failed` are one shape.
+ * so `request 1 failed` and `request 2 failed` are one shape. The same as
+ * `line.replace(/0x[0-9a-fA-F]+|[0-9a-f]{8,}|\d+/g, '#').replace(/"[^"]*"|'[^']*'/g, '"…"')`.
  */
 export function shapeOf(line: string): string {
-  return line.replace(/0x[0-9a-fA-F]+|[0-9a-f]{8,}|\d+/g, '#').replace(/"[^"]*"|'[^']*'/g, '"…"');
+  const reader = (shared ??= new ShapeReader());
+  reader.read(line);
+  return reader.text();
+}
+
+let shared: ShapeReader | undefined;
+
+/**
+ * Reads a line's shape (see {@link shapeOf}) into a buffer of its own, with a hash of it, so
+ * that a scan can look a shape up without making it a string: every salient line has its
+ * shape looked up, and two regular-expression replacements and a fresh string per line were
+ * most of the scan's cost on text where every line is salient.
+ */
+export class ShapeReader {
+  /** The first pass's result: numbers and hex runs replaced. */
+  #numbers = new Uint16Array(LINE_SCAN_UNITS);
+  /** The second's: quoted strings replaced too (`''` becomes `"…"`, so it may be longer). */
+  #quotes = new Uint16Array(2 * LINE_SCAN_UNITS);
+  #units = this.#numbers;
+  #length = 0;
+
+  /** Reads the shape of `line`; answers its {@link shapeHash}. */
+  read(line: string): number {
+    const n = line.length;
+    if (n > this.#numbers.length) {
+      this.#numbers = new Uint16Array(n);
+      this.#quotes = new Uint16Array(2 * n);
+    }
+    const a = this.#numbers;
+    let o = 0;
+    let h = 0x811c9dc5;
+    let quoted = false;
+    for (let i = 0; i < n; ) {
+      let c = line.charCodeAt(i);
+      if (!isLowerHexDigit(c)) {
+        if (c === 0x22 || c === 0x27) quoted = true;
+        a[o++] = c;
+        h = Math.imul(h ^ c, 0x01000193);
+        i++;
+        continue;
+      }
+      // A run of [0-9a-f]: 8 or more are one hex run; a shorter one is read position by
+      // position, where only its last unit can start `0x` (an `x` ends the run).
+      let j = i + 1;
+      while (j < n && isLowerHexDigit(line.charCodeAt(j))) j++;
+      if (j - i >= 8) {
+        a[o++] = 0x23;
+        h = Math.imul(h ^ 0x23, 0x01000193);
+        i = j;
+        continue;
+      }
+      let p = i;
+      while (p < j) {
+        c = line.charCodeAt(p);
+        if (c > 0x39) {
+          a[o++] = c;
+          h = Math.imul(h ^ c, 0x01000193);
+          p++;
+          continue;
+        }
+        a[o++] = 0x23;
+        h = Math.imul(h ^ 0x23, 0x01000193);
+        if (c === 0x30 && p + 1 === j && j + 1 < n && line.charCodeAt(j) === 0x78 && isHexDigit(line.charCodeAt(j + 1))) {
+          p = j + 2;
+          while (p < n && isHexDigit(line.charCodeAt(p))) p++;
+          break;
+        }
+        p++;
+        while (p < j && isDigit(line.charCodeAt(p))) p++;
+      }
+      i = p;
+    }
+    this.#units = a;
+    this.#length = o;
+    if (!quoted) return h | 0;
+    this.#replaceQuotes();
+    return shapeHash(this.#units, this.#length);
+  }
+
+  /** The second pass, from the first's buffer into its own. */
+  #replaceQuotes(): void {
+    const a = this.#numbers;
+    const b = this.#quotes;
+    const n = this.#length;
+    let o = 0;
+    for (let i = 0; i < n; i++) {
+      const c = a[i] as number;
+      if (c === 0x22 || c === 0x27) {
+        let close = i + 1;
+        while (close < n && a[close] !== c) close++;
+        if (close < n) {
+          b[o++] = 0x22;
+          b[o++] = 0x2026;
+          b[o++] = 0x22;
+          i = close;
+          continue;
+        }
+      }
+      b[o++] = c;
+    }
+    this.#units = b;
+    this.#length = o;
+  }
+
+  /** Whether the shape read last is `shape`. */
+  equals(shape: string): boolean {
+    const n = this.#length;
+    if (shape.length !== n) return false;
+    const u = this.#units;
+    for (let i = 0; i < n; i++) if (u[i] !== shape.charCodeAt(i)) return false;
+    return true;
+  }
+
+  /** The shape read last, as a string. */
+  text(): string {
+    const u = this.#units;
+    const n = this.#length;
+    let s = '';
+    // In pieces: the arguments of one call are bounded.
+    for (let i = 0; i < n; i += 1024) s += String.fromCharCode(...u.subarray(i, Math.min(n, i + 1024)));
+    return s;
+  }
+}
+
+/** FNV-1a over the first `n` code units of `u`, as a signed 32-bit integer (a small integer to V8, where an unsigned one may be a heap number): the hash {@link ShapeReader} answers. */
+function shapeHash(u: Uint16Array, n: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ (u[i] as number), 0x01000193);
+  return h | 0;
+}
+
+/** The hash {@link ShapeReader.read} answers for a line of shape `shape`. */
+export function hashOfShape(shape: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < shape.length; i++) h = Math.imul(h ^ shape.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function isLowerHexDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+}
+
+function isHexDigit(c: number): boolean {
+  return isLowerHexDigit(c) || (c >= 0x41 && c <= 0x46);
 }

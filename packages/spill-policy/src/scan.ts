@@ -2,7 +2,7 @@ import { JsonFailureScanner, type JsonFailure } from './json-failures.js';
 import { JsonShapeScanner, type JsonShape } from './json-shape.js';
 import { ListScanner, type ListScan } from './list-scan.js';
 import { lineStart, linePrefilter, type LinePrefilter } from './line-prefilter.js';
-import { LINE_SCAN_UNITS, severityOf, severityOfAdmitted, shapeOf } from './salient.js';
+import { hashOfShape, LINE_SCAN_UNITS, severityOf, severityOfAdmitted, ShapeReader } from './salient.js';
 
 /** Lines of one shape kept apart before the next ones are counted as a flood into the last of them. */
 export const FLOOD_KEEP = 3;
@@ -67,10 +67,25 @@ export function candidateLimit(cap: number): number {
 interface Tier {
   readonly limit: number;
   readonly set: Candidate[];
-  /** For each shape kept: how many of its lines are kept apart, and the latest of them. */
-  readonly shapes: Map<string, { kept: number; latest: Candidate }>;
   /** Candidates waiting for the line after them. */
   awaiting: Candidate[];
+}
+
+/**
+ * One shape's state in every cap at once, so that a line's shape is looked up once however
+ * many caps there are: for cap `k`, while the latest of its lines that cap keeps is kept,
+ * `latest[k]` is that line and `kept[k]` how many of the shape's lines it kept apart.
+ */
+interface ShapeState {
+  readonly shape: string;
+  /** The next state whose shape has the same hash. */
+  next: ShapeState | undefined;
+  readonly kept: number[];
+  readonly latest: (Candidate | undefined)[];
+  /** The caps whose `latest` is set; the state is dropped when none is, so that memory stays bounded. */
+  live: number;
+  /** Whether a flooding line of it holds a `last` not yet copied out of its chunk (see {@link PreviewScanner}'s `#settle`). */
+  loose: boolean;
 }
 
 /**
@@ -82,6 +97,11 @@ interface Tier {
 export class PreviewScanner {
   /** One per cap: every line is classified once, and what each cap keeps of it kept apart. */
   readonly #tiers: Tier[];
+  /** The shapes some cap keeps a line of, by {@link hashOfShape} (a chain of states for each hash). */
+  readonly #shapes = new Map<number, ShapeState>();
+  readonly #shape = new ShapeReader();
+  /** Shapes whose floods took a last line during this push, as a view of the chunk: copied once the push ends. */
+  #loose: ShapeState[] = [];
   readonly #prefilter: LinePrefilter;
   /** One list scan for every cap: each line is read once, and each cap keeps its own sample. */
   readonly #list: ListScanner;
@@ -103,7 +123,7 @@ export class PreviewScanner {
   constructor(cap: number | readonly number[], prefilter: LinePrefilter = linePrefilter()) {
     this.#prefilter = prefilter;
     const caps = typeof cap === 'number' ? [cap] : cap;
-    this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], shapes: new Map(), awaiting: [] }));
+    this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], awaiting: [] }));
     this.#list = new ListScanner(caps);
   }
 
@@ -146,6 +166,29 @@ export class PreviewScanner {
     if (last > first) this.#block(chunk, first + 1, last + 1);
     this.#extendCarry(chunk, last + 1, chunk.length);
     this.#endsOpen = last + 1 < chunk.length;
+    this.#settle();
+  }
+
+  /**
+   * Copies the last lines of floods out of the chunk: a flood's last line changes with each
+   * line of it, so it is copied once per push rather than once per line. Only a flood's
+   * latest candidate takes a last line, and it stays the latest while kept.
+   */
+  #settle(): void {
+    for (const state of this.#loose) {
+      state.loose = false;
+      let loose: ExcerptLine | undefined;
+      let settled: ExcerptLine | undefined;
+      for (const c of state.latest) {
+        if (c?.last === undefined) continue;
+        if (c.last !== loose) {
+          loose = c.last;
+          settled = { ...loose, text: detach(loose.text) };
+        }
+        c.last = settled;
+      }
+    }
+    this.#loose = [];
   }
 
   /** Ends the text and answers what was found (for the first cap). */
@@ -159,6 +202,7 @@ export class PreviewScanner {
       const carried = this.#carry;
       this.#lineEnded(viewOf(carried, 0, carried.length, this.#carryLength));
       this.#carry = '';
+      this.#settle();
     }
     const lines = this.#lineNo - 1;
     const json = this.#json?.finish();
@@ -179,7 +223,7 @@ export class PreviewScanner {
     this.#work += view.scan.length + 1;
     this.#fillAwaiting(view, here);
     const severity = severityOf(view.scan);
-    if (severity > 0) this.#consider(severity, view, here, this.#prev);
+    if (severity > 0) this.#consider(severity, view, here, undefined, 0, 0);
     this.#prev = excerptOf(view, here);
     this.#lineNo = here + 1;
   }
@@ -220,8 +264,7 @@ export class PreviewScanner {
       // Every line a rule rates holds a trigger, so the rules decide alone (an admitted line need not hold one).
       const severity = severityOfAdmitted(view.scan);
       if (severity > 0) {
-        const before = ls === from ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), lineNo - 1);
-        this.#consider(severity, view, lineNo, before);
+        this.#consider(severity, view, lineNo, ls === from ? undefined : s, ls, from);
         if (le + 1 < to && this.#anyAwaiting()) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), lineNo + 1);
       }
     }
@@ -229,18 +272,34 @@ export class PreviewScanner {
     this.#prev = excerptOf(viewAt(s, lineStart(s, to - 1, from), to - 1), this.#lineNo - 1);
   }
 
-  /** Keeps a salient line, for each cap, if it ranks among the best, or counts it into a flood. */
-  #consider(severity: number, view: LineView, lineNo: number, before: ExcerptLine | undefined): void {
+  /**
+   * Keeps a salient line, for each cap, if it ranks among the best, or counts it into a flood.
+   * The line before it is `s`'s line before `s[ls]` (not before `s[from]`), or, without `s`,
+   * the previous line: made only when some cap keeps the line, since in a flood most are not.
+   */
+  #consider(severity: number, view: LineView, lineNo: number, s: string | undefined, ls: number, from: number): void {
     this.#bySeverity[severity] = (this.#bySeverity[severity] ?? 0) + 1;
-    const shape = shapeOf(view.scan);
+    const reader = this.#shape;
+    const hash = reader.read(view.scan);
+    const shapes = this.#shapes;
+    const tiers = this.#tiers;
+    let state = shapes.get(hash);
+    while (state !== undefined && !reader.equals(state.shape)) state = state.next;
     let line: ExcerptLine | undefined;
-    for (const t of this.#tiers) {
-      const same = t.shapes.get(shape);
-      if (same !== undefined && same.kept >= FLOOD_KEEP) {
-        const c = same.latest;
-        c.count++;
-        c.lastLine = lineNo;
-        c.last = line ??= excerptOf(view, lineNo);
+    let flood: ExcerptLine | undefined;
+    let before: ExcerptLine | undefined;
+    let beforeMade = false;
+    for (let k = 0; k < tiers.length; k++) {
+      const t = tiers[k] as Tier;
+      const latest = state?.latest[k];
+      if (latest !== undefined && (state?.kept[k] ?? 0) >= FLOOD_KEEP) {
+        latest.count++;
+        latest.lastLine = lineNo;
+        latest.last = line ?? (flood ??= excerptOf(view, lineNo, false));
+        if (state !== undefined && !state.loose) {
+          state.loose = true;
+          this.#loose.push(state);
+        }
         continue;
       }
       const set = t.set;
@@ -248,17 +307,58 @@ export class PreviewScanner {
         const worst = set[set.length - 1] as Candidate;
         if (worst.severity >= severity) continue;
         set.pop();
-        if (t.shapes.get(worst.shape)?.latest === worst) t.shapes.delete(worst.shape);
+        const ws = state?.shape === worst.shape ? state : this.#stateOf(worst.shape);
+        if (ws !== undefined && ws.latest[k] === worst) {
+          ws.latest[k] = undefined;
+          ws.kept[k] = 0;
+          // This line's own state is dropped, if need be, once every cap has had it.
+          if (--ws.live === 0 && ws !== state) this.#drop(ws);
+        }
       }
       line ??= excerptOf(view, lineNo);
+      if (!beforeMade) {
+        before = s === undefined ? this.#prev : excerptOf(viewAt(s, lineStart(s, ls - 1, from), ls - 1), lineNo - 1);
+        beforeMade = true;
+      }
+      const shape = state?.shape ?? reader.text();
       const candidate: Candidate = { ...line, severity, before, after: undefined, count: 1, lastLine: lineNo, last: undefined, shape };
       // Later than every kept line, so it goes after all of at least its severity.
       let at = set.length;
       while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
       set.splice(at, 0, candidate);
-      const kept = t.shapes.get(shape);
-      t.shapes.set(shape, { kept: (kept?.kept ?? 0) + 1, latest: candidate });
+      if (state === undefined) {
+        state = { shape, next: shapes.get(hash), kept: tiers.map(() => 0), latest: tiers.map(() => undefined), live: 0, loose: false };
+        shapes.set(hash, state);
+      }
+      if (state.latest[k] === undefined) state.live++;
+      state.kept[k] = (state.kept[k] ?? 0) + 1;
+      state.latest[k] = candidate;
       t.awaiting.push(candidate);
+    }
+    if (state !== undefined && state.live === 0) this.#drop(state);
+  }
+
+  /** The state of `shape`, when some cap keeps a line of it. */
+  #stateOf(shape: string): ShapeState | undefined {
+    let state = this.#shapes.get(hashOfShape(shape));
+    while (state !== undefined && state.shape !== shape) state = state.next;
+    return state;
+  }
+
+  /** Forgets a state no cap needs. */
+  #drop(state: ShapeState): void {
+    const hash = hashOfShape(state.shape);
+    const first = this.#shapes.get(hash);
+    if (first === state) {
+      if (state.next === undefined) this.#shapes.delete(hash);
+      else this.#shapes.set(hash, state.next);
+      return;
+    }
+    for (let at = first; at !== undefined; at = at.next) {
+      if (at.next === state) {
+        at.next = state.next;
+        return;
+      }
     }
   }
 }
@@ -289,11 +389,12 @@ function viewOf(s: string, ls: number, end: number, fullLength: number): LineVie
   return { scan: s.slice(ls, stop), length };
 }
 
-function excerptOf(view: LineView, line: number): ExcerptLine {
+/** Line `line` as an excerpt shows it; `copied: false` leaves its text a view of the chunk, for the caller to copy before the push ends. */
+function excerptOf(view: LineView, line: number, copied = true): ExcerptLine {
   let text = view.scan.length <= EXCERPT_UNITS ? view.scan : view.scan.slice(0, EXCERPT_UNITS);
   const last = text.charCodeAt(text.length - 1);
   if (text.length < view.scan.length && last >= 0xd800 && last <= 0xdbff) text = text.slice(0, -1);
-  return { line, text: detach(text), cut: text.length < view.length };
+  return { line, text: copied ? detach(text) : text, cut: text.length < view.length };
 }
 
 /** A fresh copy, so a kept excerpt never pins a large chunk in memory. */
