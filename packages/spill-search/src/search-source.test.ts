@@ -1,11 +1,17 @@
 // The index answers a search the same way whichever plan finds its candidates: straight
 // from FTS5 when every indexed artifact is in scope, or joined with the chunk rows and
 // filtered by artifact when the index also holds other sessions.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sessionId, type SpillSearchHit } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { closeDatabase, openDatabase } from './database.js';
 import { createSpillSearch } from './index.js';
+import { prepareSearchStatements } from './search-statements.js';
+import { createRankingSource } from './search-source.js';
 import { saveText as save } from '@spillway/test-support/save-text';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'TypeError', 'json_max_depth', 'commit 0123456789abcdef', 'Package: zlib', 'diff --git a/x b/x', 'error', 'errors'];
@@ -51,5 +57,89 @@ describe('candidate plans', () => {
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('the chunk count', () => {
+  it('is the number of chunk rows after artifacts are indexed, dropped and indexed again', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'spill-search-count-'));
+    try {
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(artifact, { minLength: 1, maxLength: 5 }), fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }), async (texts, dropped) => {
+          const location = path.join(dir, `index-${String((round += 1))}.sqlite`);
+          const backend = createMemoryBackend();
+          const s = sessionId('mine');
+          const locators: string[] = [];
+          for (const t of texts) locators.push(await save(backend, s, t));
+          const search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location });
+          try {
+            await search.refresh();
+            // Some artifacts leave the store and the index; one more comes in.
+            for (const [i, locator] of locators.entries()) if (dropped[i] === true) await backend.catalog.delete(locator);
+            await save(backend, s, 'alpha beta\ngamma delta');
+            await search.search({ query: 'alpha beta', sessionId: s });
+          } finally {
+            await search.close();
+          }
+          const db = await openDatabase(location);
+          try {
+            const st = prepareSearchStatements(db);
+            const source = createRankingSource({ db, st, inScope: new Map(), memo: {}, lines: () => Promise.resolve(null) });
+            const counted = (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n;
+            expect(counted).toBeGreaterThan(0);
+            expect(source.chunkCount()).toBe(counted);
+          } finally {
+            closeDatabase(db);
+          }
+        }),
+        { numRuns: 15 },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is started on an index made before it was kept, and kept from then on', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'spill-search-count-'));
+    const location = path.join(dir, 'index.sqlite');
+    const backend = createMemoryBackend();
+    const s = sessionId('mine');
+    const counts = async (): Promise<{ kept: unknown; counted: number }> => {
+      const db = await openDatabase(location);
+      try {
+        return {
+          kept: (db.prepare("SELECT n FROM counts WHERE name = 'chunks'").get() as { n: number } | undefined)?.n,
+          counted: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
+        };
+      } finally {
+        closeDatabase(db);
+      }
+    };
+    try {
+      const first = await save(backend, s, Array.from({ length: 100 }, (_, i) => `alpha ${String(i)}`).join('\n'));
+      let search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location });
+      await search.refresh();
+      await search.close();
+      // As an index of the same schema version made before the count was kept.
+      const old = await openDatabase(location);
+      old.exec('DROP TRIGGER chunks_insert_counted; DROP TRIGGER chunks_delete_counted; DROP TABLE counts;');
+      old.prepare('DELETE FROM chunks WHERE id = (SELECT max(id) FROM chunks)').run();
+      closeDatabase(old);
+      const before = await counts();
+      expect(before.counted).toBeGreaterThan(1);
+      expect(before.kept).toBe(before.counted);
+      await backend.catalog.delete(first);
+      await save(backend, s, Array.from({ length: 60 }, (_, i) => `beta ${String(i)}`).join('\n'));
+      search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location });
+      expect((await search.refresh()).removed).toBe(1);
+      await search.close();
+      const after = await counts();
+      expect(after.counted).toBeGreaterThan(0);
+      expect(after.counted).not.toBe(before.counted);
+      expect(after.kept).toBe(after.counted);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
