@@ -100,44 +100,58 @@ describe('the chunk count', () => {
     }
   });
 
-  it('is started on an index made before it was kept, and kept from then on', async () => {
+  it('is counted on an index made before the artifacts kept it, and kept from then on', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'spill-search-count-'));
     const location = path.join(dir, 'index.sqlite');
     const backend = createMemoryBackend();
     const s = sessionId('mine');
-    const counts = async (): Promise<{ kept: unknown; counted: number }> => {
+    const counts = async (): Promise<{ kept: number | null; counted: number; chunkCount: number }> => {
       const db = await openDatabase(location);
       try {
+        const st = prepareSearchStatements(db);
         return {
-          kept: (db.prepare("SELECT n FROM counts WHERE name = 'chunks'").get() as { n: number } | undefined)?.n,
+          kept: (st.keptChunkCount.get() as { n: number | null }).n,
           counted: (db.prepare('SELECT count(*) AS n FROM chunks').get() as { n: number }).n,
+          chunkCount: createRankingSource({ db, st, inScope: new Map(), memo: {}, lines: () => Promise.resolve(null) }).chunkCount(),
         };
       } finally {
         closeDatabase(db);
       }
     };
+    const lines = (word: string, n: number): string => Array.from({ length: n }, (_, i) => `${word} ${String(i)}`).join('\n');
     try {
-      const first = await save(backend, s, Array.from({ length: 100 }, (_, i) => `alpha ${String(i)}`).join('\n'));
+      const first = await save(backend, s, lines('alpha', 100));
       let search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location });
       await search.refresh();
       await search.close();
-      // As an index of the same schema version made before the count was kept.
+      // As an index made before artifact rows kept their chunk count, with one chunk fewer.
       const old = await openDatabase(location);
-      old.exec('DROP TRIGGER chunks_insert_counted; DROP TRIGGER chunks_delete_counted; DROP TABLE counts;');
+      old.exec('ALTER TABLE artifacts DROP COLUMN chunks;');
       old.prepare('DELETE FROM chunks WHERE id = (SELECT max(id) FROM chunks)').run();
       closeDatabase(old);
       const before = await counts();
       expect(before.counted).toBeGreaterThan(1);
       expect(before.kept).toBe(before.counted);
+      // A row written by a process that keeps no count: counted again, while it is not finished.
+      const other = await openDatabase(location);
+      other.prepare("INSERT INTO artifacts (locator, session, bytes, created, complete) VALUES ('elsewhere', 'x', 1, 0, 0)").run();
+      const row = Number(other.prepare("SELECT id FROM artifacts WHERE locator = 'elsewhere'").get().id);
+      other.prepare('INSERT INTO chunks (artifact, start_line, end_line) VALUES (?, 1, 1)').run(row);
+      other.prepare('UPDATE artifacts SET chunks = NULL').run();
+      closeDatabase(other);
+      const unfinished = await counts();
+      expect(unfinished.kept).toBeNull();
+      expect(unfinished.chunkCount).toBe(before.counted + 1);
       await backend.catalog.delete(first);
-      await save(backend, s, Array.from({ length: 60 }, (_, i) => `beta ${String(i)}`).join('\n'));
+      await save(backend, s, lines('beta', 60));
       search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location });
-      expect((await search.refresh()).removed).toBe(1);
+      expect((await search.refresh()).removed).toBe(2);
       await search.close();
       const after = await counts();
       expect(after.counted).toBeGreaterThan(0);
       expect(after.counted).not.toBe(before.counted);
       expect(after.kept).toBe(after.counted);
+      expect(after.chunkCount).toBe(after.counted);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

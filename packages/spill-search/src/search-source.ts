@@ -104,7 +104,8 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     const version = (st.dataVersion.get() as { data_version: number }).data_version;
     const known = memo.count;
     if (known !== undefined && known.changes === changes && known.version === version) return known.n;
-    const n = (st.chunkCount.get() as { n: number }).n;
+    // Summed from the artifact rows where each has its count; counted where one has none.
+    const n = (st.keptChunkCount.get() as { n: number | null }).n ?? (st.chunkCount.get() as { n: number }).n;
     memo.count = { changes, version, n };
     return n;
   };

@@ -1,5 +1,5 @@
 /** The prepared statements a searcher uses: the indexer's, and those of the catalog sync and the ranking. */
-import { chunksCounted, type Database, type Statement } from './database.js';
+import type { Database, Statement } from './database.js';
 import type { PrunedStatements } from './bm25-candidates.js';
 import { prepareIndexStatements, type IndexStatements } from './indexer.js';
 import { DF_CAP } from './ranking.js';
@@ -22,6 +22,8 @@ export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly allArtifacts: Statement;
   readonly artifactCount: Statement;
   readonly chunkCount: Statement;
+  /** The chunk rows, summed from the artifact rows' counts; `null` when a row has none. */
+  readonly keptChunkCount: Statement;
   readonly totalChanges: Statement;
   readonly dataVersion: Statement;
   readonly docRows: Statement;
@@ -50,8 +52,8 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     dropListingToken: db.prepare('DELETE FROM listings WHERE scope = ?'),
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
     artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
-    // Kept by triggers (database.ts); counted where an older index could not be given them yet.
-    chunkCount: db.prepare(chunksCounted(db) ? "SELECT n FROM counts WHERE name = 'chunks'" : 'SELECT count(*) AS n FROM chunks'),
+    chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
+    keptChunkCount: db.prepare('SELECT CASE WHEN count(*) = count(chunks) THEN coalesce(sum(chunks), 0) END AS n FROM artifacts'),
     totalChanges: db.prepare('SELECT total_changes() AS n'),
     dataVersion: db.prepare('PRAGMA data_version'),
     // Which of a list of chunks hold a term: FTS5 is asked once per chunk (a seek by rowid).
