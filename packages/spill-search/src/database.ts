@@ -148,7 +148,7 @@ export async function openDatabase(location: string): Promise<Database> {
  * Gives each finished artifact row its count of chunk rows (`artifacts.chunks`) where it has
  * none: every row of an index made before the column (which is added then), and a row that
  * a process without it indexed since. A search then sums the counts over the artifact rows
- * instead of counting some 300,000 chunk rows (about 750 pages, 2 to 7 ms of every search
+ * instead of counting some 300,000 chunk rows (some 860 page reads, 2 to 7 ms of every search
  * process); while any row lacks its count, it counts the chunk rows as before. Once per
  * index, in one write transaction, waiting for the lock like a change of schema.
  */

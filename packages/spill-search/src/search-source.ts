@@ -2,7 +2,8 @@
  * What the ranking reads from the index, made cheap for a search over a large session:
  * which candidates hold a term held by fewer than DF_CAP chunks comes from the walk that
  * counted them, a commoner term is asked for all its candidates in one query, the chunk
- * count is remembered until the database changes, and when every indexed artifact is in
+ * count is summed from the artifact rows' counts and remembered until the database
+ * changes, and when every indexed artifact is in
  * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
  * chunk rows, and for a query with one common term from queries that leave out the chunks
  * that hold only it (`bm25-candidates.ts`).
