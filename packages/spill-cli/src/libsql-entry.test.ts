@@ -4,9 +4,11 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { libsqlEntryFrom } from './libsql-load.js';
-import { PACKAGE_DIR } from './test-bin.js';
+
+const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 const SEARCH_PACKAGE = { name: '@spillway/search', exports: { '.': './index.js', './package.json': './package.json' } };
 const LIBSQL_EXPORTS = { '.': { types: './types/index.d.ts', default: './index.js' }, './promise': { default: './promise.js' } };

@@ -4,7 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sessionId, type SpillSearchHit } from '@spillway/core';
+import { sessionId, type SpillLocator, type SpillSearchHit } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ describe('the chunk count', () => {
           const location = path.join(dir, `index-${String((round += 1))}.sqlite`);
           const backend = createMemoryBackend();
           const s = sessionId('mine');
-          const locators: string[] = [];
+          const locators: SpillLocator[] = [];
           for (const t of texts) locators.push(await save(backend, s, t));
           const search = createSpillSearch({ reader: backend.reader, catalog: backend.catalog, location });
           try {
@@ -135,7 +135,7 @@ describe('the chunk count', () => {
       // A row written by a process that keeps no count: counted again, while it is not finished.
       const other = await openDatabase(location);
       other.prepare("INSERT INTO artifacts (locator, session, bytes, created, complete) VALUES ('elsewhere', 'x', 1, 0, 0)").run();
-      const row = Number(other.prepare("SELECT id FROM artifacts WHERE locator = 'elsewhere'").get().id);
+      const row = (other.prepare("SELECT id FROM artifacts WHERE locator = 'elsewhere'").get() as { id: number }).id;
       other.prepare('INSERT INTO chunks (artifact, start_line, end_line) VALUES (?, 1, 1)').run(row);
       other.prepare('UPDATE artifacts SET chunks = NULL').run();
       closeDatabase(other);
