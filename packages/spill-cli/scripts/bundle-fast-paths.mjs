@@ -13,7 +13,8 @@
 // through @spillway/local. The bundle never greps: retrieval's regex workers are found
 // beside its compiled files, not beside a bundle. libsql is required through
 // dist/libsql-load.js, which spares its loader's check of the C library where the answer
-// is already known. Three of Node's modules that a search on a local root seldom or never
+// is already known, and finds libsql without Node's resolution of `exports` (which loads
+// Node's ES module resolver) where that gives the same file. Three of Node's modules that a search on a local root seldom or never
 // uses (node:crypto, for an index that has to be written or a usage log;
 // node:child_process, for commander's external subcommands; node:fs/promises, for an
 // object store's index cache) are loaded on first use, not with the bundle: loading them
@@ -39,10 +40,11 @@ const fromOwner = {
   load: (id) => {
     if (!id.startsWith(VIRTUAL)) return undefined;
     const name = id.slice(VIRTUAL.length);
+    // libsql-load.js finds libsql from the bundle's own file through @spillway/search (see there).
+    if (name === 'libsql') return `module.exports = require(${JSON.stringify(resolve(dist, 'libsql-load.js'))}).requireLibsqlFrom(__filename);\n`;
     let from = '__filename';
     for (const pkg of FROM_OWNER.get(name) ?? []) from = `require('node:module').createRequire(${from}).resolve(${JSON.stringify(`${pkg}/package.json`)})`;
     const owner = `require('node:module').createRequire(${from})`;
-    if (name === 'libsql') return `module.exports = require(${JSON.stringify(resolve(dist, 'libsql-load.js'))}).requireLibsql(${owner});\n`;
     return `module.exports = ${owner}(${JSON.stringify(name)});\n`;
   },
 };

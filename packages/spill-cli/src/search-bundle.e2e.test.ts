@@ -7,7 +7,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { libsqlTarget } from './libsql-load.js';
+import { libsqlEntryFrom, libsqlTarget } from './libsql-load.js';
 import { BIN, COMMAND, PACKAGE_DIR, ensureBuilt, spillway } from './test-bin.js';
 
 const BUNDLE = join(PACKAGE_DIR, 'dist', 'search-main.bundle.cjs');
@@ -78,5 +78,7 @@ describe('spillway search from its bundle', () => {
     expect(modules).toContain('NativeModule fs'); // the list is Node's, as read
     for (const name of ['crypto', 'child_process', 'worker_threads', 'fs/promises']) expect(modules).not.toContain(`NativeModule ${name}`);
     if (libsqlTarget() !== undefined) expect(reports).toBe(0);
+    // libsql found without Node's resolution of `exports`, which loads its ES module resolver.
+    if (libsqlEntryFrom(join(PACKAGE_DIR, 'dist', 'search-main.bundle.cjs')) !== undefined) expect(modules).not.toContain('NativeModule internal/modules/esm/resolve');
   });
 });

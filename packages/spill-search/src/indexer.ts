@@ -61,9 +61,10 @@ export interface IndexStatements {
 export function prepareIndexStatements(db: Database): IndexStatements {
   return {
     // Another searcher may have written the row since this one looked: then it is theirs.
-    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete, owner, touched) VALUES (?, ?, ?, ?, 0, ?, ?) ON CONFLICT (locator) DO NOTHING'),
+    insertArtifact: db.prepare('INSERT INTO artifacts (locator, session, bytes, created, complete, owner, touched, chunks) VALUES (?, ?, ?, ?, 0, ?, ?, 0) ON CONFLICT (locator) DO NOTHING'),
     ownsArtifact: db.prepare('SELECT 1 AS x FROM artifacts WHERE id = ? AND owner = ? AND complete = 0'),
-    touchArtifact: db.prepare('UPDATE artifacts SET touched = ? WHERE id = ?'),
+    // With the chunks written since the transaction began, so that the row's count is its chunk rows'.
+    touchArtifact: db.prepare('UPDATE artifacts SET touched = ?, chunks = chunks + ? WHERE id = ?'),
     insertSection: db.prepare('INSERT INTO sections (artifact, line, text) VALUES (?, ?, ?)'),
     insertChunk: db.prepare('INSERT INTO chunks (artifact, start_line, end_line, section, context_byte) VALUES (?, ?, ?, ?, ?)'),
     dropContextBytes: db.prepare('UPDATE chunks SET context_byte = NULL WHERE artifact = ?'),
@@ -203,10 +204,12 @@ export async function indexArtifact(
   // Pages are written in transactions of about COMMIT_TEXT_CHARS of text.
   let open = false as boolean; // set by begin() and commit(), which flow analysis does not follow
   let pending = 0;
+  let chunksBefore = 0;
   const begin = (): void => {
     if (open) return;
     db.exec('BEGIN IMMEDIATE');
     open = true;
+    chunksBefore = chunks;
     if (id === 0) {
       // The row is written with the first chunks, owned by this searcher: another process
       // that sees it unfinished and recently touched leaves it alone.
@@ -221,7 +224,7 @@ export async function indexArtifact(
   };
   const commit = (): void => {
     if (!open) return;
-    st.touchArtifact.run(Date.now(), id);
+    st.touchArtifact.run(Date.now(), chunks - chunksBefore, id);
     db.exec('COMMIT');
     open = false;
     pending = 0;

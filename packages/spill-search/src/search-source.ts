@@ -2,7 +2,8 @@
  * What the ranking reads from the index, made cheap for a search over a large session:
  * which candidates hold a term held by fewer than DF_CAP chunks comes from the walk that
  * counted them, a commoner term is asked for all its candidates in one query, the chunk
- * count is remembered until the database changes, and when every indexed artifact is in
+ * count is summed from the artifact rows' counts and remembered until the database
+ * changes, and when every indexed artifact is in
  * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
  * chunk rows, and for a query with one common term from queries that leave out the chunks
  * that hold only it (`bm25-candidates.ts`).
@@ -104,7 +105,8 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     const version = (st.dataVersion.get() as { data_version: number }).data_version;
     const known = memo.count;
     if (known !== undefined && known.changes === changes && known.version === version) return known.n;
-    const n = (st.chunkCount.get() as { n: number }).n;
+    // Summed from the artifact rows where each has its count; counted where one has none.
+    const n = (st.keptChunkCount.get() as { n: number | null }).n ?? (st.chunkCount.get() as { n: number }).n;
     memo.count = { changes, version, n };
     return n;
   };

@@ -22,6 +22,8 @@ export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly allArtifacts: Statement;
   readonly artifactCount: Statement;
   readonly chunkCount: Statement;
+  /** The chunk rows, summed from the artifact rows' counts; `null` when a row has none. */
+  readonly keptChunkCount: Statement;
   readonly totalChanges: Statement;
   readonly dataVersion: Statement;
   readonly docRows: Statement;
@@ -51,6 +53,7 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     allArtifacts: db.prepare('SELECT id, locator FROM artifacts'),
     artifactCount: db.prepare('SELECT count(*) AS n FROM artifacts'),
     chunkCount: db.prepare('SELECT count(*) AS n FROM chunks'),
+    keptChunkCount: db.prepare('SELECT CASE WHEN count(*) = count(chunks) THEN coalesce(sum(chunks), 0) END AS n FROM artifacts'),
     totalChanges: db.prepare('SELECT total_changes() AS n'),
     dataVersion: db.prepare('PRAGMA data_version'),
     // Which of a list of chunks hold a term: FTS5 is asked once per chunk (a seek by rowid).
