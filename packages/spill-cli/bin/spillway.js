@@ -35,14 +35,15 @@ function program() {
 }
 
 /**
- * A fast entry as one bundled file, else as compiled: also when the bundle is missing or
- * older than the compiled file (compiled again without the build script).
+ * A fast entry as one bundled file, compiled from V8's code cache (see code-cache.js), else
+ * as compiled: also when the bundle is missing or older than the compiled file (compiled
+ * again without the build script).
  */
 async function fastEntry(name) {
   const bundled = join(dist, `${name}.bundle.cjs`);
   const compiled = join(dist, `${name}.js`);
   const mtime = (path) => statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
-  return mtime(bundled) >= mtime(compiled) ? require(bundled) : import(compiled);
+  return mtime(bundled) >= mtime(compiled) ? require('./code-cache.js').requireCached(bundled) : import(compiled);
 }
 
 /** The help written at build time, or undefined before the first build. */

@@ -78,6 +78,30 @@ const lazyBuiltins = {
   },
 };
 
+/** The expression of a dynamic import in rendered code (not a member `.import(` or a name ending in `import`). */
+const DYNAMIC_IMPORT = /(?<![\w$.])import\(/g;
+
+/**
+ * Has a bundle that runs from V8's code cache (bin/code-cache.js) import through
+ * bin/code-cache.js: in Node 20 an `import()` compiled from the cache has lost what Node
+ * resolves it with, and fails ("A dynamic import callback was not specified"). The
+ * function there resolves a relative specifier against the bundle's own file, and a bare
+ * one as from this directory: the same package, so the same node_modules.
+ */
+const importThroughLoader = {
+  name: 'import-through-loader',
+  renderChunk: (code) => {
+    let replaced = 0;
+    const body = code.replace(DYNAMIC_IMPORT, () => {
+      replaced += 1;
+      return '__spillwayImport(';
+    });
+    if (replaced === 0) throw new Error('A bundle has no dynamic import left to route through bin/code-cache.js: drop this plugin or find where they went.');
+    const loader = JSON.stringify('../bin/code-cache.js');
+    return `${body}\nfunction __spillwayImport(specifier) {\n\treturn require(${loader}).importFrom(__filename, specifier);\n}\n`;
+  },
+};
+
 /**
  * What a small output needs; everything else is left to load from node_modules or dist/.
  * A subpath is named on its own (`@spillway/core/xdg`): one left outside is loaded by
@@ -86,9 +110,9 @@ const lazyBuiltins = {
 const SMALL_OUTPUT = ['@spillway/usage', '@spillway/hosts/hook', '@spillway/core', '@spillway/core/xdg'];
 
 const ENTRIES = [
-  { name: 'run-fast', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js'] },
+  { name: 'run-fast', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js'], plugins: [importThroughLoader] },
   // The backend registry behind a large output imports the backends it may open: outside.
-  { name: 'hook-main', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js', 'hook-backend.js'] },
+  { name: 'hook-main', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js', 'hook-backend.js'], plugins: [importThroughLoader] },
   {
     name: 'search-main',
     // Every package of a search on a local root (commander, core, local, retrieval, search,
@@ -97,7 +121,7 @@ const ENTRIES = [
     // The whole command list is for help and unknown names, never a search's; the S3
     // opener of the backend registry imports the AWS SDK, for an s3:// store only.
     leftOut: ['commands.js', 'auto-gc.js', 'auto-index.js', 's3-store.js'],
-    plugins: [fromOwner, lazyBuiltins],
+    plugins: [fromOwner, lazyBuiltins, importThroughLoader],
   },
 ];
 
