@@ -29,6 +29,41 @@ function varint(b: Uint8Array, at: number): [value: number, next: number] {
   return [v * 256 + (b[at + 8] ?? 0), at + 9];
 }
 
+/** The big-endian unsigned 32-bit integer at `b[at]`. */
+function u32(b: Uint8Array, at: number): number {
+  return (((b[at] ?? 0) << 24) >>> 0) + (((b[at + 1] ?? 0) << 16) | ((b[at + 2] ?? 0) << 8) | (b[at + 3] ?? 0));
+}
+
+/** The offset of cell `i` on a page, read from its cell pointer array at `pointers`. */
+function cellAt(p: Uint8Array, pointers: number, i: number): number {
+  return ((p[pointers + 2 * i] ?? 0) << 8) | (p[pointers + 2 * i + 1] ?? 0);
+}
+
+/** What the header of a table b-tree page says. */
+export interface TablePageHeader {
+  /** How many cells the page holds. */
+  readonly cells: number;
+  /** The offset of its cell pointer array. */
+  readonly pointers: number;
+  /** An interior page's right-most child page; `undefined` for a leaf. */
+  readonly rightmost: number | undefined;
+}
+
+/**
+ * Reads the b-tree header of page `n` (its bytes `p`): after the 100-byte file header on
+ * page 1, 8 bytes on a leaf, 12 on an interior page (which ends with the right-most child).
+ *
+ * @throws TranscriptFormatError when the page is not a table b-tree page.
+ */
+export function tablePageHeader(p: Uint8Array, n: number): TablePageHeader {
+  const h = n === 1 ? 100 : 0;
+  const kind = p[h];
+  const cells = ((p[h + 3] ?? 0) << 8) | (p[h + 4] ?? 0);
+  if (kind === 0x0d) return { cells, pointers: h + 8, rightmost: undefined };
+  if (kind === 0x05) return { cells, pointers: h + 12, rightmost: u32(p, h + 8) };
+  throw new TranscriptFormatError(`page ${String(n)} is not part of a table`);
+}
+
 /** A SQLite file opened for reading. */
 export class SqliteFile {
   private readonly fd: number;
@@ -91,25 +126,22 @@ export class SqliteFile {
     let page = t.root;
     for (let depth = 0; depth < 64; depth++) {
       const p = this.page(page);
-      const h = page === 1 ? 100 : 0;
-      const kind = p[h];
-      const cells = ((p[h + 3] ?? 0) << 8) | (p[h + 4] ?? 0);
-      if (kind === 0x0d) {
-        for (let i = 0; i < cells; i++) {
-          const cell = this.cellAt(p, h + 8, i);
+      const header = tablePageHeader(p, page);
+      if (header.rightmost === undefined) {
+        for (let i = 0; i < header.cells; i++) {
+          const cell = cellAt(p, header.pointers, i);
           const [, afterSize] = varint(p, cell);
           const [id] = varint(p, afterSize);
           if (id === rowid) return { rowid, values: this.record(p, cell, t.names) };
         }
         return undefined;
       }
-      if (kind !== 0x05) throw new TranscriptFormatError(`page ${String(page)} is not part of a table`);
-      let next = this.u32(p, h + 8);
-      for (let i = 0; i < cells; i++) {
-        const cell = this.cellAt(p, h + 12, i);
+      let next = header.rightmost;
+      for (let i = 0; i < header.cells; i++) {
+        const cell = cellAt(p, header.pointers, i);
         const [key] = varint(p, cell + 4);
         if (rowid <= key) {
-          next = this.u32(p, cell);
+          next = u32(p, cell);
           break;
         }
       }
@@ -121,31 +153,20 @@ export class SqliteFile {
   private *rows(root: number, names: readonly string[], depth = 0): Generator<SqliteRow> {
     if (depth > 64) throw new TranscriptFormatError('a table b-tree deeper than 64 pages');
     const p = this.page(root);
-    const h = root === 1 ? 100 : 0;
-    const kind = p[h];
-    const cells = ((p[h + 3] ?? 0) << 8) | (p[h + 4] ?? 0);
-    if (kind === 0x0d) {
-      for (let i = 0; i < cells; i++) {
-        const cell = this.cellAt(p, h + 8, i);
+    const header = tablePageHeader(p, root);
+    if (header.rightmost === undefined) {
+      for (let i = 0; i < header.cells; i++) {
+        const cell = cellAt(p, header.pointers, i);
         const [, afterSize] = varint(p, cell);
         const [rowid] = varint(p, afterSize);
         yield { rowid, values: this.record(p, cell, names) };
       }
       return;
     }
-    if (kind !== 0x05) throw new TranscriptFormatError(`page ${String(root)} is not part of a table`);
     const children: number[] = [];
-    for (let i = 0; i < cells; i++) children.push(this.u32(p, this.cellAt(p, h + 12, i)));
-    children.push(this.u32(p, h + 8));
+    for (let i = 0; i < header.cells; i++) children.push(u32(p, cellAt(p, header.pointers, i)));
+    children.push(header.rightmost);
     for (const child of children) yield* this.rows(child, names, depth + 1);
-  }
-
-  private cellAt(p: Uint8Array, pointers: number, i: number): number {
-    return ((p[pointers + 2 * i] ?? 0) << 8) | (p[pointers + 2 * i + 1] ?? 0);
-  }
-
-  private u32(p: Uint8Array, at: number): number {
-    return (((p[at] ?? 0) << 24) >>> 0) + (((p[at + 1] ?? 0) << 16) | ((p[at + 2] ?? 0) << 8) | (p[at + 3] ?? 0));
   }
 
   /**
@@ -165,14 +186,14 @@ export class SqliteFile {
     const out = new Uint8Array(size);
     out.set(p.subarray(start, start + local), 0);
     let filled = local;
-    let next = this.u32(p, start + local);
+    let next = u32(p, start + local);
     for (let guard = 0; filled < size && next !== 0; guard++) {
       if (guard > 1 << 24) throw new TranscriptFormatError('an overflow chain that does not end');
       const o = this.page(next);
       const n = Math.min(u - 4, size - filled);
       out.set(o.subarray(4, 4 + n), filled);
       filled += n;
-      next = this.u32(o, 0);
+      next = u32(o, 0);
     }
     if (filled < size) throw new TranscriptFormatError('an overflow chain that ends early');
     return out;

@@ -51,8 +51,10 @@ const fromOwner = {
 
 /**
  * Node's modules the search bundle loads on first use, each with the functions the bundle
- * calls of it: a name not listed fails the build (rolldown's MISSING_EXPORT), and the
- * bundle test checks that none of them is required when the bundle loads.
+ * calls of it. An ES import of a name not listed fails the build (rolldown's
+ * MISSING_EXPORT); a require (commander's of node:child_process) does not, so the bundle
+ * test reads what the requiring code calls of it. That test also checks that none of them
+ * is loaded with the bundle.
  */
 const LAZY_BUILTINS = new Map([
   ['node:crypto', ['createHash', 'randomUUID']],

@@ -58,6 +58,40 @@ describe('spillway search from its bundle', () => {
     }
   });
 
+  it('gives CommonJS code that requires a module Node loads on first use every function it calls of it', () => {
+    // An ES import of a name the stand-in lacks fails the build; a require answers the
+    // stand-in's exports object, on which a missing function is only `undefined` when called.
+    const code = readFileSync(BUNDLE, 'utf8');
+    const standIns = [...code.matchAll(/^var (_lazy_builtin_(\w+)_exports) = \/\* @__PURE__ \*\/ __exportAll\(\{([^}]*)\}\);$/gm)];
+    const missing: string[] = [];
+    const called = new Map<string, string[]>();
+    for (const [, exportsName = '', id = '', list = ''] of standIns) {
+      const provided = new Set([...list.matchAll(/(\w+): \(\) =>/g)].map((m) => m[1]));
+      const uses = code.split(exportsName).length - 2;
+      const requires = [...code.matchAll(new RegExp(`const (\\w+|\\{[^}]*\\}) = \\(init__lazy_builtin_${id}\\(\\), __toCommonJS\\(${exportsName}\\)\\);`, 'g'))];
+      // Every use is such a require, so that what is called of it can be read here.
+      expect({ id, uses }).toEqual({ id, uses: requires.length });
+      const names: string[] = [];
+      for (const [, bound = ''] of requires) {
+        if (bound.startsWith('{')) {
+          names.push(...bound.slice(1, -1).split(',').map((part) => part.split(':')[0]?.trim() ?? '').filter((name) => name !== ''));
+          continue;
+        }
+        const mentions = code.split(new RegExp(`\\b${bound}\\b`)).length - 1;
+        const members = [...code.matchAll(new RegExp(`\\b${bound}\\.(\\w+)`, 'g'))].map((m) => m[1] ?? '');
+        // Besides its declaration, the object is only ever used by a member's name.
+        expect({ id, bound, mentions }).toEqual({ id, bound, mentions: members.length + 1 });
+        names.push(...members);
+      }
+      const distinct = [...new Set(names)].sort();
+      called.set(id, distinct);
+      for (const name of distinct) if (!provided.has(name)) missing.push(`${id}: ${name}`);
+    }
+    // commander, for an external subcommand, the one CommonJS user of a module loaded late.
+    expect(called.get('node_child_process')).toEqual(['spawn']);
+    expect(missing).toEqual([]);
+  });
+
   it('loads none of the modules a search does not use, and asks Node for no diagnostic report', async () => {
     // A preload that counts reports and, at exit, writes which of Node's modules were loaded.
     const seen = join(dir, 'seen.json');

@@ -34,6 +34,16 @@ export function cutHead(text: string, budget: number): Cut {
     const lineIndex = text.lastIndexOf('\n', reach - 1) + 1;
     return lineIndex > 0 && lineIndex < reach && reach - lineIndex <= window ? { index: lineIndex, bytes: lineIndex } : { index: reach, bytes: reach };
   }
+  return cutHeadByUnits(text, budget);
+}
+
+/**
+ * {@link cutHead} as one loop over every code unit, without its ASCII shortcut: what it
+ * does past a non-ASCII unit, and what the shortcut must answer.
+ */
+export function cutHeadByUnits(text: string, budget: number): Cut {
+  const n = text.length;
+  const window = Math.min(LINE_WINDOW_BYTES, Math.floor(budget / 4));
   let i = 0;
   let bytes = 0;
   let lineIndex = -1;
@@ -79,6 +89,13 @@ export function cutTail(text: string, budget: number): Cut {
     const lineIndex = lineBreak + 1;
     return lineBreak >= 0 && lineIndex < n && lineIndex - start <= window ? { index: lineIndex, bytes: n - lineIndex } : { index: start, bytes: reach };
   }
+  return cutTailByUnits(text, budget);
+}
+
+/** {@link cutTail} as one loop over every code unit, without its ASCII shortcut (see {@link cutHeadByUnits}). */
+export function cutTailByUnits(text: string, budget: number): Cut {
+  const n = text.length;
+  const window = Math.min(LINE_WINDOW_BYTES, Math.floor(budget / 4));
   let i = n;
   let bytes = 0;
   let lineIndex = -1;
