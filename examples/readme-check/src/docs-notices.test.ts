@@ -6,11 +6,12 @@ import { parseSpillNotice } from '@spillway/core/notice';
 import { createLocalBackend, type LocalBackend } from '@spillway/local';
 import { createSpillPolicy } from '@spillway/policy';
 import { withSurfaceDefaults } from '@spillway/tools';
+import { expandElisions } from '@spillway/test-support/elisions';
 
 // The previews and notices the docs show are what the code writes: each is made again here
 // through the public API, with the options the page names, and compared. A page may leave
-// out a run of numbered lines (a line `…` between lines `a` and `b` stands for a+1 … b-1)
-// and shorten a locator's hex names (`session-3f9c…`); nothing else differs.
+// out a run of numbered lines (a line `…`, read by expandElisions) and shorten a locator's
+// hex names (`session-3f9c…`); nothing else differs.
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const read = (file: string): string => fs.readFileSync(path.join(REPO, file), 'utf8');
@@ -19,23 +20,6 @@ const OPENING = '(Omitted ';
 /** The ```text blocks of a Markdown text that hold a notice. */
 function noticeBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/```text\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').filter((b) => b.includes(OPENING));
-}
-
-/** `shown` with every `…` line between two numbered lines replaced by the lines it leaves out. */
-function expandElisions(shown: string): string {
-  const lines = shown.split('\n');
-  const out: string[] = [];
-  lines.forEach((line, i) => {
-    if (line !== '…') {
-      out.push(line);
-      return;
-    }
-    const before = Number(lines[i - 1]);
-    const after = Number(lines[i + 1]);
-    if (!Number.isInteger(before) || !Number.isInteger(after) || after <= before + 1) throw new Error(`line ${String(i + 1)}: \`…\` stands only between two numbered lines`);
-    for (let n = before + 1; n < after; n++) out.push(String(n));
-  });
-  return out.join('\n');
 }
 
 let root: string;
