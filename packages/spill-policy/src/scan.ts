@@ -118,6 +118,8 @@ export class PreviewScanner {
   /** The shapes some cap keeps a line of, by {@link hashOfShape} (a chain of states for each hash). */
   readonly #shapes = new Map<number, ShapeState>();
   readonly #shape = new ShapeReader();
+  /** The state of the last salient line: the next is checked against its shape first, since floods are runs of one shape. */
+  #lastState: ShapeState | undefined;
   /** Shapes whose floods took a last line during this push, as a view of the chunk: copied once the push ends. */
   #loose: ShapeState[] = [];
   readonly #prefilter: LinePrefilter;
@@ -317,11 +319,19 @@ export class PreviewScanner {
   #consider(severity: number, view: LineView, lineNo: number, s: string | undefined, ls: number, from: number): void {
     this.#bySeverity[severity] = (this.#bySeverity[severity] ?? 0) + 1;
     const reader = this.#shape;
-    const hash = reader.read(view.scan);
     const shapes = this.#shapes;
     const tiers = this.#tiers;
-    let state = shapes.get(hash);
-    while (state !== undefined && !reader.equals(state.shape)) state = state.next;
+    // A state some cap still keeps a line of is in the map (the others are dropped).
+    const guess = this.#lastState;
+    let hash = 0;
+    let state: ShapeState | undefined;
+    if (guess !== undefined && guess.live > 0 && reader.matches(view.scan, guess.shape)) state = guess;
+    else {
+      hash = reader.read(view.scan);
+      state = shapes.get(hash);
+      while (state !== undefined && !reader.equals(state.shape)) state = state.next;
+      this.#lastState = state;
+    }
     if (state !== undefined && state.floods === tiers.length) {
       // Every cap counts the line into its flood: counted once here, into each cap's candidate by `#flush`.
       state.pending++;
@@ -388,6 +398,7 @@ export class PreviewScanner {
       t.awaiting.push(candidate);
       this.#awaits = true;
     }
+    this.#lastState = state;
     if (state !== undefined && state.live === 0) this.#drop(state);
   }
 
