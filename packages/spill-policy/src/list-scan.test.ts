@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { itemKind, ListScanner, sampleLimit } from './list-scan.js';
+import { itemKind, ListScanner, nextSampledAfter, sampleLimit } from './list-scan.js';
 
 function scan(text: string, cap = 8192, chunk = text.length): ReturnType<ListScanner['finish']> {
   const scanner = new ListScanner(cap);
@@ -78,6 +78,22 @@ describe('list detection', () => {
         expect(scanner.retainedUnits).toBeLessThanOrEqual((sampleLimit(cap) + 2) * 161);
       }),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('nextSampledAfter', () => {
+  it('is the first line after n that a sample of the stride keeps', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 0, max: 20 }), (n, power) => {
+        const stride = 2 ** power;
+        const next = nextSampledAfter(n, stride);
+        expect(next).toBeGreaterThan(n);
+        expect((next - 1) % stride).toBe(0);
+        // No line between n and it is kept.
+        expect(next - n).toBeLessThanOrEqual(stride);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -103,7 +103,10 @@ interface SampleTier {
  * would keep.
  */
 export class ListScanner {
+  /** One per distinct {@link sampleLimit}: caps of one limit keep the same sample, so they share one. */
   readonly #tiers: SampleTier[];
+  /** Per cap, in the order given: the index of its tier. */
+  readonly #tierOfCap: number[];
   #line = 1;
   #carry = '';
   #carryLength = 0;
@@ -115,10 +118,15 @@ export class ListScanner {
   readonly #kinds = new Set<number>();
   /** Set once the first lines rule a list out: nothing more is looked at. */
   #ruledOut = false;
+  /** The next line some cap samples: the lines before it skip the pass over the caps. */
+  #nextSampled = 1;
 
   constructor(cap: number | readonly number[]) {
     const caps = typeof cap === 'number' ? [cap] : cap;
-    this.#tiers = caps.map((c) => ({ limit: sampleLimit(c), stride: 1, sample: [] }));
+    const limits = caps.map(sampleLimit);
+    const distinct = [...new Set(limits)];
+    this.#tiers = distinct.map((limit) => ({ limit, stride: 1, sample: [] }));
+    this.#tierOfCap = limits.map((limit) => distinct.indexOf(limit));
   }
 
   /** Code units held (each kept line once). For tests. */
@@ -154,7 +162,7 @@ export class ListScanner {
 
   /** Ends the text and answers for each cap, in the order given. */
   finishAll(): (ListScan | undefined)[] {
-    if (this.#ruledOut) return this.#tiers.map(() => undefined);
+    if (this.#ruledOut) return this.#tierOfCap.map(() => undefined);
     if (this.#open) {
       this.#lineEnded(this.#carry, 0, this.#carry.length, this.#carryLength);
       this.#carry = '';
@@ -167,7 +175,10 @@ export class ListScanner {
       this.#firstLogs * 2 < this.#firstLines &&
       this.#long * 20 <= lines;
     const kinds = [...this.#kinds].sort((a, b) => a - b);
-    return this.#tiers.map((t) => (isList ? { sample: t.sample, stride: t.stride, kinds } : undefined));
+    return this.#tierOfCap.map((k) => {
+      const t = this.#tiers[k] as SampleTier;
+      return isList ? { sample: t.sample, stride: t.stride, kinds } : undefined;
+    });
   }
 
   /** Whether the line just ended ruled the list out (a call, so that the check is not narrowed away). */
@@ -207,17 +218,27 @@ export class ListScanner {
         return;
       }
     }
+    if (n < this.#nextSampled) return;
     let sampled: SampledLine | undefined;
+    let next = Number.POSITIVE_INFINITY;
     for (const t of this.#tiers) {
-      if ((n - 1) % t.stride !== 0) continue;
-      sampled ??= sampleOf(s, from, end, full, n);
-      t.sample.push(sampled);
-      if (t.sample.length > t.limit) {
-        t.stride *= 2;
-        t.sample = t.sample.filter((x) => (x.line - 1) % t.stride === 0);
+      if ((n - 1) % t.stride === 0) {
+        sampled ??= sampleOf(s, from, end, full, n);
+        t.sample.push(sampled);
+        if (t.sample.length > t.limit) {
+          t.stride *= 2;
+          t.sample = t.sample.filter((x) => (x.line - 1) % t.stride === 0);
+        }
       }
+      next = Math.min(next, nextSampledAfter(n, t.stride));
     }
+    this.#nextSampled = next;
   }
+}
+
+/** The first line after line `n` that a sample of stride `stride` keeps: every `stride`-th line from line 1. */
+export function nextSampledAfter(n: number, stride: number): number {
+  return Math.ceil(n / stride) * stride + 1;
 }
 
 /** Line `n`, `s[from, end)` of `full` code units, as the sample keeps it. */

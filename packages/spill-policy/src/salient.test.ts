@@ -10,6 +10,9 @@ function shapeByRegex(line: string): string {
 /** Lines made of the characters the shape rules turn on, so that every branch is met often. */
 const lineArb = fc.array(fc.constantFrom('0', 'x', '7', 'a', 'f', 'g', 'A', 'F', '"', "'", ' ', ':', '.', 'é', '😀', '0x', 'deadbeef'), { maxLength: 40 }).map((parts) => parts.join(''));
 
+/** The same without quotes, whose lines {@link ShapeReader.matches} decides alone. */
+const noQuoteArb = fc.array(fc.constantFrom('0', 'x', '7', '12', 'a', 'f', 'g', 'A', 'F', ' ', ':', '.', 'é', '😀', '0x', 'deadbeef'), { maxLength: 40 }).map((parts) => parts.join(''));
+
 describe('shapeOf', () => {
   it('is the two replacements of its definition', () => {
     fc.assert(
@@ -41,6 +44,24 @@ describe('ShapeReader', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('matches a shape exactly when reading the line gives it, for lines without a quote', () => {
+    const reader = new ShapeReader();
+    // Often the same shape: the digits of the line changed.
+    const renumbered = (line: string): string => line.replace(/\d/g, (d) => String((Number(d) * 7 + 3) % 10));
+    fc.assert(
+      fc.property(noQuoteArb, lineArb, fc.boolean(), (a, other, same) => {
+        const shape = shapeByRegex(same ? renumbered(a) : other);
+        expect(reader.matches(a, shape)).toBe(shapeByRegex(a) === shape);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('does not match a line with a quote, even to its own shape', () => {
+    const reader = new ShapeReader();
+    for (const line of ['"', "it's 3", 'a "b" c']) expect(reader.matches(line, shapeByRegex(line))).toBe(false);
   });
 
   it('reads lines longer than its buffer', () => {

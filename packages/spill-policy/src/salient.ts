@@ -151,6 +151,52 @@ export class ShapeReader {
     return shapeHash(this.#units, this.#length);
   }
 
+  /**
+   * Whether the shape of `line` is `shape`, found without storing it: in a flood, each line
+   * is checked against the flood's shape in one pass, with no hash, no lookup and no copy.
+   * `false` also when `line` holds a quote (its shape needs the whole first pass), so a
+   * caller falls back to {@link read}. Leaves what {@link read} read last unspecified.
+   */
+  matches(line: string, shape: string): boolean {
+    const n = line.length;
+    let o = 0;
+    for (let i = 0; i < n; ) {
+      let c = line.charCodeAt(i);
+      if (!isLowerHexDigit(c)) {
+        if (c === 0x22 || c === 0x27 || shape.charCodeAt(o++) !== c) return false;
+        i++;
+        continue;
+      }
+      // The same runs as `read`.
+      let j = i + 1;
+      while (j < n && isLowerHexDigit(line.charCodeAt(j))) j++;
+      if (j - i >= 8) {
+        if (shape.charCodeAt(o++) !== 0x23) return false;
+        i = j;
+        continue;
+      }
+      let p = i;
+      while (p < j) {
+        c = line.charCodeAt(p);
+        if (c > 0x39) {
+          if (shape.charCodeAt(o++) !== c) return false;
+          p++;
+          continue;
+        }
+        if (shape.charCodeAt(o++) !== 0x23) return false;
+        if (c === 0x30 && p + 1 === j && j + 1 < n && line.charCodeAt(j) === 0x78 && isHexDigit(line.charCodeAt(j + 1))) {
+          p = j + 2;
+          while (p < n && isHexDigit(line.charCodeAt(p))) p++;
+          break;
+        }
+        p++;
+        while (p < j && isDigit(line.charCodeAt(p))) p++;
+      }
+      i = p;
+    }
+    return o === shape.length;
+  }
+
   /** The second pass, from the first's buffer into its own. */
   #replaceQuotes(): void {
     const a = this.#numbers;

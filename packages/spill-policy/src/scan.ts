@@ -78,6 +78,8 @@ interface Tier {
  */
 interface ShapeState {
   readonly shape: string;
+  /** {@link hashOfShape} of `shape`, its key in the map. */
+  readonly hash: number;
   /** The next state whose shape has the same hash. */
   next: ShapeState | undefined;
   readonly kept: number[];
@@ -86,6 +88,17 @@ interface ShapeState {
   live: number;
   /** Whether a flooding line of it holds a `last` not yet copied out of its chunk (see {@link PreviewScanner}'s `#settle`). */
   loose: boolean;
+  /** The caps whose latest line of it floods (`latest[k]` set and `kept[k]` at {@link FLOOD_KEEP}). */
+  floods: number;
+  /**
+   * Lines counted into the floods of every cap at once but not yet into their latest
+   * candidates: while every cap floods, a line costs a count rather than a pass over the
+   * caps. Applied by {@link PreviewScanner}'s `#flush` before the state changes and when a push ends.
+   */
+  pending: number;
+  /** The last of those lines, as a view of the chunk, and its number. */
+  pendingView: LineView | undefined;
+  pendingLine: number;
 }
 
 /**
@@ -95,11 +108,18 @@ interface ShapeState {
  * result is the same for any chunking of the same text.
  */
 export class PreviewScanner {
-  /** One per cap: every line is classified once, and what each cap keeps of it kept apart. */
+  /**
+   * One per distinct {@link candidateLimit}: every line is classified once, and what each
+   * limit keeps of it kept apart. Caps of one limit keep the same candidates, so they share a tier.
+   */
   readonly #tiers: Tier[];
+  /** Per cap, in the order given: the index of its tier. */
+  readonly #tierOfCap: number[];
   /** The shapes some cap keeps a line of, by {@link hashOfShape} (a chain of states for each hash). */
   readonly #shapes = new Map<number, ShapeState>();
   readonly #shape = new ShapeReader();
+  /** The state of the last salient line: the next is checked against its shape first, since floods are runs of one shape. */
+  #lastState: ShapeState | undefined;
   /** Shapes whose floods took a last line during this push, as a view of the chunk: copied once the push ends. */
   #loose: ShapeState[] = [];
   readonly #prefilter: LinePrefilter;
@@ -115,6 +135,8 @@ export class PreviewScanner {
   readonly #failures = new JsonFailureScanner();
   #endsOpen = false;
   #work = 0;
+  /** Whether some cap has candidates waiting for the line after them. */
+  #awaits = false;
 
   /**
    * @param cap - the cap, or several: {@link finishAll} then answers one scan per cap, as separate scanners would.
@@ -123,7 +145,10 @@ export class PreviewScanner {
   constructor(cap: number | readonly number[], prefilter: LinePrefilter = linePrefilter()) {
     this.#prefilter = prefilter;
     const caps = typeof cap === 'number' ? [cap] : cap;
-    this.#tiers = caps.map((c) => ({ limit: candidateLimit(c), set: [], awaiting: [] }));
+    const limits = caps.map(candidateLimit);
+    const distinct = [...new Set(limits)];
+    this.#tiers = distinct.map((limit) => ({ limit, set: [], awaiting: [] }));
+    this.#tierOfCap = limits.map((limit) => distinct.indexOf(limit));
     this.#list = new ListScanner(caps);
   }
 
@@ -187,8 +212,26 @@ export class PreviewScanner {
         }
         c.last = settled;
       }
+      // Pending lines all come after any flood line the loop copied.
+      this.#flush(state);
     }
     this.#loose = [];
+  }
+
+  /** Counts a state's pending flood lines into every cap's latest candidate of it. */
+  #flush(state: ShapeState): void {
+    const view = state.pendingView;
+    if (view === undefined) return;
+    const lineNo = state.pendingLine;
+    const last = excerptOf(view, lineNo);
+    for (const c of state.latest) {
+      if (c === undefined) continue;
+      c.count += state.pending;
+      c.lastLine = lineNo;
+      c.last = last;
+    }
+    state.pending = 0;
+    state.pendingView = undefined;
   }
 
   /** Ends the text and answers what was found (for the first cap). */
@@ -208,7 +251,7 @@ export class PreviewScanner {
     const json = this.#json?.finish();
     const failures = json === undefined ? [] : this.#failures.finish();
     const lists = this.#list.finishAll();
-    return this.#tiers.map((t, k) => ({ lines, salientBySeverity: [...this.#bySeverity], candidates: t.set, json, list: lists[k], failures }));
+    return this.#tierOfCap.map((t, k) => ({ lines, salientBySeverity: [...this.#bySeverity], candidates: (this.#tiers[t] as Tier).set, json, list: lists[k], failures }));
   }
 
   #extendCarry(chunk: string, from: number, to: number): void {
@@ -228,13 +271,9 @@ export class PreviewScanner {
     this.#lineNo = here + 1;
   }
 
-  #anyAwaiting(): boolean {
-    for (const t of this.#tiers) if (t.awaiting.length > 0) return true;
-    return false;
-  }
-
   #fillAwaiting(view: LineView, lineNo: number): void {
-    if (!this.#anyAwaiting()) return;
+    if (!this.#awaits) return;
+    this.#awaits = false;
     const line = excerptOf(view, lineNo);
     for (const t of this.#tiers) {
       for (const c of t.awaiting) c.after = line;
@@ -250,7 +289,7 @@ export class PreviewScanner {
   #block(s: string, from: number, to: number): void {
     const base = this.#lineNo;
     this.#work += this.#prefilter.passes * (to - from);
-    if (this.#anyAwaiting()) {
+    if (this.#awaits) {
       const end = s.indexOf('\n', from);
       this.#fillAwaiting(viewAt(s, from, end), base);
     }
@@ -265,7 +304,7 @@ export class PreviewScanner {
       const severity = severityOfAdmitted(view.scan);
       if (severity > 0) {
         this.#consider(severity, view, lineNo, ls === from ? undefined : s, ls, from);
-        if (le + 1 < to && this.#anyAwaiting()) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), lineNo + 1);
+        if (le + 1 < to && this.#awaits) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), lineNo + 1);
       }
     }
     this.#lineNo = base + hits.newlines;
@@ -280,11 +319,30 @@ export class PreviewScanner {
   #consider(severity: number, view: LineView, lineNo: number, s: string | undefined, ls: number, from: number): void {
     this.#bySeverity[severity] = (this.#bySeverity[severity] ?? 0) + 1;
     const reader = this.#shape;
-    const hash = reader.read(view.scan);
     const shapes = this.#shapes;
     const tiers = this.#tiers;
-    let state = shapes.get(hash);
-    while (state !== undefined && !reader.equals(state.shape)) state = state.next;
+    // A state some cap still keeps a line of is in the map (the others are dropped).
+    const guess = this.#lastState;
+    let hash = 0;
+    let state: ShapeState | undefined;
+    if (guess !== undefined && guess.live > 0 && reader.matches(view.scan, guess.shape)) state = guess;
+    else {
+      hash = reader.read(view.scan);
+      state = shapes.get(hash);
+      while (state !== undefined && !reader.equals(state.shape)) state = state.next;
+      this.#lastState = state;
+    }
+    if (state !== undefined && state.floods === tiers.length) {
+      // Every cap counts the line into its flood: counted once here, into each cap's candidate by `#flush`.
+      state.pending++;
+      state.pendingLine = lineNo;
+      state.pendingView = view;
+      if (!state.loose) {
+        state.loose = true;
+        this.#loose.push(state);
+      }
+      return;
+    }
     let line: ExcerptLine | undefined;
     let flood: ExcerptLine | undefined;
     let before: ExcerptLine | undefined;
@@ -309,6 +367,8 @@ export class PreviewScanner {
         set.pop();
         const ws = state?.shape === worst.shape ? state : this.#stateOf(worst.shape);
         if (ws !== undefined && ws.latest[k] === worst) {
+          this.#flush(ws);
+          if ((ws.kept[k] ?? 0) >= FLOOD_KEEP) ws.floods--;
           ws.latest[k] = undefined;
           ws.kept[k] = 0;
           // This line's own state is dropped, if need be, once every cap has had it.
@@ -327,14 +387,18 @@ export class PreviewScanner {
       while (at > 0 && (set[at - 1] as Candidate).severity < severity) at--;
       set.splice(at, 0, candidate);
       if (state === undefined) {
-        state = { shape, next: shapes.get(hash), kept: tiers.map(() => 0), latest: tiers.map(() => undefined), live: 0, loose: false };
+        state = { shape, hash, next: shapes.get(hash), kept: tiers.map(() => 0), latest: tiers.map(() => undefined), live: 0, loose: false, floods: 0, pending: 0, pendingView: undefined, pendingLine: 0 };
         shapes.set(hash, state);
       }
       if (state.latest[k] === undefined) state.live++;
-      state.kept[k] = (state.kept[k] ?? 0) + 1;
+      const kept = (state.kept[k] ?? 0) + 1;
+      state.kept[k] = kept;
+      if (kept === FLOOD_KEEP) state.floods++;
       state.latest[k] = candidate;
       t.awaiting.push(candidate);
+      this.#awaits = true;
     }
+    this.#lastState = state;
     if (state !== undefined && state.live === 0) this.#drop(state);
   }
 
@@ -347,7 +411,7 @@ export class PreviewScanner {
 
   /** Forgets a state no cap needs. */
   #drop(state: ShapeState): void {
-    const hash = hashOfShape(state.shape);
+    const hash = state.hash;
     const first = this.#shapes.get(hash);
     if (first === state) {
       if (state.next === undefined) this.#shapes.delete(hash);
