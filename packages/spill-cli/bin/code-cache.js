@@ -108,7 +108,9 @@ function requireCached(file) {
   } catch {
     cachedData = undefined;
   }
-  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+  // No importModuleDynamically: the bundles have no import() (see importFrom), and one left
+  // would then fail on every run, not only on those from the cache.
+  const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
   const mod = new Module(file, module);
   mod.filename = file;
   mod.paths = Module._nodeModulePaths(dirname(file));
