@@ -29,6 +29,12 @@ export interface CapOutcome {
   neededSpillway: boolean;
   /** The first such string (only ever printed with `--examples`). */
   example?: string;
+  /**
+   * Whether `spill_search`, given the words of the later call that needed the output, finds
+   * a snippet holding the needed string; set only at the audited cap, for the outputs an
+   * audit given `searchOutput` checked.
+   */
+  foundBySearch?: boolean;
 }
 
 /** The figures of one tool call; never its content. */
@@ -290,6 +296,17 @@ interface Fresh {
   tailFloor: number;
 }
 
+/** Options of a {@link SessionAnalyzer}. */
+export interface SessionAnalyzerOptions {
+  /**
+   * Called, while a tool call is pushed, for each distinctive string the call uses that an
+   * earlier output held only in what spillway's preview at `outcome.cap` omits: `output` is
+   * that output's index in {@link SessionAnalyzer.results}, `s` the string (transcript
+   * content). The outcome is already marked needed when it is called.
+   */
+  readonly onNeeded?: (output: number, outcome: CapOutcome, s: string) => void;
+}
+
 /**
  * Follows one session's events in order. A distinctive string counts as needed later when
  * a tool call after the output uses it in its arguments, and it was in the omitted part of
@@ -307,11 +324,13 @@ export class SessionAnalyzer {
   /**
    * @param format - the transcript's format, for the host's own limits
    * @param caps - the caps to measure, ascending, at most {@link MAX_CAPS}
+   * @param options - what else to tell while reading
    * @throws TypeError when there are more caps than that, or one is not a positive integer
    */
   constructor(
     private readonly format: TranscriptFormat,
     caps: readonly number[],
+    private readonly options: SessionAnalyzerOptions = {},
   ) {
     if (caps.length > MAX_CAPS || caps.some((c) => !Number.isSafeInteger(c) || c < 1)) throw new TypeError(`Pass at most ${String(MAX_CAPS)} caps, each a positive integer; got ${caps.join(', ')}.`);
     this.caps = [...caps].sort((a, b) => a - b);
@@ -326,10 +345,14 @@ export class SessionAnalyzer {
     if (event.kind === 'call') {
       const used = distinctiveStrings(event.input, MAX_STRINGS_PER_OUTPUT);
       // Each string the call uses is looked up once, among all earlier outputs at once.
+      const { onNeeded } = this.options;
       for (const s of used) {
         this.strings.forEachOmission(s, (output, bits) => {
           const figures = this.results[output];
-          if (figures !== undefined) markNeeded(figures.caps, bits, s);
+          if (figures === undefined) return;
+          markNeeded(figures.caps, bits, s);
+          if (onNeeded === undefined) return;
+          for (const [i, outcome] of figures.caps.entries()) if ((bits & (1 << (2 * i + 1))) !== 0) onNeeded(output, outcome, s);
         });
       }
       this.see(used);

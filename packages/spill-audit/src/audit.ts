@@ -1,9 +1,10 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
 import { wholeNumberProblem } from '@spillway/core';
 import { HOSTS } from '@spillway/hosts';
-import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures } from './analyze.js';
+import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures, type CapOutcome, type SessionAnalyzerOptions } from './analyze.js';
 import { findTranscripts } from './discover.js';
 import { AuditError, TranscriptFormatError } from './errors.js';
+import { addNeeded, MAX_SEARCH_CHECKS, runCheck, searchQueryFor, type PendingCheck, type SearchOutput } from './search-check.js';
 import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
 
 /** A harness's transcripts have no setup cap; 24 KiB lies between the hosts' caps. */
@@ -34,6 +35,15 @@ export interface AuditOptions {
    * letters, digits, `_` and `-` made `_`), which only a known server name can split.
    */
   readonly mcpServers?: readonly string[] | undefined;
+  /**
+   * Also asks, of each output needed later with spillway's preview at the audited cap (the
+   * first {@link MAX_SEARCH_CHECKS} needed), whether `spill_search`, given the words of the
+   * first later call that needed it (see `searchQueryFor`), answers a snippet holding a
+   * string that call needed, with and without those strings in the query: the report then
+   * has {@link AuditReport.search} and each group's `foundBySearch`. The files holding such outputs are read a second time, for the
+   * outputs' text. Without it, nothing is searched and the report has neither.
+   */
+  readonly searchOutput?: SearchOutput | undefined;
 }
 
 /** Sums over a group of tool calls, at the audited cap. */
@@ -52,6 +62,8 @@ export interface AuditTotals {
   neededLater: number;
   /** The same with a plain head+tail preview. */
   neededLaterHeadTail: number;
+  /** Of `neededLater`, those `spill_search` given the later call's words recovers; only when the audit searched (see {@link AuditOptions.searchOutput}). */
+  foundBySearch?: number;
 }
 
 /** A group's totals, named. */
@@ -146,10 +158,29 @@ export interface AuditReport {
   readonly calls: readonly CallFigures[];
   /** Needed-later outputs at the audited cap (at most 20). */
   readonly examples: NeededExample[];
+  /** What searching the needed-later outputs found; only when the audit searched (see {@link AuditOptions.searchOutput}). */
+  readonly search?: SearchFigures;
 }
 
-function emptyTotals(): AuditTotals {
-  return { calls: 0, tokens: 0, spilled: 0, tokensKeptOut: 0, overHostLimit: 0, neededLater: 0, neededLaterHeadTail: 0 };
+/** What asking `spill_search` for the needed-later outputs found, at the audited cap. */
+export interface SearchFigures {
+  /** Needed-later outputs searched (at most {@link MAX_SEARCH_CHECKS}). */
+  readonly checked: number;
+  /** Of those, the outputs where a snippet of the answer to the later call's own words held a needed string. */
+  readonly found: number;
+  /**
+   * The same with the needed strings left out of the query: what an agent that saw only
+   * the preview, and so could not yet write them, would have found.
+   */
+  readonly foundWithoutNeeded: number;
+  /** Needed-later outputs past the limit, not searched. */
+  readonly unchecked: number;
+}
+
+function emptyTotals(searched: boolean): AuditTotals {
+  const t: AuditTotals = { calls: 0, tokens: 0, spilled: 0, tokensKeptOut: 0, overHostLimit: 0, neededLater: 0, neededLaterHeadTail: 0 };
+  if (searched) t.foundBySearch = 0;
+  return t;
 }
 
 function toolName(c: CallFigures): string {
@@ -166,13 +197,15 @@ function add(t: AuditTotals, c: CallFigures, cap: number): void {
   t.tokensKeptOut += at.tokensKeptOut;
   if (at.neededSpillway) t.neededLater++;
   if (at.neededHeadTail) t.neededLaterHeadTail++;
+  if (at.foundBySearch === true && t.foundBySearch !== undefined) t.foundBySearch++;
 }
 
 class Groups {
   private readonly map = new Map<string, AuditTotals>();
+  constructor(private readonly searched: boolean) {}
   add(name: string, c: CallFigures, cap: number): void {
     let t = this.map.get(name);
-    if (t === undefined) this.map.set(name, (t = emptyTotals()));
+    if (t === undefined) this.map.set(name, (t = emptyTotals(this.searched)));
     add(t, c, cap);
   }
   list(): AuditGroup[] {
@@ -246,33 +279,66 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   const calls: CallFigures[] = [];
   let callsWithoutOutput = 0;
   const storedOutputs = { read: 0, missing: 0 };
+  const { searchOutput } = options;
+  // The outputs to search, by file; only what a search needs is kept, never an output's text.
+  const checks = new Map<string, PendingCheck[]>();
+  let checked = 0;
   for (const file of files) {
     // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
-    const analyzers = new Map<string, SessionAnalyzer>();
+    const analyzers = new Map<string, { analyzer: SessionAnalyzer; ordinals: number[] }>();
+    // While a call is pushed: the outputs it makes needed at the audited cap, with the strings it used.
+    const needing = new Map<number, { outcome: CapOutcome; strings: string[] }>();
+    const analyzerOptions: SessionAnalyzerOptions =
+      searchOutput === undefined
+        ? {}
+        : {
+            onNeeded: (output, outcome, s) => {
+              if (outcome.cap !== cap) return;
+              const n = needing.get(output);
+              if (n === undefined) needing.set(output, { outcome, strings: [s] });
+              else if (!n.strings.includes(s)) n.strings.push(s);
+            },
+          };
+    let ordinal = 0;
     try {
       for await (const event of readTranscript(file, format, stats, options.mcpServers)) {
         let a = analyzers.get(event.session);
-        if (a === undefined) analyzers.set(event.session, (a = new SessionAnalyzer(format, caps)));
-        a.push(event);
-        if (event.kind === 'result' && event.stored !== undefined) storedOutputs[event.stored.read ? 'read' : 'missing']++;
+        if (a === undefined) analyzers.set(event.session, (a = { analyzer: new SessionAnalyzer(format, caps, analyzerOptions), ordinals: [] }));
+        a.analyzer.push(event);
+        if (event.kind === 'result') {
+          if (event.stored !== undefined) storedOutputs[event.stored.read ? 'read' : 'missing']++;
+          if (searchOutput !== undefined) a.ordinals.push(ordinal);
+          ordinal++;
+        }
+        if (needing.size > 0 && event.kind === 'call') {
+          // The first call to need an output is the one whose words are searched with.
+          for (const [output, { outcome, strings }] of needing) {
+            if (outcome.foundBySearch !== undefined || checked >= MAX_SEARCH_CHECKS) continue;
+            const check: PendingCheck = { ordinal: a.ordinals[output] ?? -1, query: searchQueryFor(event.input, []), blindQuery: searchQueryFor(event.input, strings), needed: [], outcome };
+            for (const s of strings) addNeeded(check, s);
+            outcome.foundBySearch = false;
+            checked++;
+            const list = checks.get(file) ?? [];
+            list.push(check);
+            checks.set(file, list);
+          }
+          needing.clear();
+        }
       }
     } catch (cause) {
-      // Only a failure of the file itself is the transcript's: anything else is a fault of
-      // the audit, reported as what it is rather than as a permission problem.
-      if (cause instanceof AuditError || !(isFileError(cause) || cause instanceof TranscriptFormatError)) throw cause;
-      const code = isFileError(cause) ? cause.code : '';
-      const advice = code === 'EACCES' || code === 'EPERM' ? 'Check its permissions, or leave it out.' : `Check that it is a ${format} transcript, or leave it out.`;
-      throw new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${cause.message}. ${advice}`, { cause });
+      throw unreadable(cause, file, format);
     }
-    for (const a of analyzers.values()) {
-      calls.push(...a.results);
-      callsWithoutOutput += a.unanswered;
+    for (const { analyzer } of analyzers.values()) {
+      calls.push(...analyzer.results);
+      callsWithoutOutput += analyzer.unanswered;
     }
   }
-  const total = emptyTotals();
-  const sessions = new Groups();
-  const tools = new Groups();
-  const servers = new Groups();
+  const foundBlind = searchOutput === undefined ? 0 : await searchChecks(checks, searchOutput, format, options.mcpServers);
+  const searched = searchOutput !== undefined;
+  const total = emptyTotals(searched);
+  const sessions = new Groups(searched);
+  const tools = new Groups(searched);
+  const servers = new Groups(searched);
   const examples: NeededExample[] = [];
   for (const c of calls) {
     add(total, c, cap);
@@ -309,7 +375,46 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     recommendations,
     calls,
     examples,
+    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked: total.neededLater - checked } } : {}),
   };
+}
+
+/**
+ * Reads each file with outputs to check a second time, in the same order, and searches
+ * each such output as its check says, one at a time, so only one output's text is held.
+ * Sets each check's outcome; answers how many the query less the needed strings found.
+ */
+async function searchChecks(checks: ReadonlyMap<string, readonly PendingCheck[]>, search: SearchOutput, format: TranscriptFormat, mcpServers: readonly string[] | undefined): Promise<number> {
+  let blind = 0;
+  for (const [file, list] of checks) {
+    const byOrdinal = new Map(list.map((c) => [c.ordinal, c]));
+    let ordinal = 0;
+    try {
+      for await (const event of readTranscript(file, format, { lines: 0, skipped: 0, skippedLines: [] }, mcpServers)) {
+        if (event.kind !== 'result') continue;
+        const check = byOrdinal.get(ordinal++);
+        if (check === undefined) continue;
+        const found = await runCheck(search, event.output, check);
+        check.outcome.foundBySearch = found.found;
+        if (found.blind) blind++;
+      }
+    } catch (cause) {
+      throw unreadable(cause, file, format);
+    }
+  }
+  return blind;
+}
+
+/**
+ * The error to throw for a failure while reading `file`. Only a failure of the file itself
+ * is the transcript's: anything else is a fault of the audit, answered as what it is rather
+ * than as a permission problem.
+ */
+function unreadable(cause: unknown, file: string, format: TranscriptFormat): unknown {
+  if (cause instanceof AuditError || !(isFileError(cause) || cause instanceof TranscriptFormatError)) return cause;
+  const code = isFileError(cause) ? cause.code : '';
+  const advice = code === 'EACCES' || code === 'EPERM' ? 'Check its permissions, or leave it out.' : `Check that it is a ${format} transcript, or leave it out.`;
+  return new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${cause.message}. ${advice}`, { cause });
 }
 
 /** An error of the file system (`EACCES`, `EISDIR`, `EIO`…), as Node raises them. */

@@ -10,12 +10,14 @@ function pct(rate: number): string {
   return `${(rate * 100).toFixed(rate > 0 && rate < 0.1 ? 1 : 0)} %`;
 }
 
-function groupTable(title: string, groups: readonly AuditGroup[]): string {
+function groupTable(title: string, groups: readonly AuditGroup[], searched: boolean): string {
   if (groups.length === 0) return '';
+  // The column of what spill_search finds only when the audit searched, so a page without it is as before.
+  const found = (g: AuditGroup): string => (searched ? `<td>${String(g.foundBySearch ?? 0)}</td>` : '');
   const rows = groups
-    .map((g) => `<tr><td class="name">${esc(g.name)}</td><td>${String(g.calls)}</td><td>${String(g.spilled)}</td><td>${tokens(g.tokens)}</td><td>${tokens(g.tokensKeptOut)}</td><td>${String(g.neededLater)}</td><td>${String(g.neededLaterHeadTail)}</td></tr>`)
+    .map((g) => `<tr><td class="name">${esc(g.name)}</td><td>${String(g.calls)}</td><td>${String(g.spilled)}</td><td>${tokens(g.tokens)}</td><td>${tokens(g.tokensKeptOut)}</td><td>${String(g.neededLater)}</td>${found(g)}<td>${String(g.neededLaterHeadTail)}</td></tr>`)
     .join('\n');
-  return `<h2>${esc(title)}</h2>\n<table><thead><tr><th>name</th><th>calls</th><th>spilled</th><th>tokens</th><th>kept out</th><th>needed later</th><th>needed, head+tail</th></tr></thead>\n<tbody>\n${rows}\n</tbody></table>`;
+  return `<h2>${esc(title)}</h2>\n<table><thead><tr><th>name</th><th>calls</th><th>spilled</th><th>tokens</th><th>kept out</th><th>needed later</th>${searched ? '<th>found by spill_search</th>' : ''}<th>needed, head+tail</th></tr></thead>\n<tbody>\n${rows}\n</tbody></table>`;
 }
 
 /** Bars a chart draws at most; the tables list every group. */
@@ -69,15 +71,20 @@ export function renderAuditHtml(report: AuditReport, options: { readonly example
     options.examples === true && report.examples.length > 0
       ? `<h2>Needed later</h2>\n<ul>${report.examples.map((e) => `<li>${esc(e.tool)} (${String(e.bytes)} bytes, session ${esc(e.session)}): <code>${esc(e.string)}</code></li>`).join('')}</ul>`
       : '';
+  const searched = report.search !== undefined;
+  const search =
+    report.search === undefined || report.search.checked === 0
+      ? ''
+      : `<p>spill_search, given the later call's words, finds ${String(report.search.found)} of ${String(report.search.checked)} needed-later parts${report.search.unchecked > 0 ? ` (the first ${String(report.search.checked)} searched of ${String(t.neededLater)})` : ''}; without the strings it needed, ${String(report.search.foundWithoutNeeded)}.</p>\n`;
   const body = `<p>${count(report.files, 'transcript file')}, ${count(report.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens (4 bytes a token).</p>
 <p>At the cap of ${String(report.cap)} bytes: ${String(t.spilled)} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context; needed later ${String(t.neededLater)} with spillway's preview, ${String(t.neededLaterHeadTail)} with a plain head+tail. The host itself would cut or refuse ${String(t.overHostLimit)}.</p>
-${advice}
+${search}${advice}
 ${host === undefined ? '' : figure('Tokens kept out and needed-later rate per cap', chart(host.candidates, report.maxNeeded, host.cap), 'The recommended cap is the green bar: the one keeping most out while the needed-later rate stays under its limit.')}
 ${keptOutChart('tools', `Tokens kept out per tool at ${String(report.cap)} bytes`, report.tools)}
 ${keptOutChart('servers', `Tokens kept out per MCP server at ${String(report.cap)} bytes`, report.servers)}
-${groupTable('Tools', report.tools)}
-${groupTable('MCP servers', report.servers)}
-${groupTable('Sessions', report.sessions)}
+${groupTable('Tools', report.tools, searched)}
+${groupTable('MCP servers', report.servers, searched)}
+${groupTable('Sessions', report.sessions, searched)}
 ${examples}`;
   return htmlPage(`spillway audit: ${report.format}`, body);
 }

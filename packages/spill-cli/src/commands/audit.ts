@@ -1,6 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { loadSearchOutput } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
@@ -29,6 +30,8 @@ interface AuditOptions {
   readonly json?: boolean;
   readonly examples?: boolean;
   readonly html?: string;
+  /** `--no-search` makes it false. */
+  readonly search: boolean;
 }
 
 const FORMATS: readonly TranscriptFormat[] = ['claude-code', 'codex', 'gemini', 'opencode', 'generic'];
@@ -47,6 +50,8 @@ $GEMINI_CLI_HOME or ~, .gemini/tmp/**/session-*.jsonl; OpenCode: $XDG_DATA_HOME 
 never writes them. Tokens are estimated at 4 bytes each.
 An output's omitted part counts as needed later when a later tool call's arguments use a
 distinctive string (6+ characters with a digit, /, . or _) that only that part held.
+For each such output (the first 200), spill_search is asked, with that call's words less
+the needed strings, whether its answer holds the part (--no-search skips it).
 Nothing of the transcripts is printed but with --examples.
 `;
 
@@ -85,12 +90,17 @@ function table(groups: readonly AuditGroup[], first: string, limit: number): str
   return [line(head), ...body.map(line), ...more];
 }
 
-function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
+function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipped: boolean): string {
   const t = r.total;
   const lines: string[] = [];
   lines.push(`${r.format}: ${count(r.files, 'transcript file')}, ${count(r.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens`);
   lines.push(`at the cap of ${r.cap} bytes: ${t.spilled} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context (${percent(t.tokensKeptOut, t.tokens)})`);
   lines.push(`needed later: ${t.neededLater} of ${t.spilled} with spillway's preview, ${t.neededLaterHeadTail} with a plain head+tail`);
+  if (r.search !== undefined && r.search.checked > 0) {
+    const past = r.search.unchecked > 0 ? ` (the first ${String(r.search.checked)} searched of ${String(t.neededLater)})` : '';
+    lines.push(`spill_search, given the later call's words, finds ${String(r.search.found)} of ${String(r.search.checked)}${past}; without the needed strings, ${String(r.search.foundWithoutNeeded)}`);
+  }
+  if (searchSkipped) lines.push(ctx.out.dim('(spill_search could not run here, its libsql binary did not load: whether it finds the needed part was not checked)'));
   if (t.overHostLimit > 0) lines.push(`the host itself would cut or refuse ${t.overHostLimit} of these outputs`);
   if (r.skippedLines > 0) lines.push(ctx.out.dim(`(${r.skippedLines} of ${r.lines} lines could not be read and were skipped; --json names the first)`));
   if (r.callsWithoutOutput > 0) lines.push(ctx.out.dim(`(${r.callsWithoutOutput} tool calls have no output in the transcript)`));
@@ -135,6 +145,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
     .option('--html <file>', 'also write the report as one self-contained HTML page, to a new file')
+    .option('--no-search', 'do not ask whether spill_search, given the later call\'s words, finds each needed-later part')
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: AuditOptions) => {
       const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
@@ -145,6 +156,8 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
         assertNewPage(html);
       }
+      // Without the search (libsql not loadable), the audit goes on without that check.
+      const searchOutput = options.search ? await loadSearchOutput() : undefined;
       const report = await runAudit({
         format: options.host,
         paths,
@@ -153,16 +166,18 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         maxNeeded: options.maxNeeded,
         env: ctx.io.env,
         home: ctx.io.homedir,
+        ...(searchOutput === undefined ? {} : { searchOutput }),
       });
       if (html !== undefined) {
         await writeNewPage(html, renderAuditHtml(report, { examples: options.examples === true }));
       }
       if (options.json === true) {
+        if (options.search && searchOutput === undefined) await ctx.note('spillway: spill_search could not run here (its libsql binary did not load); the report has no search figures');
         // Without --examples, nothing of the transcripts but names and sizes.
         const contentFree = { ...report, calls: report.calls.map((c) => ({ ...c, caps: c.caps.map(({ example: _e, ...rest }) => rest) })), examples: report.examples.map(({ string: _s, ...rest }) => rest) };
         await ctx.print(jsonLine(options.examples === true ? report : contentFree));
         return;
       }
-      await ctx.print(summary(report, ctx, options.examples === true) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
+      await ctx.print(summary(report, ctx, options.examples === true, options.search && searchOutput === undefined) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
     });
 }
