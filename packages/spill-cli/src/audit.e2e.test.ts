@@ -153,3 +153,54 @@ describe('spillway audit', () => {
     expect(r.stderr).toContain('[AUDIT_UNREADABLE]');
   });
 });
+
+describe('spillway audit: does spill_search find the needed part', () => {
+  type SearchJson = { total: { neededLater: number; foundBySearch?: number }; search?: { checked: number; found: number; foundWithoutNeeded: number; unchecked: number } };
+  /** A generic transcript: a large output with `middle` among plain rows, then a call with `command`. */
+  const transcriptWith = (name: string, middle: string, command: string): string => {
+    const file = join(dir, name);
+    const lines = [
+      JSON.stringify({ session: 'found', tool: 'Bash', input: { command: 'make all' }, output: [...rows(1500), middle, ...rows(1500)].join('\n') }),
+      JSON.stringify({ session: 'found', tool: 'Bash', input: { command }, output: 'ok' }),
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    return file;
+  };
+
+  it('finds it by the call\'s other words, or only by the needed string, and says which', async () => {
+    // The later call's other words ("region") are on the needed line: found either way.
+    const both = transcriptWith('search-both.jsonl', 'deployed dep_9f8e7d6c to region eu-west', 'kubectl rollout status dep_9f8e7d6c --region');
+    const a = JSON.parse((await spillway(['audit', '--host', 'generic', '--json', both], { env: env() })).out) as SearchJson;
+    expect(a.total).toMatchObject({ neededLater: 1, foundBySearch: 1 });
+    expect(a.search).toEqual({ checked: 1, found: 1, foundWithoutNeeded: 1, unchecked: 0 });
+    // Its other word ("restore") is nowhere in the output: only the needed string finds it.
+    const only = transcriptWith('search-only.jsonl', 'cache key ck_1a2b3c4d written', 'restore ck_1a2b3c4d');
+    const b = JSON.parse((await spillway(['audit', '--host', 'generic', '--json', only], { env: env() })).out) as SearchJson;
+    expect(b.total).toMatchObject({ neededLater: 1, foundBySearch: 1 });
+    expect(b.search).toEqual({ checked: 1, found: 1, foundWithoutNeeded: 0, unchecked: 0 });
+    const r = await spillway(['audit', '--host', 'generic', only], { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.out).toContain("spill_search, given the later call's words, finds 1 of 1; without the needed strings, 0");
+    expect(r.out).not.toContain('ck_1a2b3c4d');
+    const off = await spillway(['audit', '--host', 'generic', '--no-search', '--json', only], { env: env() });
+    expect(JSON.parse(off.out)).not.toHaveProperty('search');
+    expect(off.out).not.toContain('foundBySearch');
+  });
+
+  it('goes on without the check when libsql does not load, and says so', async () => {
+    const only = transcriptWith('search-blocked.jsonl', 'cache key ck_5e6f7a8b written', 'restore ck_5e6f7a8b');
+    // A resolve hook that refuses libsql, as on a platform without its binary.
+    const hook = join(dir, 'no-libsql.mjs');
+    writeFileSync(hook, `import { register } from 'node:module';\nregister('data:text/javascript,' + encodeURIComponent('export async function resolve(s, c, next) { if (s === "libsql") throw new Error("no libsql here"); return next(s, c); }'));\n`);
+    const blocked = { ...env(), NODE_OPTIONS: `--import ${hook}` };
+    const r = await spillway(['audit', '--host', 'generic', only], { env: blocked });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.out).toContain('needed later: 1 of 1');
+    expect(r.out).toContain('(spill_search could not run here, its libsql binary did not load');
+    expect(r.out).not.toContain('finds 1 of 1');
+    const json = await spillway(['audit', '--host', 'generic', '--json', only], { env: blocked });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).not.toHaveProperty('search');
+    expect(json.stderr).toContain('spill_search could not run here');
+  });
+});
