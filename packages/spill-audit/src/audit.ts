@@ -40,8 +40,9 @@ export interface AuditOptions {
    * first {@link MAX_SEARCH_CHECKS} needed), whether `spill_search`, given the words of the
    * first later call that needed it (see `searchQueryFor`), answers a snippet holding a
    * string that call needed, with and without those strings in the query: the report then
-   * has {@link AuditReport.search} and each group's `foundBySearch`. The files holding such outputs are read a second time, for the
-   * outputs' text. Without it, nothing is searched and the report has neither.
+   * has {@link AuditReport.search} and each group's `foundBySearch`. The files holding such
+   * outputs are read a second time, for the outputs' text. Without it, or when it answers
+   * that the search cannot run, the report has neither and is as it would be without it.
    */
   readonly searchOutput?: SearchOutput | undefined;
 }
@@ -333,8 +334,8 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
       callsWithoutOutput += analyzer.unanswered;
     }
   }
-  const foundBlind = searchOutput === undefined ? 0 : await searchChecks(checks, searchOutput, format, options.mcpServers);
-  const searched = searchOutput !== undefined;
+  const foundBlind = searchOutput === undefined ? undefined : await searchChecks(checks, searchOutput, format, options.mcpServers);
+  const searched = foundBlind !== undefined;
   const total = emptyTotals(searched);
   const sessions = new Groups(searched);
   const tools = new Groups(searched);
@@ -375,16 +376,17 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     recommendations,
     calls,
     examples,
-    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked: total.neededLater - checked } } : {}),
+    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind ?? 0, unchecked: total.neededLater - checked } } : {}),
   };
 }
 
 /**
  * Reads each file with outputs to check a second time, in the same order, and searches
  * each such output as its check says, one at a time, so only one output's text is held.
- * Sets each check's outcome; answers how many the query less the needed strings found.
+ * Sets each check's outcome; answers how many the query less the needed strings found, or
+ * `undefined`, with every outcome as it was, when the search cannot run.
  */
-async function searchChecks(checks: ReadonlyMap<string, readonly PendingCheck[]>, search: SearchOutput, format: TranscriptFormat, mcpServers: readonly string[] | undefined): Promise<number> {
+async function searchChecks(checks: ReadonlyMap<string, readonly PendingCheck[]>, search: SearchOutput, format: TranscriptFormat, mcpServers: readonly string[] | undefined): Promise<number | undefined> {
   let blind = 0;
   for (const [file, list] of checks) {
     const byOrdinal = new Map(list.map((c) => [c.ordinal, c]));
@@ -395,6 +397,10 @@ async function searchChecks(checks: ReadonlyMap<string, readonly PendingCheck[]>
         const check = byOrdinal.get(ordinal++);
         if (check === undefined) continue;
         const found = await runCheck(search, event.output, check);
+        if (found === undefined) {
+          for (const c of [...checks.values()].flat()) delete c.outcome.foundBySearch;
+          return undefined;
+        }
         check.outcome.foundBySearch = found.found;
         if (found.blind) blind++;
       }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAudit, type AuditReport } from './audit.js';
+import { renderAuditHtml } from './html.js';
 import { MAX_SEARCH_CHECKS, MAX_SEARCH_QUERY_LENGTH, searchQueryFor, type SearchOutput } from './search-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-search-'));
@@ -109,6 +110,19 @@ describe('runAudit with searchOutput', () => {
     expect('foundBySearch' in plain.total).toBe(false);
     expect(JSON.stringify(plain)).not.toContain('foundBySearch');
     expect(withoutSearch(searched)).toBe(JSON.stringify(plain));
+    // The page adds the line and a column only when the audit searched, and no content either way.
+    const page = renderAuditHtml(searched);
+    expect(page).toContain("spill_search, given the later call's words, finds 1 of 1 needed-later parts; without the strings it needed, 1.");
+    expect(page).toContain('<th>found by spill_search</th>');
+    expect(page).not.toContain('blob_cccc3333');
+    expect(renderAuditHtml(plain)).not.toContain('spill_search');
+    // A search that cannot run (on its first or a later output) leaves the report as without it.
+    for (const after of [0, 1]) {
+      let calls = 0;
+      const unavailable: SearchOutput = (output, query) => (calls++ < after ? fakeSearch().search(output, query) : Promise.resolve(undefined));
+      expect(JSON.stringify(await runAudit({ format: 'generic', paths: [file], cap: 1024, env: {}, home: '/nowhere', searchOutput: unavailable }))).toBe(JSON.stringify(plain));
+      expect(calls).toBe(after + 1);
+    }
   });
 
   it(`searches several needed outputs of one file, at most ${String(MAX_SEARCH_CHECKS)}, the first needed first`, async () => {

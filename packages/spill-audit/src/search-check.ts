@@ -11,10 +11,12 @@ import { distinctiveStrings } from './estimate.js';
 /**
  * Searches one tool output as `spill_search` would if it were the session's only spilled
  * output, with the tool's default answer size; answers the text of each snippet answered
- * (none when nothing matches). Supplied by a caller that has the search (the CLI builds one
- * on `@spillway/search`), so the audit itself stays free of a native dependency.
+ * (none when nothing matches), or `undefined` when the search cannot run here (its native
+ * part does not load): the audit then searches no more and reports as without it. Supplied
+ * by a caller that has the search (the CLI builds one on `@spillway/search`, loaded only
+ * when there is something to search), so the audit itself stays free of a native dependency.
  */
-export type SearchOutput = (output: string, query: string) => Promise<readonly string[]>;
+export type SearchOutput = (output: string, query: string) => Promise<readonly string[] | undefined>;
 
 /** The most outputs one audit checks with {@link SearchOutput}, so the second pass stays bounded; the first needed later are checked. */
 export const MAX_SEARCH_CHECKS = 200;
@@ -83,16 +85,25 @@ export function addNeeded(check: PendingCheck, s: string): void {
   if (check.needed.length < MAX_NEEDED_PER_CHECK && !check.needed.includes(s)) check.needed.push(s);
 }
 
-/** Whether a search of `output` for `query` answers a snippet holding one of `needed`. An empty query finds nothing. */
-async function finds(search: SearchOutput, output: string, query: string, needed: readonly string[]): Promise<boolean> {
+/** What a check's queries found; `undefined` when the search cannot run. */
+export interface CheckResult {
+  /** The call's own words found a needed string. */
+  readonly found: boolean;
+  /** The words less the needed strings did. */
+  readonly blind: boolean;
+}
+
+/** Whether a search of `output` for `query` answers a snippet holding one of `needed`; `undefined` when the search cannot run. An empty query finds nothing. */
+async function finds(search: SearchOutput, output: string, query: string, needed: readonly string[]): Promise<boolean | undefined> {
   if (query === '') return false;
   const snippets = await search(output, query);
-  return snippets.some((text) => needed.some((s) => text.includes(s)));
+  return snippets?.some((text) => needed.some((s) => text.includes(s)));
 }
 
 /** Runs one check: whether each query finds one of the needed strings. */
-export async function runCheck(search: SearchOutput, output: string, check: PendingCheck): Promise<{ found: boolean; blind: boolean }> {
+export async function runCheck(search: SearchOutput, output: string, check: PendingCheck): Promise<CheckResult | undefined> {
   const found = await finds(search, output, check.query, check.needed);
+  if (found === undefined) return undefined;
   const blind = check.blindQuery === check.query ? found : await finds(search, output, check.blindQuery, check.needed);
-  return { found, blind };
+  return blind === undefined ? undefined : { found, blind };
 }

@@ -8,38 +8,59 @@ import { callId, sessionId } from '@spillway/core';
 
 const SESSION = sessionId('audit');
 
-/** What {@link loadSearchOutput} loads: the search and the memory backend (injectable, to test a failure to load). */
+/** What {@link searchOutputOnDemand} loads: the search, the memory backend and the tool's run (injectable, to test a failure to load). */
 export type SearchModules = () => Promise<readonly [typeof import('@spillway/search'), typeof import('@spillway/memory'), typeof import('@spillway/tools')]>;
 
 const modules: SearchModules = () => Promise.all([import('@spillway/search'), import('@spillway/memory'), import('@spillway/tools')]);
 
+/** A {@link SearchOutput} that loads the search on its first call, and tells afterwards whether it could. */
+export interface OnDemandSearch {
+  readonly search: SearchOutput;
+  /** True once a call found that the search cannot run here (libsql or its binary does not load). */
+  unavailable(): boolean;
+}
+
 /**
- * A {@link SearchOutput} on `@spillway/search`, or `undefined` when the search cannot run
- * here (libsql or its binary does not load): one search of a probe text is made first, so
- * the audit learns that before it relies on the answers.
+ * A {@link SearchOutput} on `@spillway/search`, loaded only when the audit has an output to
+ * search (an audit with nothing needed later never loads libsql). Its first call also
+ * searches a probe text: when that fails, the search cannot run here, and every call
+ * answers `undefined`, which the audit takes as "skip the check".
  */
-export async function loadSearchOutput(load: SearchModules = modules): Promise<SearchOutput | undefined> {
-  let search: SearchOutput;
-  try {
-    const [{ createBackendSearch }, { createMemoryBackend }, { runSpillSearch }] = await load();
-    search = async (output, query) => {
-      const backend = createMemoryBackend({ maxBytes: Buffer.byteLength(output) + 1 });
-      await backend.saveText({ owner: { sessionId: SESSION }, source: { toolName: 'audit', callId: callId('audit-1') }, suggestedName: 'output.txt', content: output });
-      const searcher = await createBackendSearch(backend, { location: ':memory:' });
-      try {
-        const answer = await runSpillSearch(searcher, { query }, { sessionId: SESSION });
-        if (!answer.isError) return answer.data.hits.map((h) => h.text);
-        // A query of no searchable word is refused: nothing is found. Any other failure is the audit's.
-        if (answer.code === 'SPILL_INVALID_INPUT') return [];
-        throw new Error(answer.text);
-      } finally {
-        await searcher.close();
+export function searchOutputOnDemand(load: SearchModules = modules): OnDemandSearch {
+  let ready: Promise<SearchOutput | undefined> | undefined;
+  let missing = false;
+  const start = async (): Promise<SearchOutput | undefined> => {
+    try {
+      const [{ createBackendSearch }, { createMemoryBackend }, { runSpillSearch }] = await load();
+      const search = async (output: string, query: string): Promise<string[]> => {
+        const backend = createMemoryBackend({ maxBytes: Buffer.byteLength(output) + 1 });
+        await backend.saveText({ owner: { sessionId: SESSION }, source: { toolName: 'audit', callId: callId('audit-1') }, suggestedName: 'output.txt', content: output });
+        const searcher = await createBackendSearch(backend, { location: ':memory:' });
+        try {
+          const answer = await runSpillSearch(searcher, { query }, { sessionId: SESSION });
+          if (!answer.isError) return answer.data.hits.map((h) => h.text);
+          // A query of no searchable word is refused: nothing is found. Any other failure is the audit's.
+          if (answer.code === 'SPILL_INVALID_INPUT') return [];
+          throw new Error(answer.text);
+        } finally {
+          await searcher.close();
+        }
+      };
+      const probe = await search('spillway audit probe_4711\n', 'probe_4711');
+      return probe.some((t) => t.includes('probe_4711')) ? search : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    search: async (output, query) => {
+      const search = await (ready ??= start());
+      if (search === undefined) {
+        missing = true;
+        return undefined;
       }
-    };
-    const probe = await search('spillway audit probe_4711\n', 'probe_4711');
-    if (!probe.some((t) => t.includes('probe_4711'))) return undefined;
-  } catch {
-    return undefined;
-  }
-  return search;
+      return search(output, query);
+    },
+    unavailable: () => missing,
+  };
 }

@@ -1,7 +1,7 @@
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
-import { loadSearchOutput } from '../audit-search.js';
+import { searchOutputOnDemand } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
@@ -156,8 +156,8 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
         assertNewPage(html);
       }
-      // Without the search (libsql not loadable), the audit goes on without that check.
-      const searchOutput = options.search ? await loadSearchOutput() : undefined;
+      // Loaded only when an output needs searching; when libsql cannot load, the audit goes on without the check.
+      const onDemand = options.search ? searchOutputOnDemand() : undefined;
       const report = await runAudit({
         format: options.host,
         paths,
@@ -166,18 +166,19 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         maxNeeded: options.maxNeeded,
         env: ctx.io.env,
         home: ctx.io.homedir,
-        ...(searchOutput === undefined ? {} : { searchOutput }),
+        ...(onDemand === undefined ? {} : { searchOutput: onDemand.search }),
       });
       if (html !== undefined) {
         await writeNewPage(html, renderAuditHtml(report, { examples: options.examples === true }));
       }
+      const searchSkipped = onDemand?.unavailable() === true;
       if (options.json === true) {
-        if (options.search && searchOutput === undefined) await ctx.note('spillway: spill_search could not run here (its libsql binary did not load); the report has no search figures');
+        if (searchSkipped) await ctx.note('spillway: spill_search could not run here (its libsql binary did not load); the report has no search figures');
         // Without --examples, nothing of the transcripts but names and sizes.
         const contentFree = { ...report, calls: report.calls.map((c) => ({ ...c, caps: c.caps.map(({ example: _e, ...rest }) => rest) })), examples: report.examples.map(({ string: _s, ...rest }) => rest) };
         await ctx.print(jsonLine(options.examples === true ? report : contentFree));
         return;
       }
-      await ctx.print(summary(report, ctx, options.examples === true, options.search && searchOutput === undefined) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
+      await ctx.print(summary(report, ctx, options.examples === true, searchSkipped) + (html === undefined ? '' : `${ctx.out.dim(`(the page is in ${html})`)}\n`));
     });
 }
