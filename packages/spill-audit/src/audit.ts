@@ -376,7 +376,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     recommendations,
     calls,
     examples,
-    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind ?? 0, unchecked: total.neededLater - checked } } : {}),
+    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked: total.neededLater - checked } } : {}),
   };
 }
 

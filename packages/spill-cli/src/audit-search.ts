@@ -17,7 +17,7 @@ const modules: SearchModules = () => Promise.all([import('@spillway/search'), im
 export interface OnDemandSearch {
   readonly search: SearchOutput;
   /** True once a call found that the search cannot run here (libsql or its binary does not load). */
-  unavailable(): boolean;
+  readonly unavailable: () => boolean;
 }
 
 /**
