@@ -1,4 +1,5 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
+import { stat } from 'node:fs/promises';
 import { wholeNumberProblem } from '@spillway/core';
 import { HOSTS } from '@spillway/hosts';
 import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures } from './analyze.js';
@@ -34,6 +35,23 @@ export interface AuditOptions {
    * letters, digits, `_` and `-` made `_`), which only a known server name can split.
    */
   readonly mcpServers?: readonly string[] | undefined;
+  /**
+   * Told how far the reading is, as it goes (for a progress bar): after the files are found,
+   * then as each file's bytes are read.
+   */
+  readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
+}
+
+/** How far an audit's reading is: what {@link AuditOptions.onProgress} is told. */
+export interface AuditProgress {
+  /** Transcript files to read. */
+  readonly files: number;
+  /** Of them, those read whole. */
+  readonly filesDone: number;
+  /** Their bytes, as found before reading (a file that grows meanwhile may pass it). */
+  readonly bytes: number;
+  /** Bytes read so far. */
+  readonly bytesDone: number;
 }
 
 /** Sums over a group of tool calls, at the audited cap. */
@@ -242,6 +260,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   if (!(maxNeeded >= 0 && maxNeeded <= 1)) throw new AuditError('AUDIT_INVALID_OPTION', `The needed-later rate must be between 0 and 1 (e.g. 0.1 for 10 %); got ${String(maxNeeded)}.`);
   const caps = [...new Set([...CANDIDATE_CAPS, cap])].sort((a, b) => a - b);
   const files = await findTranscripts(format, options.paths ?? [], { env: options.env, home: options.home });
+  const progress = await progressOf(files, options.onProgress);
   const stats: ReadStats = { lines: 0, skipped: 0, skippedLines: [] };
   const calls: CallFigures[] = [];
   let callsWithoutOutput = 0;
@@ -250,7 +269,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
     const analyzers = new Map<string, SessionAnalyzer>();
     try {
-      for await (const event of readTranscript(file, format, stats, options.mcpServers)) {
+      for await (const event of readTranscript(file, format, stats, options.mcpServers, progress?.read)) {
         let a = analyzers.get(event.session);
         if (a === undefined) analyzers.set(event.session, (a = new SessionAnalyzer(format, caps)));
         a.push(event);
@@ -268,6 +287,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
       calls.push(...a.results);
       callsWithoutOutput += a.unanswered;
     }
+    progress?.fileDone();
   }
   const total = emptyTotals();
   const sessions = new Groups();
@@ -309,6 +329,28 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     recommendations,
     calls,
     examples,
+  };
+}
+
+/** Reports {@link AuditProgress} to `onProgress`, from the files' sizes found first; `undefined` without it. */
+async function progressOf(files: readonly string[], onProgress: AuditOptions['onProgress']): Promise<{ read: (bytes: number) => void; fileDone: () => void } | undefined> {
+  if (onProgress === undefined) return undefined;
+  // A file that cannot be stat'ed counts as empty here; reading it reports the real fault.
+  const sizes = await Promise.all(files.map((f) => stat(f).then((s) => s.size, () => 0)));
+  const bytes = sizes.reduce((a, b) => a + b, 0);
+  let filesDone = 0;
+  let bytesDone = 0;
+  const tell = (): void => { onProgress({ files: files.length, filesDone, bytes, bytesDone }); };
+  tell();
+  return {
+    read: (n) => {
+      bytesDone += n;
+      tell();
+    },
+    fileDone: () => {
+      filesDone++;
+      tell();
+    },
   };
 }
 

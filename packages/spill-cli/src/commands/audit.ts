@@ -1,10 +1,12 @@
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditProgress, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
+import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
 import { positiveInt } from '../options.js';
+import { ProgressLine, progressBar } from '../progress-line.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
 /**
@@ -49,6 +51,16 @@ An output's omitted part counts as needed later when a later tool call's argumen
 distinctive string (6+ characters with a digit, /, . or _) that only that part held.
 Nothing of the transcripts is printed but with --examples.
 `;
+
+/** Reading less than this is over too soon to be worth a progress line. */
+const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
+
+/** One progress line of an audit, such as `reading 3 of 40 transcript files [####--------] 31% 120 MB of 386 MB`. */
+export function renderAuditProgress(p: AuditProgress): string {
+  const ratio = p.bytes === 0 ? 1 : Math.min(1, p.bytesDone / p.bytes);
+  const which = Math.min(p.files, p.filesDone + 1);
+  return `reading ${String(which)} of ${String(p.files)} transcript file${p.files === 1 ? '' : 's'} ${progressBar(ratio)} ${String(Math.round(ratio * 100)).padStart(3)}% ${formatBytes(Math.min(p.bytesDone, p.bytes))} of ${formatBytes(p.bytes)}`;
+}
 
 function parseHost(value: string): TranscriptFormat {
   const found = FORMATS.find((f) => f === value);
@@ -145,15 +157,21 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
         assertNewPage(html);
       }
+      // On a terminal, a progress line while the transcripts are read (on stderr, so --json stays whole).
+      const line = ctx.io.stderr.isTTY === true ? new ProgressLine(ctx.io.stderr) : undefined;
+      const onProgress = (p: AuditProgress): void => {
+        if (p.bytes >= PROGRESS_MIN_BYTES) line?.draw(renderAuditProgress(p), p.bytesDone === 0 || p.filesDone === p.files);
+      };
       const report = await runAudit({
         format: options.host,
         paths,
+        ...(line === undefined ? {} : { onProgress }),
         ...(options.host === 'opencode' ? { mcpServers: await openCodeServers(ctx) } : {}),
         ...(options.cap === undefined ? {} : { cap: options.cap }),
         maxNeeded: options.maxNeeded,
         env: ctx.io.env,
         home: ctx.io.homedir,
-      });
+      }).finally(() => line?.done());
       if (html !== undefined) {
         await writeNewPage(html, renderAuditHtml(report, { examples: options.examples === true }));
       }
