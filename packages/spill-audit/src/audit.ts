@@ -102,7 +102,7 @@ export interface CapFigures {
 export interface Recommendation {
   /** `host` for the whole host, else the tool (`server/tool` for MCP tools). */
   readonly scope: string;
-  /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does. */
+  /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does, or no output is over any cap. */
   readonly cap: number | null;
   /** Its figures. */
   readonly figures: CapFigures | null;
@@ -214,8 +214,9 @@ export function wilsonUpper(k: number, n: number): number {
  * outputs needed later stays at most `maxNeeded`, with 95 % confidence: a cap qualifies when
  * the upper end of its rate's interval ({@link CapFigures.neededRateUpper}) is within the
  * limit, so a few spilled outputs that happened not to be needed do not make a small cap
- * look safe. Ties go to the larger cap (less spilled for the same gain). The cap the measured
- * rate alone would pick, when it differs, is reported as `unproven`.
+ * look safe. Ties go to the larger cap (less spilled for the same gain). A cap that no output
+ * is over is never picked: it keeps nothing out. The cap the measured rate alone would pick,
+ * when it differs, is reported as `unproven`.
  */
 export function recommendCap(scope: string, calls: readonly CallFigures[], caps: readonly number[], maxNeeded: number): Recommendation {
   const candidates: CapFigures[] = caps.map((cap) => {
@@ -233,7 +234,8 @@ export function recommendCap(scope: string, calls: readonly CallFigures[], caps:
   const pick = (rate: (f: CapFigures) => number): CapFigures | null => {
     let best: CapFigures | null = null;
     for (const f of candidates) {
-      if (rate(f) > maxNeeded) continue;
+      // A cap nothing is over keeps nothing out: it is no advice to spill at it.
+      if (f.spilled === 0 || rate(f) > maxNeeded) continue;
       if (best === null || f.tokensKeptOut > best.tokensKeptOut || (f.tokensKeptOut === best.tokensKeptOut && f.cap > best.cap)) best = f;
     }
     return best;

@@ -114,7 +114,9 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean): string {
   lines.push('');
   if ((host?.cap == null || host.figures === null) && host?.unproven != null) {
     lines.push(`too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format}), and audit more sessions`);
-  } else if (host?.cap == null || host.figures === null) {
+  } else if ((host?.cap == null || host.figures === null) && host?.candidates.every((f) => f.spilled === 0) !== false) {
+    lines.push(`no output is over ${String(host?.candidates[0]?.cap ?? r.cap)} bytes, so nothing would spill; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format})`);
+  } else if (host.cap == null || host.figures === null) {
     lines.push(`no cap keeps the needed-later rate under ${percent(r.maxNeeded * 100, 100)}; keep outputs whole or raise --max-needed`);
   } else {
     const f = host.figures;
