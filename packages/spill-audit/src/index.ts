@@ -6,7 +6,7 @@
  */
 export { runAudit, recommendCap, setupCapFor } from './audit.js';
 export type { AuditOptions, AuditProgress, AuditReport, AuditTotals, AuditGroup, CapFigures, Recommendation, NeededExample } from './audit.js';
-export { CANDIDATE_CAPS, MAX_CAPS, SessionAnalyzer, overHostLimit, MAX_STRINGS_PER_OUTPUT } from './analyze.js';
+export { CANDIDATE_CAPS, MAX_CAPS, SessionAnalyzer, overHostLimit, MAX_STRINGS_PER_OUTPUT, MAX_SESSION_STRINGS } from './analyze.js';
 export type { CallFigures, CapOutcome } from './analyze.js';
 export { readTranscript, splitMcpName, MAX_NAMED_SKIPS } from './transcript.js';
 export type { TranscriptEvent, TranscriptFormat, ReadStats, SkippedLine } from './transcript.js';
