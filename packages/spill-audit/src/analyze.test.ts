@@ -103,3 +103,57 @@ describe('overHostLimit', () => {
     expect(overHostLimit('generic', 'shell', undefined, '', 1e9)).toBeNull();
   });
 });
+
+describe('a session past the strings it follows', () => {
+  /** An output of `n` distinct ids, one a line. */
+  const ids = (prefix: string, n: number): string => Array.from({ length: n }, (_, i) => `${prefix}_${String(i).padStart(5, '0')} ok`).join('\n');
+
+  it('follows no string met after its table is full: a later use of one is not counted', () => {
+    const a = new SessionAnalyzer('generic', [CAP], { maxStrings: 1000 });
+    const push = (id: string, output: string, later: string): void => {
+      a.push({ kind: 'call', session: S, id, tool: 'Bash', input: `run ${id}` });
+      a.push({ kind: 'result', session: S, id, output });
+      a.push({ kind: 'call', session: S, id: `${id}-next`, tool: 'Bash', input: later });
+      a.push({ kind: 'result', session: S, id: `${id}-next`, output: 'ok' });
+    };
+    // 800 strings fit; the omitted middle's string is followed and its later use counted.
+    push('1', ids('first', 800), 'cat first_00400');
+    // 800 more do not: the table fills at the 200th, and a string from past there is not followed.
+    push('2', ids('second', 800), 'cat second_00500');
+    expect(a.results[0]?.caps[0]?.neededHeadTail).toBe(true);
+    expect(a.results[2]?.caps[0]?.neededHeadTail).toBe(false);
+  });
+
+  it('never counts an output needed that it would not count with room for every string', () => {
+    const event = fc.oneof(
+      fc.record({ kind: fc.constant('result' as const), n: fc.integer({ min: 1, max: 600 }), prefix: fc.constantFrom('a', 'b', 'c') }),
+      fc.record({ kind: fc.constant('call' as const), n: fc.nat(599), prefix: fc.constantFrom('a', 'b', 'c') }),
+    );
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 12 }), fc.integer({ min: 1, max: 1500 }), (events, maxStrings) => {
+        const run = (limit: number | undefined): SessionAnalyzer => {
+          const a = new SessionAnalyzer('generic', [1024, CAP], limit === undefined ? {} : { maxStrings: limit });
+          events.forEach((e, k) => {
+            const id = String(k);
+            if (e.kind === 'call') a.push({ kind: 'call', session: S, id, tool: 'Bash', input: `cat ${e.prefix}_${String(e.n).padStart(5, '0')}` });
+            else {
+              a.push({ kind: 'call', session: S, id, tool: 'Bash', input: 'run' });
+              a.push({ kind: 'result', session: S, id, output: ids(e.prefix, e.n) });
+            }
+          });
+          return a;
+        };
+        const full = run(undefined).results;
+        const bounded = run(maxStrings).results;
+        expect(bounded.map((r) => r.bytes)).toEqual(full.map((r) => r.bytes));
+        bounded.forEach((r, i) => { r.caps.forEach((o, j) => {
+            const whole = full[i]?.caps[j];
+            if (o.neededHeadTail) expect(whole?.neededHeadTail).toBe(true);
+            if (o.neededSpillway) expect(whole?.neededSpillway).toBe(true);
+          }); },
+        );
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -11,6 +11,14 @@ import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 export const MAX_STRINGS_PER_OUTPUT = 20_000;
 const MAX_SEEN = 500_000;
 
+/**
+ * Most distinct strings one session's table numbers, each about 90 bytes of bookkeeping with
+ * its characters, so that a session of any length stays within some 45 MB of them. A string
+ * first met past it is not followed: a later call using it does not count as needing the
+ * output (the rate errs low, never high).
+ */
+export const MAX_SESSION_STRINGS = 500_000;
+
 /** The most caps one {@link SessionAnalyzer} measures (two bits of a 32-bit mask each). */
 export const MAX_CAPS = 15;
 
@@ -104,6 +112,11 @@ class Strings {
   private entryBits: Int32Array = new Int32Array(1024);
   private entryNext: Int32Array = new Int32Array(1024);
   private entries = 0;
+
+  /** Strings numbered. */
+  get size(): number {
+    return this.table.size;
+  }
 
   /** The number of `s`; -1 when it has none. */
   find(s: string): number {
@@ -298,6 +311,8 @@ interface Fresh {
 
 /** Options of a {@link SessionAnalyzer}. */
 export interface SessionAnalyzerOptions {
+  /** Most distinct strings the session follows (default {@link MAX_SESSION_STRINGS}), which bounds its memory. */
+  readonly maxStrings?: number;
   /**
    * Called, while a tool call is pushed, for each distinctive string the call uses that an
    * earlier output held only in what spillway's preview at `outcome.cap` omits: `output` is
@@ -320,11 +335,13 @@ export class SessionAnalyzer {
   /** Outputs met, numbering them for {@link Strings.stamp}. */
   private outputs = 0;
   private readonly caps: readonly number[];
+  /** Most distinct strings followed. */
+  private readonly maxStrings: number;
 
   /**
    * @param format - the transcript's format, for the host's own limits
    * @param caps - the caps to measure, ascending, at most {@link MAX_CAPS}
-   * @param options - what else to tell while reading
+   * @param options - how many strings to follow, and what else to tell while reading
    * @throws TypeError when there are more caps than that, or one is not a positive integer
    */
   constructor(
@@ -334,6 +351,7 @@ export class SessionAnalyzer {
   ) {
     if (caps.length > MAX_CAPS || caps.some((c) => !Number.isSafeInteger(c) || c < 1)) throw new TypeError(`Pass at most ${String(MAX_CAPS)} caps, each a positive integer; got ${caps.join(', ')}.`);
     this.caps = [...caps].sort((a, b) => a - b);
+    this.maxStrings = options.maxStrings ?? MAX_SESSION_STRINGS;
   }
 
   /** Takes the next event. */
@@ -446,7 +464,11 @@ export class SessionAnalyzer {
         repeat(id, at);
         return false;
       }
-      if (id < 0) id = strings.add(output, start, end, hash);
+      if (id < 0) {
+        // A full table follows no new string: the rest of the session is judged on those it has.
+        if (strings.size >= this.maxStrings) return false;
+        id = strings.add(output, start, end, hash);
+      }
       // The arrays may have grown.
       strings.stamp[id] = out;
       if (strings.seen[id] === 1) strings.local[id] = -1;
@@ -494,7 +516,8 @@ export class SessionAnalyzer {
   private see(strings: Iterable<string>): void {
     for (const s of strings) {
       if (this.strings.seenCount >= MAX_SEEN) return;
-      this.strings.see(this.strings.intern(s));
+      const id = this.strings.size < this.maxStrings ? this.strings.intern(s) : this.strings.find(s);
+      if (id >= 0) this.strings.see(id);
     }
   }
 }

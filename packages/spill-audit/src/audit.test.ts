@@ -118,12 +118,13 @@ describe('recommendCap', () => {
     fc.assert(
       fc.property(fc.array(call, { maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }), (calls, max) => {
         const r = recommendCap('host', calls, CAPS, max);
-        const ok = r.candidates.filter((c) => c.neededRateUpper <= max);
+        const ok = r.candidates.filter((c) => c.spilled > 0 && c.neededRateUpper <= max);
         if (r.figures === null) {
           expect(ok).toEqual([]);
           return;
         }
         expect(r.figures.neededRateUpper).toBeLessThanOrEqual(max);
+        expect(r.figures.spilled).toBeGreaterThan(0);
         for (const c of ok) expect(c.tokensKeptOut).toBeLessThanOrEqual(r.figures.tokensKeptOut);
         // What the measured rate alone would pick, when it differs, keeps more out but is not proven.
         if (r.unproven !== null) {

@@ -1,4 +1,5 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
+import { stat } from 'node:fs/promises';
 import { wholeNumberProblem } from '@spillway/core';
 import { HOSTS } from '@spillway/hosts';
 import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures, type CapOutcome, type SessionAnalyzerOptions } from './analyze.js';
@@ -45,6 +46,23 @@ export interface AuditOptions {
    * that the search cannot run, the report has neither and is as it would be without it.
    */
   readonly searchOutput?: SearchOutput | undefined;
+  /**
+   * Told how far the reading is, as it goes (for a progress bar): after the files are found,
+   * then as each file's bytes are read.
+   */
+  readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
+}
+
+/** How far an audit's reading is: what {@link AuditOptions.onProgress} is told. */
+export interface AuditProgress {
+  /** Transcript files to read. */
+  readonly files: number;
+  /** Of them, those read whole. */
+  readonly filesDone: number;
+  /** Their bytes, as found before reading (a file that grows meanwhile may pass it). */
+  readonly bytes: number;
+  /** Bytes read so far. */
+  readonly bytesDone: number;
 }
 
 /** Sums over a group of tool calls, at the audited cap. */
@@ -97,7 +115,7 @@ export interface CapFigures {
 export interface Recommendation {
   /** `host` for the whole host, else the tool (`server/tool` for MCP tools). */
   readonly scope: string;
-  /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does. */
+  /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does, or no output is over any cap. */
   readonly cap: number | null;
   /** Its figures. */
   readonly figures: CapFigures | null;
@@ -230,8 +248,9 @@ export function wilsonUpper(k: number, n: number): number {
  * outputs needed later stays at most `maxNeeded`, with 95 % confidence: a cap qualifies when
  * the upper end of its rate's interval ({@link CapFigures.neededRateUpper}) is within the
  * limit, so a few spilled outputs that happened not to be needed do not make a small cap
- * look safe. Ties go to the larger cap (less spilled for the same gain). The cap the measured
- * rate alone would pick, when it differs, is reported as `unproven`.
+ * look safe. Ties go to the larger cap (less spilled for the same gain). A cap that no output
+ * is over is never picked: it keeps nothing out. The cap the measured rate alone would pick,
+ * when it differs, is reported as `unproven`.
  */
 export function recommendCap(scope: string, calls: readonly CallFigures[], caps: readonly number[], maxNeeded: number): Recommendation {
   const candidates: CapFigures[] = caps.map((cap) => {
@@ -249,7 +268,8 @@ export function recommendCap(scope: string, calls: readonly CallFigures[], caps:
   const pick = (rate: (f: CapFigures) => number): CapFigures | null => {
     let best: CapFigures | null = null;
     for (const f of candidates) {
-      if (rate(f) > maxNeeded) continue;
+      // A cap nothing is over keeps nothing out: it is no advice to spill at it.
+      if (f.spilled === 0 || rate(f) > maxNeeded) continue;
       if (best === null || f.tokensKeptOut > best.tokensKeptOut || (f.tokensKeptOut === best.tokensKeptOut && f.cap > best.cap)) best = f;
     }
     return best;
@@ -276,6 +296,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   if (!(maxNeeded >= 0 && maxNeeded <= 1)) throw new AuditError('AUDIT_INVALID_OPTION', `The needed-later rate must be between 0 and 1 (e.g. 0.1 for 10 %); got ${String(maxNeeded)}.`);
   const caps = [...new Set([...CANDIDATE_CAPS, cap])].sort((a, b) => a - b);
   const files = await findTranscripts(format, options.paths ?? [], { env: options.env, home: options.home });
+  const progress = await progressOf(files, options.onProgress);
   const stats: ReadStats = { lines: 0, skipped: 0, skippedLines: [] };
   const calls: CallFigures[] = [];
   let callsWithoutOutput = 0;
@@ -302,7 +323,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
           };
     let ordinal = 0;
     try {
-      for await (const event of readTranscript(file, format, stats, options.mcpServers)) {
+      for await (const event of readTranscript(file, format, stats, options.mcpServers, progress?.read)) {
         let a = analyzers.get(event.session);
         if (a === undefined) analyzers.set(event.session, (a = { analyzer: new SessionAnalyzer(format, caps, analyzerOptions), ordinals: [] }));
         a.analyzer.push(event);
@@ -333,6 +354,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
       calls.push(...analyzer.results);
       callsWithoutOutput += analyzer.unanswered;
     }
+    progress?.fileDone();
   }
   const foundBlind = searchOutput === undefined ? undefined : await searchChecks(checks, searchOutput, format, options.mcpServers);
   const searched = foundBlind !== undefined;
@@ -421,6 +443,28 @@ function unreadable(cause: unknown, file: string, format: TranscriptFormat): unk
   const code = isFileError(cause) ? cause.code : '';
   const advice = code === 'EACCES' || code === 'EPERM' ? 'Check its permissions, or leave it out.' : `Check that it is a ${format} transcript, or leave it out.`;
   return new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${cause.message}. ${advice}`, { cause });
+}
+
+/** Reports {@link AuditProgress} to `onProgress`, from the files' sizes found first; `undefined` without it. */
+async function progressOf(files: readonly string[], onProgress: AuditOptions['onProgress']): Promise<{ read: (bytes: number) => void; fileDone: () => void } | undefined> {
+  if (onProgress === undefined) return undefined;
+  // A file that cannot be stat'ed counts as empty here; reading it reports the real fault.
+  const sizes = await Promise.all(files.map((f) => stat(f).then((s) => s.size, () => 0)));
+  const bytes = sizes.reduce((a, b) => a + b, 0);
+  let filesDone = 0;
+  let bytesDone = 0;
+  const tell = (): void => { onProgress({ files: files.length, filesDone, bytes, bytesDone }); };
+  tell();
+  return {
+    read: (n) => {
+      bytesDone += n;
+      tell();
+    },
+    fileDone: () => {
+      filesDone++;
+      tell();
+    },
+  };
 }
 
 /** An error of the file system (`EACCES`, `EISDIR`, `EIO`…), as Node raises them. */

@@ -16,7 +16,7 @@ const report: AuditReport = {
   sessions: [{ name: 's1', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
   tools: [{ name: '<img src=x onerror=alert(1)>', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
   servers: [],
-  recommendations: [{ scope: 'host', cap: 65536, unproven: null, figures: { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 }, candidates: [{ cap: 2048, spilled: 1, tokensKeptOut: 8000, neededLater: 1, neededRate: 1, neededRateUpper: 1 }, { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 }] }],
+  recommendations: [{ scope: 'host', cap: 16384, unproven: null, figures: { cap: 16384, spilled: 1, tokensKeptOut: 6000, neededLater: 0, neededRate: 0, neededRateUpper: 0 }, candidates: [{ cap: 2048, spilled: 1, tokensKeptOut: 8000, neededLater: 1, neededRate: 1, neededRateUpper: 1 }, { cap: 16384, spilled: 1, tokensKeptOut: 6000, neededLater: 0, neededRate: 0, neededRateUpper: 0 }, { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 }] }],
   calls: [],
   examples: [{ session: 's1', tool: 'Bash', bytes: 30000, string: 'secret_value_42' }],
 };
@@ -26,10 +26,19 @@ describe('renderAuditHtml', () => {
     const html = renderAuditHtml(report);
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
-    expect(html).toContain('spillway setup claude-code --max-inline-bytes 65536');
+    expect(html).toContain('spillway setup claude-code --max-inline-bytes 16384');
     expect(html).not.toMatch(/<script|<link|src="|url\(/i);
     expect(html).not.toContain('<img');
     expect(html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+  });
+
+  it('says why no cap is recommended: none keeps the rate under the limit, or nothing would spill', () => {
+    const host = report.recommendations[0];
+    if (host === undefined) throw new Error('the sample has a host recommendation');
+    const none = { ...host, cap: null, figures: null };
+    expect(renderAuditHtml({ ...report, recommendations: [none] })).toContain('No measured cap keeps the needed-later rate at or under 10 % with confidence.');
+    const nothing = { ...none, candidates: none.candidates.map((f) => ({ ...f, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 })) };
+    expect(renderAuditHtml({ ...report, recommendations: [nothing] })).toContain('No output is over the smallest cap measured: nothing would spill.');
   });
 
   it('quotes the strings needed later only with examples', () => {

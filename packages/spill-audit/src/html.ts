@@ -65,7 +65,9 @@ export function renderAuditHtml(report: AuditReport, options: { readonly example
   const host = report.recommendations[0];
   const advice =
     host?.cap == null
-      ? `<p>No measured cap keeps the needed-later rate at or under ${pct(report.maxNeeded)}.</p>`
+      ? host?.candidates.some((f) => f.spilled > 0) === true
+        ? `<p>No measured cap keeps the needed-later rate at or under ${pct(report.maxNeeded)} with confidence.</p>`
+        : `<p>No output is over the smallest cap measured: nothing would spill.</p>`
       : `<p>Recommended cap: <b>${String(host.cap)} bytes</b>${report.format === 'generic' ? '' : ` — <code>spillway setup ${esc(report.format)} --max-inline-bytes ${String(host.cap)}</code>`}</p>`;
   const examples =
     options.examples === true && report.examples.length > 0

@@ -5,10 +5,10 @@
  * @packageDocumentation
  */
 export { runAudit, recommendCap, setupCapFor } from './audit.js';
-export type { AuditOptions, AuditReport, AuditTotals, AuditGroup, CapFigures, Recommendation, NeededExample, SearchFigures } from './audit.js';
+export type { AuditOptions, AuditProgress, AuditReport, AuditTotals, AuditGroup, CapFigures, Recommendation, NeededExample, SearchFigures } from './audit.js';
 export { MAX_SEARCH_CHECKS, MAX_SEARCH_QUERY_LENGTH, searchQueryFor } from './search-check.js';
 export type { SearchOutput } from './search-check.js';
-export { CANDIDATE_CAPS, MAX_CAPS, SessionAnalyzer, overHostLimit, MAX_STRINGS_PER_OUTPUT } from './analyze.js';
+export { CANDIDATE_CAPS, MAX_CAPS, SessionAnalyzer, overHostLimit, MAX_STRINGS_PER_OUTPUT, MAX_SESSION_STRINGS } from './analyze.js';
 export type { CallFigures, CapOutcome, SessionAnalyzerOptions } from './analyze.js';
 export { readTranscript, splitMcpName, MAX_NAMED_SKIPS } from './transcript.js';
 export type { TranscriptEvent, TranscriptFormat, ReadStats, SkippedLine } from './transcript.js';

@@ -4,6 +4,7 @@
  * named, never fatal.
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { readOpenCode } from './read-opencode.js';
 import { readStoredOutput, storedOutputFile } from './stored-output.js';
@@ -225,8 +226,10 @@ function genericParser(): LineParser {
  * counted in `stats` and skipped. The session of a Claude Code line without `sessionId`, or
  * of Codex lines before `session_meta`, is the file's name. An OpenCode database is read
  * part by part instead (each part counts as a line; a skipped one is named by its rowid).
+ * `onBytes`, when given, is told how many more bytes of the file were read, as they are
+ * (a database's whole size once it is read).
  */
-export async function* readTranscript(file: string, format: TranscriptFormat, stats: ReadStats, mcpServers: readonly string[] = []): AsyncGenerator<TranscriptEvent> {
+export async function* readTranscript(file: string, format: TranscriptFormat, stats: ReadStats, mcpServers: readonly string[] = [], onBytes?: (bytes: number) => void): AsyncGenerator<TranscriptEvent> {
   if (format === 'opencode') {
     // A database, not lines: its parts are counted as lines, and a skipped one named by its rowid.
     const count = (): void => {
@@ -237,11 +240,15 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
       if (stats.skippedLines.length < MAX_NAMED_SKIPS) stats.skippedLines.push({ file, line: rowid, reason });
     };
     yield* readOpenCode(file, count, skip, mcpServers);
+    // Its pages are read out of order: the whole file counts once it is read.
+    if (onBytes !== undefined) onBytes((await stat(file)).size);
     return;
   }
   const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : format === 'gemini' ? geminiParser() : genericParser();
   const fallback = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl$/, '');
-  const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+  const input = createReadStream(file);
+  if (onBytes !== undefined) input.on('data', (chunk) => { onBytes(chunk.length); });
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   const skip = (reason: string): void => {
     stats.skipped++;

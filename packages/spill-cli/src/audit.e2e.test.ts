@@ -88,6 +88,18 @@ describe('spillway audit', () => {
     expect(json.recommendations[0]?.unproven?.neededRateUpper).toBeGreaterThan(0.1);
   });
 
+  it('outputs all under the smallest cap: nothing would spill, so no cap is recommended and the setup cap is kept', async () => {
+    const file = join(dir, 'small.jsonl');
+    const small = (i: number): string => JSON.stringify({ session: 'small', tool: 'Bash', input: { command: `ls ${String(i)}` }, output: rows(20).join('\n') });
+    writeFileSync(file, `${[small(1), small(2)].join('\n')}\n`);
+    const r = await spillway(['audit', '--host', 'generic', file], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.out).toContain('no output is over 2048 bytes, so nothing would spill; keep the cap spillway setup writes (24576 bytes for generic)');
+    expect(r.out).not.toContain('spillway setup generic');
+    const json = JSON.parse((await spillway(['audit', '--host', 'generic', '--json', file], { env: env() })).out) as { recommendations: { cap: number | null; unproven: unknown }[] };
+    expect(json.recommendations[0]).toMatchObject({ cap: null, unproven: null });
+  });
+
   it('--max-needed 100% gives the setup command; --examples shows the string', async () => {
     const r = await spillway(['audit', '--max-needed', '100%', '--examples'], { env: env() });
     expect(r.code).toBe(0);

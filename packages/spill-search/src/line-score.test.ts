@@ -29,7 +29,25 @@ const text = fc.oneof(
   fc.string({ maxLength: 60 }),
 );
 
+// ASCII lines and queries made of near words (stems, prefixes, suffixes, digits, case), so
+// that the scans of an ASCII line meet tokens that almost match at every place.
+const PIECES = ['press', 'pressing', 'pres', 'install', 'installs', 'reinstall', 'node', 'nodes', 'no', 'de', 'es', 'ing', 'a', 'ab', 'abc', 'x1', '1x', 'TypeError', 'typeERROR', 'Get', 'type', 'EVP_CIPHER_get_type'];
+const ascii = fc
+  .array(fc.tuple(fc.constantFrom(...PIECES), fc.constantFrom('', ' ', '  ', '_', '-', '.', '"', '/', '0')), { maxLength: 8 })
+  .map((parts) => parts.map(([w, sep]) => w + sep).join(''));
+
 describe('lineScore', () => {
+  it('equals the score worked out from the words, for ASCII lines and queries of near words', () => {
+    fc.assert(
+      fc.property(ascii, ascii, fc.boolean(), (line, q, quoted) => {
+        const { terms } = parseQuery(quoted ? `"${q}"` : q);
+        const weights = terms.map((_, i) => i + 1);
+        expect(lineScore(line, terms, weights)).toBe(wordScore(line, terms, weights));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   it('equals the score worked out from the words, for any line and query', () => {
     fc.assert(
       fc.property(text, text, (line, q) => {

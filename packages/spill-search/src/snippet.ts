@@ -6,7 +6,7 @@
 import type { QueryTerm } from './query.js';
 import { cutToUtf8Bytes } from '@spillway/core';
 import { byteLength, windowAround } from './text.js';
-import { camelPartsOf, lightStem, tokensOf } from './tokens.js';
+import { camelPartsOf, isWordChar, lightStem, tokensOf } from './tokens.js';
 
 /** A snippet: lines `startLine`..`endLine`, verbatim unless `truncated`. */
 export interface Snippet {
@@ -34,7 +34,9 @@ const NON_ASCII = /[\u0080-\uffff]/;
  * token and each part, lower-cased, is a substring of the line lower-cased, and contains
  * its own light stem; so a term whose stem (a phrase: whose first token) is not in the line
  * is not held, and the line is not split into tokens for it. The parts are only found for
- * a word that no token holds.
+ * a word that no token holds. In an ASCII line the tokens are not split out at all: each
+ * place the stem (the phrase's first token) starts a token is looked at where it stands
+ * (see {@link hasStemmedWord} and {@link hasPhrase}).
  */
 export function lineScore(line: string, terms: readonly QueryTerm[], weights: readonly number[]): number {
   const lower = NON_ASCII.test(line) ? undefined : line.toLowerCase();
@@ -51,11 +53,15 @@ export function lineScore(line: string, terms: readonly QueryTerm[], weights: re
       const stem = lightStem(term.tokens[0] ?? '');
       if (lower !== undefined && !lower.includes(stem)) has = false;
       else {
-        tokens ??= tokensOf(line);
-        stems ??= new Set(tokens.map(lightStem));
-        has = stems.has(stem) || (partStems ??= new Set(camelPartsOf(line).map(lightStem))).has(stem);
+        if (lower !== undefined) has = hasStemmedWord(lower, stem);
+        else {
+          tokens ??= tokensOf(line);
+          stems ??= new Set(tokens.map(lightStem));
+          has = stems.has(stem);
+        }
+        has ||= (partStems ??= new Set(camelPartsOf(line).map(lightStem))).has(stem);
       }
-    } else if (lower !== undefined && !lower.includes(term.tokens[0] ?? '')) has = false;
+    } else if (lower !== undefined) has = lower.includes(term.tokens[0] ?? '') && hasPhrase(lower, term.tokens);
     else {
       tokens ??= tokensOf(line);
       joined ??= ` ${tokens.join(' ')} `;
@@ -64,6 +70,48 @@ export function lineScore(line: string, terms: readonly QueryTerm[], weights: re
     if (has) score += weights[i] ?? 1;
   }
   return score;
+}
+
+/**
+ * Whether a token of an ASCII line, lower-cased (`lower`), has `stem` as its light stem. A
+ * light stem is a prefix of its token, so only a token that starts where `stem` is found
+ * can have it: tokens are runs of ASCII letters and digits, lower-cased, as `tokensOf` finds
+ * them in such a line.
+ */
+export function hasStemmedWord(lower: string, stem: string): boolean {
+  if (stem === '') return false;
+  for (let at = lower.indexOf(stem); at >= 0; at = lower.indexOf(stem, at + 1)) {
+    if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
+    let end = at + stem.length;
+    while (end < lower.length && isWordChar(lower.charCodeAt(end))) end += 1;
+    if (lightStem(lower.slice(at, end)) === stem) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `words` stand in a row among the tokens of an ASCII line, lower-cased (`lower`):
+ * what joining the line's tokens and the words with spaces and looking for the one in the
+ * other finds, which no empty word can be part of.
+ */
+export function hasPhrase(lower: string, words: readonly string[]): boolean {
+  const first = words[0];
+  if (first === undefined || words.includes('')) return false;
+  for (let at = lower.indexOf(first); at >= 0; at = lower.indexOf(first, at + 1)) {
+    if (at > 0 && isWordChar(lower.charCodeAt(at - 1))) continue;
+    let p = at;
+    for (let j = 0; j < words.length; j += 1) {
+      const word = words[j] ?? '';
+      if (!lower.startsWith(word, p)) break;
+      let end = p + word.length;
+      if (end < lower.length && isWordChar(lower.charCodeAt(end))) break;
+      if (j === words.length - 1) return true;
+      while (end < lower.length && !isWordChar(lower.charCodeAt(end))) end += 1;
+      if (end === lower.length) break;
+      p = end;
+    }
+  }
+  return false;
 }
 
 /** Fields of a line looked at for {@link fieldScore}: names and ids come early in a record. */

@@ -16,7 +16,8 @@ const MAX_IDENTIFIER_LENGTH = 40;
 /** The parts of a camelCase run. */
 const CAMEL_PART = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+/g;
 
-function isWordChar(code: number): boolean {
+/** Whether a UTF-16 code unit is an ASCII letter or digit: a word's, in an ASCII line. */
+export function isWordChar(code: number): boolean {
   return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 }
 

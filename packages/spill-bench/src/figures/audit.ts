@@ -1,13 +1,17 @@
-import { createReadStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { ratioAtMost, type FigureSpec } from '../figure.js';
+import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
 import { runInterleaved } from '../interleave.js';
+import { parseEveryLine } from '../parse-lines.js';
+import { assertSucceeded, childScript, runNodeWithMaxRss } from '../process.js';
+import type { Profile } from '../profile.js';
+import { formatBytes } from '../sizes.js';
 import { privateDir } from './common.js';
 
-function specs(): FigureSpec[] {
+const MiB = 1024 * 1024;
+
+function specs(profile: Profile): FigureSpec[] {
   return [
     {
       id: 'audit.transcripts',
@@ -15,6 +19,13 @@ function specs(): FigureSpec[] {
       baseline: 'node:readline over the same files, JSON.parse of every line',
       unit: 'ms',
       target: ratioAtMost(3),
+    },
+    {
+      id: 'audit.rss',
+      title: `peak RSS of a process that audits ${formatBytes(profile.audit.bytes)} of those transcripts`,
+      baseline: 'a process that parses every line of them',
+      unit: 'bytes',
+      target: valueAtMost(256 * MiB),
     },
   ];
 }
@@ -37,16 +48,6 @@ export function session(index: number, targetBytes: number): string {
     bytes += out.length;
   }
   return `${lines.join('\n')}\n`;
-}
-
-async function parseEveryLine(files: readonly string[]): Promise<number> {
-  let objects = 0;
-  for (const file of files) {
-    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })) {
-      if (line !== '' && typeof JSON.parse(line) === 'object') objects++;
-    }
-  }
-  return objects;
 }
 
 /**
@@ -85,6 +86,16 @@ export const auditGroup: FigureGroup = {
       spillway: samples.spillway,
       baseline: samples.baseline,
       notes: [`${String(files.length)} files, ${String(Math.round(ctx.profile.audit.bytes / 1024 / 1024))} MiB of output, ${String(calls)} tool calls (${String(objects)} lines parsed by the baseline)`],
+    });
+    // Memory, once a side: each in a process of its own, so the peak is the audit's alone.
+    const audited = await runNodeWithMaxRss(childScript('audit-child.js'), ['audit', dir], ctx.scratch, { captureStdout: true });
+    assertSucceeded(audited, 'audit child');
+    const parsed = await runNodeWithMaxRss(childScript('audit-child.js'), ['parse', dir], ctx.scratch, { captureStdout: true });
+    assertSucceeded(parsed, 'audit parse child');
+    ctx.record('audit.rss', {
+      spillway: [audited.maxRssBytes],
+      baseline: [parsed.maxRssBytes],
+      notes: [`lifetime peaks, Node's own memory included; the audit counted ${audited.stdout.trim()}, the parse ${parsed.stdout.trim()}`],
     });
   },
 };

@@ -1,11 +1,13 @@
 import { relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditProgress, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { searchOutputOnDemand } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
+import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
 import { positiveInt } from '../options.js';
+import { ProgressLine, progressBar } from '../progress-line.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
 /**
@@ -54,6 +56,16 @@ For each such output (the first 200), spill_search is asked, with that call's wo
 the needed strings, whether its answer holds the part (--no-search skips it).
 Nothing of the transcripts is printed but with --examples.
 `;
+
+/** Reading less than this is over too soon to be worth a progress line. */
+const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
+
+/** One progress line of an audit, such as `reading 3 of 40 transcript files [####--------] 31% 120 MB of 386 MB`. */
+export function renderAuditProgress(p: AuditProgress): string {
+  const ratio = p.bytes === 0 ? 1 : Math.min(1, p.bytesDone / p.bytes);
+  const which = Math.min(p.files, p.filesDone + 1);
+  return `reading ${String(which)} of ${String(p.files)} transcript file${p.files === 1 ? '' : 's'} ${progressBar(ratio)} ${String(Math.round(ratio * 100)).padStart(3)}% ${formatBytes(Math.min(p.bytesDone, p.bytes))} of ${formatBytes(p.bytes)}`;
+}
 
 function parseHost(value: string): TranscriptFormat {
   const found = FORMATS.find((f) => f === value);
@@ -112,7 +124,9 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipp
   lines.push('');
   if ((host?.cap == null || host.figures === null) && host?.unproven != null) {
     lines.push(`too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format}), and audit more sessions`);
-  } else if (host?.cap == null || host.figures === null) {
+  } else if ((host?.cap == null || host.figures === null) && host?.candidates.every((f) => f.spilled === 0) !== false) {
+    lines.push(`no output is over ${String(host?.candidates[0]?.cap ?? r.cap)} bytes, so nothing would spill; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format})`);
+  } else if (host.cap == null || host.figures === null) {
     lines.push(`no cap keeps the needed-later rate under ${percent(r.maxNeeded * 100, 100)}; keep outputs whole or raise --max-needed`);
   } else {
     const f = host.figures;
@@ -156,18 +170,24 @@ export function registerAudit(program: Command, ctx: CliContext): void {
         if (inside) throw new CliError('USAGE', `--html ${options.html} is among the transcripts being read; write the page somewhere else.`);
         assertNewPage(html);
       }
+      // On a terminal, a progress line while the transcripts are read (on stderr, so --json stays whole).
+      const line = ctx.io.stderr.isTTY === true ? new ProgressLine(ctx.io.stderr) : undefined;
+      const onProgress = (p: AuditProgress): void => {
+        if (p.bytes >= PROGRESS_MIN_BYTES) line?.draw(renderAuditProgress(p), p.bytesDone === 0 || p.filesDone === p.files);
+      };
       // Loaded only when an output needs searching; when libsql cannot load, the audit goes on without the check.
       const onDemand = options.search ? searchOutputOnDemand() : undefined;
       const report = await runAudit({
         format: options.host,
         paths,
+        ...(line === undefined ? {} : { onProgress }),
         ...(options.host === 'opencode' ? { mcpServers: await openCodeServers(ctx) } : {}),
         ...(options.cap === undefined ? {} : { cap: options.cap }),
         maxNeeded: options.maxNeeded,
         env: ctx.io.env,
         home: ctx.io.homedir,
         ...(onDemand === undefined ? {} : { searchOutput: onDemand.search }),
-      });
+      }).finally(() => line?.done());
       if (html !== undefined) {
         await writeNewPage(html, renderAuditHtml(report, { examples: options.examples === true }));
       }
