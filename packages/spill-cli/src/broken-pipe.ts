@@ -3,14 +3,10 @@
  * code so far, instead of a stack trace: an `EPIPE` on stdout or stderr is not a failure.
  */
 export function exitOnBrokenPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) exitOnBrokenPipeOf(stream);
-}
-
-/** {@link exitOnBrokenPipe} for one stream, returned as given. */
-export function exitOnBrokenPipeOf<S extends NodeJS.EventEmitter>(stream: S): S {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-  return stream;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+  }
 }
