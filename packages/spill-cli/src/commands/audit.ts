@@ -4,10 +4,9 @@ import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup
 import { searchOutputOnDemand } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
 import type { CliContext } from '../context.js';
-import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
 import { positiveInt } from '../options.js';
-import { ProgressLine, progressBar } from '../progress-line.js';
+import { ProgressLine, itemsProgressText } from '../progress-line.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
 /**
@@ -62,9 +61,7 @@ const PROGRESS_MIN_BYTES = 4 * 1024 * 1024;
 
 /** One progress line of an audit, such as `reading 3 of 40 transcript files [####--------] 31% 120 MB of 386 MB`. */
 export function renderAuditProgress(p: AuditProgress): string {
-  const ratio = p.bytes === 0 ? 1 : Math.min(1, p.bytesDone / p.bytes);
-  const which = Math.min(p.files, p.filesDone + 1);
-  return `reading ${String(which)} of ${String(p.files)} transcript file${p.files === 1 ? '' : 's'} ${progressBar(ratio)} ${String(Math.round(ratio * 100)).padStart(3)}% ${formatBytes(Math.min(p.bytesDone, p.bytes))} of ${formatBytes(p.bytes)}`;
+  return itemsProgressText('reading', 'transcript file', { items: p.files, itemsDone: p.filesDone, bytes: p.bytes, bytesDone: p.bytesDone });
 }
 
 function parseHost(value: string): TranscriptFormat {

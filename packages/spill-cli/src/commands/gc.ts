@@ -22,7 +22,7 @@ import { addCommonOptions, type CliContext, type CommonOptions, type OutputStrea
 import { EXIT_CODES, exitCodeForSpillError } from '../exit-codes.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
-import { ProgressLine, progressBar } from '../progress-line.js';
+import { ProgressLine, barAndPercent } from '../progress-line.js';
 import { gcSearchIndex, type IndexGcOutcome } from '../search-support.js';
 
 interface GcOptions extends CommonOptions {
@@ -141,8 +141,7 @@ export function renderProgress(p: SweepProgress, dryRun: boolean): string {
   const tail = p.deleted > 0 ? `, ${p.deleted.toLocaleString('en-US')} ${dryRun ? 'to delete' : 'deleted'}` : '';
   if (p.total === undefined || p.total === 0) return `${head} ${p.seen.toLocaleString('en-US')} artifacts${tail}`;
   const ratio = Math.min(1, p.seen / p.total);
-  const bar = progressBar(ratio);
-  return `${head} ${bar} ${String(Math.round(ratio * 100)).padStart(3)}% ${p.seen.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}${tail}`;
+  return `${head} ${barAndPercent(ratio)} ${p.seen.toLocaleString('en-US')}/${p.total.toLocaleString('en-US')}${tail}`;
 }
 
 /**

@@ -5,9 +5,8 @@ import { runSpillSearch } from '@spillway/tools';
 import { CliError } from '../cli-error.js';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { jsonLine } from '../json.js';
-import { formatBytes } from '../format.js';
 import { positiveInt } from '../options.js';
-import { ProgressLine, progressBar } from '../progress-line.js';
+import { ProgressLine, itemsProgressText } from '../progress-line.js';
 
 interface SearchOptions extends CommonOptions {
   readonly session?: string;
@@ -38,9 +37,7 @@ const PROGRESS_MIN_BYTES = 1024 * 1024;
 
 /** One progress line of indexing, such as `indexing 2 of 5 spilled outputs [####------] 40% 113 MB of 283 MB`. */
 export function renderIndexProgress(p: SpillSearchProgress): string {
-  const ratio = p.bytes === 0 ? 1 : p.bytesDone / p.bytes;
-  const which = Math.min(p.artifacts, p.artifactsDone + 1);
-  return `indexing ${String(which)} of ${String(p.artifacts)} spilled output${p.artifacts === 1 ? '' : 's'} ${progressBar(ratio)} ${String(Math.round(ratio * 100)).padStart(3)}% ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytes)}`;
+  return itemsProgressText('indexing', 'spilled output', { items: p.artifacts, itemsDone: p.artifactsDone, bytes: p.bytes, bytesDone: p.bytesDone });
 }
 
 /** `spillway search --json`: the snippets, best first. */
