@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
@@ -105,8 +105,10 @@ export const cliGroup: FigureGroup = {
   name: 'cli',
   specs,
   async run(ctx) {
-    const bin = cliBin();
-    if (!existsSync(bin)) throw new Error(`The CLI is not built (${bin}); run pnpm build first.`);
+    // The bin a user runs (CommonJS, small outputs answered from a bundle), not the compiled
+    // ES module entry, which loads more before it starts and so holds more memory.
+    const bin = path.join(path.dirname(cliBin()), '..', 'bin', 'spillway.js');
+    if (!existsSync(cliBin()) || !existsSync(bin)) throw new Error(`The CLI is not built (${cliBin()}); run pnpm build first.`);
     const { bytes, rounds } = ctx.profile.cli;
     const generator = generatorCommand(bytes);
     const root = await privateDir(ctx.scratch, 'root');
@@ -151,14 +153,21 @@ export const cliGroup: FigureGroup = {
     const unsafeRoot = path.join(ctx.scratch, 'unsafe-root');
     await mkdir(unsafeRoot);
     await chmod(unsafeRoot, 0o777);
+    // The fallback roots (the user's default root, then one under TMPDIR) would take the
+    // output instead, and a gigabyte a round would land in the user's own state directory:
+    // both are put under a regular file, where no directory can be made.
+    const noDir = path.join(ctx.scratch, 'not-a-directory');
+    await writeFile(noDir, '');
+    const noFallback = { XDG_STATE_HOME: noDir, TMPDIR: noDir };
     const hook = new URL('../children/maxrss-hook.js', import.meta.url).pathname;
     const unusable = async (round: number): Promise<Sample> => {
       const rssFile = path.join(ctx.scratch, `unusable-rss-${String(round)}`);
       const run = await runProcess('sh', ['-c', '"$NODE" --import "$HOOK" "$BIN" run --root "$ROOT" -- sh -c "$GEN" | cat > /dev/null'], {
-        env: { NODE: process.execPath, HOOK: hook, BIN: bin, ROOT: unsafeRoot, GEN: generator, [MAXRSS_FILE_ENV]: rssFile },
+        env: { NODE: process.execPath, HOOK: hook, BIN: bin, ROOT: unsafeRoot, GEN: generator, [MAXRSS_FILE_ENV]: rssFile, ...noFallback },
       });
       assertSucceeded(run, 'spillway run with an unusable root');
       if (!/SPILL_UNSAFE_ROOT/.test(run.stderr)) problems.add('spillway run with an unusable root did not warn about it');
+      if (!/printed in full/.test(run.stderr)) problems.add('spillway run with an unusable root did not print the output in full (a fallback root took it)');
       const rss = Number(await readFile(rssFile, 'utf8').catch(() => 'NaN'));
       await rm(rssFile, { force: true });
       ctx.log(`round ${round} spillway run (store unusable): ${(run.wallMs / 1000).toFixed(2)} s, peak RSS ${formatBytes(rss)}`);

@@ -168,6 +168,7 @@ export class SinkScan {
   #scanned = 0;
   #reading: Promise<void> = Promise.resolve();
   #failed = false;
+  #buffer: Buffer | undefined;
 
   constructor(sink: StoredReader, cap: number) {
     this.#sink = sink;
@@ -197,7 +198,8 @@ export class SinkScan {
     if (size <= this.#scanned) return;
     this.#scan ??= outputScan(this.#cap);
     const scan = await this.#scan;
-    const buffer = Buffer.allocUnsafe(Math.min(SCAN_PIECE_BYTES, size - this.#scanned));
+    // One buffer for the whole scan: a new one per call left megabytes of them for the collector.
+    const buffer = (this.#buffer ??= Buffer.allocUnsafe(SCAN_PIECE_BYTES));
     while (this.#scanned < size) {
       const n = await this.#sink.read(buffer, 0, Math.min(buffer.length, size - this.#scanned), this.#scanned);
       if (n <= 0) break;

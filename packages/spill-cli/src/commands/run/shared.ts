@@ -7,6 +7,7 @@ import { spillHintLine } from '../../format.js';
 import { jsonLine, type RunJson } from '../../json.js';
 import { looksUtf8 } from '../../sink-run.js';
 import { OutputScan, type FinishedScan } from './output-scan.js';
+import { keepYoungGenerationSmall } from '../../young-generation.js';
 
 /** The options of `spillway run`. */
 export interface RunOptions extends CommonOptions {
@@ -138,6 +139,8 @@ export async function previewFromEnds(input: {
 /** A new {@link OutputScan} for a cap, once the policy is loaded. */
 export async function outputScan(cap: number): Promise<OutputScan> {
   const { createSpillPreviewScanner } = await loadPolicy();
+  // A scan may run over gigabytes: its garbage must not grow the heap (see the function).
+  keepYoungGenerationSmall();
   return new OutputScan(createSpillPreviewScanner(cap));
 }
 
