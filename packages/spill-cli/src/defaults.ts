@@ -12,6 +12,9 @@ export const DEFAULT_SESSION_ID = 'shell';
 /** Environment variable naming the session (`--session` wins over it). */
 export const SESSION_ENV = 'SPILLWAY_SESSION';
 
+/** Environment variable naming the root (`--root` wins over it). */
+export const ROOT_ENV = 'SPILLWAY_ROOT';
+
 /** A byte count as an option value: a plain decimal integer. */
 export const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 

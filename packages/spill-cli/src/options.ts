@@ -3,7 +3,7 @@ import { defaultLocalRoot, localRootOf } from '@spillway/local';
 import { InvalidArgumentError } from 'commander';
 import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
 import { CliError } from './cli-error.js';
-import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV, sessionFrom } from './defaults.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, ROOT_ENV, SESSION_ENV, sessionFrom } from './defaults.js';
 
 export { DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV };
 
@@ -13,8 +13,7 @@ export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
 /** Environment variable for the most bytes `spillway run` stores (`--max-stored-bytes` wins over it). */
 export const MAX_STORED_ENV = 'SPILLWAY_MAX_STORED_BYTES';
 
-/** Environment variable naming the root (`--root` wins over it). */
-export const ROOT_ENV = 'SPILLWAY_ROOT';
+export { ROOT_ENV } from './defaults.js';
 
 
 function parseInteger(value: string, min: number, what: string): number {

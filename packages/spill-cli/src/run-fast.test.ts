@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { parseFastRun } from './run-fast.js';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { defaultLocalRoot } from '@spillway/local';
+import { fastDefaultRoot, parseFastRun, rootLooksPrivate, type FastRun } from './run-fast.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
@@ -53,5 +57,50 @@ describe('parseFastRun: which calls of spillway run the fast path takes', () => 
     expect(parseFastRun(['true'], { ...env, SPILLWAY_STORE: 's3://bucket/prefix' })).toBeUndefined();
     expect(parseFastRun(['true'], { PATH: '' })).toBeUndefined();
     expect(parseFastRun(['/bin/true'], { PATH: '' })?.file).toBe('/bin/true');
+  });
+});
+
+describe('rootLooksPrivate: whether the fast path keeps a run whose output may pass the cap', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'spill-fast-root-'));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const made = (name: string, mode: number): string => {
+    const path = join(dir, name);
+    mkdirSync(path);
+    chmodSync(path, mode);
+    return path;
+  };
+  const run = (root?: string): FastRun => ({ file: 'true', args: [], options: { maxInlineBytes: 10, noticeReader: 'spillway-cli', ...(root === undefined ? {} : { root }) } });
+
+  it('keeps a private directory of this user, and leaves any other root to the full program', () => {
+    const priv = made('private', 0o700);
+    expect(rootLooksPrivate(run(priv), {}, '/', '/nonexistent')).toBe(true);
+    expect(rootLooksPrivate(run(made('open', 0o777)), {}, '/', '/nonexistent')).toBe(false);
+    expect(rootLooksPrivate(run(made('group', 0o750)), {}, '/', '/nonexistent')).toBe(false);
+    expect(rootLooksPrivate(run(join(dir, 'missing')), {}, '/', '/nonexistent')).toBe(false);
+    writeFileSync(join(dir, 'file'), '');
+    expect(rootLooksPrivate(run(join(dir, 'file')), {}, '/', '/nonexistent')).toBe(false);
+    // A link is for the backend to judge, not a glance.
+    symlinkSync(priv, join(dir, 'link'));
+    expect(rootLooksPrivate(run(join(dir, 'link')), {}, '/', '/nonexistent')).toBe(false);
+  });
+
+  it('reads the root as the program does: --root, else SPILLWAY_ROOT (relative to the working directory), else the default root', () => {
+    made('state', 0o700);
+    made(join('state', 'spillway'), 0o700);
+    made('by-env', 0o700);
+    expect(rootLooksPrivate(run('private'), { SPILLWAY_ROOT: join(dir, 'open') }, dir, '/nonexistent')).toBe(true);
+    expect(rootLooksPrivate(run(), { SPILLWAY_ROOT: 'by-env' }, dir, '/nonexistent')).toBe(true);
+    expect(rootLooksPrivate(run(), { SPILLWAY_ROOT: join(dir, 'open') }, dir, '/nonexistent')).toBe(false);
+    expect(rootLooksPrivate(run(), { XDG_STATE_HOME: join(dir, 'state') }, '/', '/nonexistent')).toBe(true);
+    expect(rootLooksPrivate(run(), { SPILLWAY_ROOT: '', XDG_STATE_HOME: join(dir, 'state') }, '/', '/nonexistent')).toBe(true);
+    expect(rootLooksPrivate(run(), {}, '/', '/nonexistent')).toBe(false);
+  });
+
+  it('finds the default root where the local backend puts it', () => {
+    for (const [env, home] of [[{}, '/home/u'], [{ XDG_STATE_HOME: '/s' }, '/home/u'], [{ XDG_STATE_HOME: 'relative' }, '/home/u/'], [{ XDG_STATE_HOME: '' }, '/']] as const) {
+      expect(fastDefaultRoot(env, home)).toBe(defaultLocalRoot(env, home));
+    }
   });
 });

@@ -1,9 +1,11 @@
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import { basename, delimiter, join } from 'node:path';
+import { accessSync, constants as fsConstants, lstatSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, delimiter, join, resolve } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { exitCodeOf, runChild, type ChildOutcome } from './child.js';
+import { xdgBaseDir } from '@spillway/core/xdg';
 import { createUsageLog } from '@spillway/usage';
-import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, sessionFrom } from './defaults.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, ROOT_ENV, sessionFrom } from './defaults.js';
 
 /** `spillway run`'s options that the fast path understands; any other sends the call to the full program. */
 export interface FastRunOptions {
@@ -84,6 +86,34 @@ function startable(file: string, env: Readonly<Record<string, string | undefined
   });
 }
 
+/**
+ * Whether the root the run would store into is, at a glance, a private directory of this
+ * user's (`--root`, else `SPILLWAY_ROOT`, else the default root). The fast path gives the
+ * command a pipe, and an output past the cap passes through this process; when the root
+ * cannot take it, the full program gives the command the fallback root's file or its own
+ * stdout instead, and no byte passes through here. The backend still checks the root in
+ * full: this only picks the route. A root not made yet is left to the full program too.
+ */
+export function rootLooksPrivate(run: FastRun, env: Readonly<Record<string, string | undefined>>, cwd: string, home: string): boolean {
+  const fromEnv = env[ROOT_ENV];
+  const root = run.options.root !== undefined ? resolve(cwd, run.options.root) : fromEnv !== undefined && fromEnv !== '' ? resolve(cwd, fromEnv) : fastDefaultRoot(env, home);
+  try {
+    const st = lstatSync(root, { throwIfNoEntry: false });
+    return st !== undefined && st.isDirectory() && st.uid === process.geteuid?.() && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The local backend's default root (`defaultLocalRoot` of `@spillway/local`), found without
+ * loading that package, which would start Node's ES module loader on every small output. A
+ * test holds the two equal.
+ */
+export function fastDefaultRoot(env: Readonly<Record<string, string | undefined>>, home: string): string {
+  return join(xdgBaseDir('state', env, home), 'spillway');
+}
+
 /** How the output continues once it is past what the fast path holds: the full program's routes (see `commands/run/adopted-run.ts`). */
 export interface OutputTakeover {
   write(chunk: Buffer): Promise<void>;
@@ -145,7 +175,7 @@ export async function runFast(run: FastRun, env: Readonly<Record<string, string 
  */
 export async function runFastProcess(args: readonly string[]): Promise<boolean> {
   const run = parseFastRun(args, process.env);
-  if (run === undefined) return false;
+  if (run === undefined || !rootLooksPrivate(run, process.env, process.cwd(), homedir())) return false;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);

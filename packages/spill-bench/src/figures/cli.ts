@@ -112,6 +112,9 @@ export const cliGroup: FigureGroup = {
     const { bytes, rounds } = ctx.profile.cli;
     const generator = generatorCommand(bytes);
     const root = await privateDir(ctx.scratch, 'root');
+    // The runs' usage events (and any fallback root) stay in the scratch directory, out of
+    // the state directory of whoever runs the bench.
+    const state = { XDG_STATE_HOME: await privateDir(ctx.scratch, 'state') };
     const out = path.join(ctx.scratch, 'baseline.txt');
     const problems = new Set<string>();
     const check = (what: string, stored: number): void => {
@@ -120,7 +123,7 @@ export const cliGroup: FigureGroup = {
 
     type Sample = { readonly wallMs: number; readonly rss: number; readonly pipeMs?: number };
     const spillway = async (round: number): Promise<Sample> => {
-      const run = await runNodeWithMaxRss(bin, ['run', '--root', root, '--session', 'bench', '--', 'sh', '-c', generator], ctx.scratch);
+      const run = await runNodeWithMaxRss(bin, ['run', '--root', root, '--session', 'bench', '--', 'sh', '-c', generator], ctx.scratch, { env: state });
       assertSucceeded(run, 'spillway run');
       check('spillway run', (await treeSize(root)).bytes);
       await emptyDir(root);
@@ -200,7 +203,7 @@ export const cliGroup: FigureGroup = {
       rounds,
       {
         spillway: async () => {
-          const run = await runProcess(process.execPath, [bin, 'run', '--root', root, '--session', 'bench', '--', 'cat', log]);
+          const run = await runProcess(process.execPath, [bin, 'run', '--root', root, '--session', 'bench', '--', 'cat', log], { env: state });
           assertSucceeded(run, 'spillway run of the log');
           if (run.stdout.length > 64 * 1024) problems.add('spillway run of the log printed more than its preview');
           const stored = (await treeSize(root)).bytes;
