@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
 import { defaultLocalRoot, localRootOf } from '@spillway/local';
 import { InvalidArgumentError } from 'commander';
 import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
 import { CliError } from './cli-error.js';
-import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, ROOT_ENV, SESSION_ENV, sessionFrom } from './defaults.js';
+import { namedRoot } from './root-choice.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV, sessionFrom } from './defaults.js';
 
 export { DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV };
 
@@ -59,14 +59,9 @@ export function resolveRoot(
   cwd: string,
   home: string,
 ): ResolvedRoot {
-  if (option !== undefined) {
-    if (option === '') throw new CliError('USAGE', '--root needs a directory, got an empty string.');
-    return { path: resolve(cwd, option), source: 'option' };
-  }
-  const fromEnv = env[ROOT_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(cwd, fromEnv), source: 'env' };
+  if (option === '') throw new CliError('USAGE', '--root needs a directory, got an empty string.');
   // The library's own default, so a harness's artifacts and the CLI's share one root.
-  return { path: defaultLocalRoot(env, home), source: 'default' };
+  return namedRoot(option, env, cwd) ?? { path: defaultLocalRoot(env, home), source: 'default' };
 }
 
 /**

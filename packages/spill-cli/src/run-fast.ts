@@ -1,11 +1,12 @@
 import { accessSync, constants as fsConstants, lstatSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, delimiter, join, resolve } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { exitCodeOf, runChild, type ChildOutcome } from './child.js';
 import { xdgBaseDir } from '@spillway/core/xdg';
 import { createUsageLog } from '@spillway/usage';
-import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, ROOT_ENV, sessionFrom } from './defaults.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, sessionFrom } from './defaults.js';
+import { namedRoot } from './root-choice.js';
 
 /** `spillway run`'s options that the fast path understands; any other sends the call to the full program. */
 export interface FastRunOptions {
@@ -95,8 +96,7 @@ function startable(file: string, env: Readonly<Record<string, string | undefined
  * full: this only picks the route. A root not made yet is left to the full program too.
  */
 export function rootLooksPrivate(run: FastRun, env: Readonly<Record<string, string | undefined>>, cwd: string, home: string): boolean {
-  const fromEnv = env[ROOT_ENV];
-  const root = run.options.root !== undefined ? resolve(cwd, run.options.root) : fromEnv !== undefined && fromEnv !== '' ? resolve(cwd, fromEnv) : fastDefaultRoot(env, home);
+  const root = namedRoot(run.options.root, env, cwd)?.path ?? fastDefaultRoot(env, home);
   try {
     const st = lstatSync(root, { throwIfNoEntry: false });
     return st !== undefined && st.isDirectory() && st.uid === process.geteuid?.() && (st.mode & 0o077) === 0;

@@ -31,6 +31,11 @@ export function cliBin(): string {
   return path.join(root, 'packages', 'spill-cli', 'dist', 'bin.js');
 }
 
+/** The command as a package manager installs it (`bin/spillway.js`, beside the built CLI's `dist/`): what a user or a host starts. */
+export function commandBin(): string {
+  return path.join(path.dirname(cliBin()), '..', 'bin', 'spillway.js');
+}
+
 /**
  * Writes every dirty page to disk (untimed), so that a timed run never pays for the
  * writeback of the gigabyte the run before it wrote: without it, whichever side ran second
@@ -107,7 +112,7 @@ export const cliGroup: FigureGroup = {
   async run(ctx) {
     // The bin a user runs (CommonJS, small outputs answered from a bundle), not the compiled
     // ES module entry, which loads more before it starts and so holds more memory.
-    const bin = path.join(path.dirname(cliBin()), '..', 'bin', 'spillway.js');
+    const bin = commandBin();
     if (!existsSync(cliBin()) || !existsSync(bin)) throw new Error(`The CLI is not built (${cliBin()}); run pnpm build first.`);
     const { bytes, rounds } = ctx.profile.cli;
     const generator = generatorCommand(bytes);

@@ -7,7 +7,7 @@ import type { FigureGroup } from '../group.js';
 import { runInterleaved } from '../interleave.js';
 import { assertSucceeded, runProcess } from '../process.js';
 import { privateDir } from './common.js';
-import { cliBin } from './cli.js';
+import { cliBin, commandBin } from './cli.js';
 
 /** A Claude Code PostToolUse input for a small Bash output, as the host sends it. */
 const SMALL_CALL = JSON.stringify({
@@ -70,7 +70,7 @@ export const hostsGroup: FigureGroup = {
   name: 'hosts',
   specs,
   async run(ctx) {
-    const script = path.join(path.dirname(cliBin()), '..', 'bin', 'spillway.js');
+    const script = commandBin();
     if (!existsSync(path.join(path.dirname(cliBin()), 'hook-main.js'))) throw new Error('The CLI is not built; run pnpm build first.');
     const dir = await privateDir(ctx.scratch, 'hook');
     const input = path.join(dir, 'input.json');

@@ -4,7 +4,7 @@ import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { BenchContext, FigureGroup } from '../group.js';
 import { runInterleaved, type InterleavedSamples } from '../interleave.js';
 import { assertSucceeded, childScript, runNodeWithMaxRss, runProcess } from '../process.js';
-import { cliBin } from './cli.js';
+import { commandBin } from './cli.js';
 import type { Profile } from '../profile.js';
 import { formatBytes } from '../sizes.js';
 import { privateDir } from './common.js';
@@ -97,7 +97,7 @@ async function once(ctx: BenchContext, mode: 'spillway' | 'baseline', dir: strin
 async function searchProcesses(dir: string): Promise<InterleavedSamples<number>> {
   const queries = JSON.parse(await readFile(path.join(dir, 'queries.json'), 'utf8')) as string[];
   const env = { PATH: process.env.PATH ?? '', HOME: dir, XDG_STATE_HOME: path.join(dir, 'state'), SPILLWAY_ROOT: path.join(dir, 'root'), SPILLWAY_SESSION: 'bench-search', SPILLWAY_AUTO_GC: 'off', SPILLWAY_AUTO_INDEX: 'off', SPILLWAY_USAGE: 'off' };
-  const script = path.join(path.dirname(cliBin()), '..', 'bin', 'spillway.js');
+  const script = commandBin();
   let next = 0;
   return runInterleaved(
     PROCESS_ROUNDS,
