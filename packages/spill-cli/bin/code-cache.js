@@ -126,9 +126,23 @@ function requireCached(file) {
  * file, any other as it is (bare ones resolve from this package, as from the bundle's).
  * The bundles import through here (see scripts/bundle-fast-paths.mjs): an `import()`
  * compiled from V8's code cache fails in Node 20, one compiled by Node's loader does not.
+ * A compiled file with a bundle of its own beside it (`x.bundle.cjs` for `x.js`, at least
+ * as new) is answered by that bundle, from the code cache too.
  */
 function importFrom(file, specifier) {
-  return import(/^\.\.?\//.test(specifier) ? pathToFileURL(resolve(dirname(file), specifier)).href : specifier);
+  if (!/^\.\.?\//.test(specifier)) return import(specifier);
+  const target = resolve(dirname(file), specifier);
+  const bundle = bundleOf(target);
+  return bundle === undefined ? import(pathToFileURL(target).href) : Promise.resolve().then(() => requireCached(bundle));
+}
+
+/** The bundle beside the compiled file `target`, when there is one at least as new as it. */
+function bundleOf(target) {
+  if (!target.endsWith('.js')) return undefined;
+  const bundle = `${target.slice(0, -'.js'.length)}.bundle.cjs`;
+  const mtime = (path) => fs.statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? -1;
+  const built = mtime(bundle);
+  return built >= 0 && built >= mtime(target) ? bundle : undefined;
 }
 
 module.exports = { requireCached, importFrom };

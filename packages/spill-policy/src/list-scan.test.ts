@@ -20,6 +20,7 @@ describe('list detection', () => {
       ndjson: lines(100, (i) => `{"id":${String(i)},"name":"pkg-${String(i)}"}`),
       numbered: lines(100, (i) => `${String(i)}. Result title ${String(i)} https://example.org/${String(i)}`),
       bulleted: lines(100, (i) => `- package-${String(i)} 1.${String(i)}.0`),
+      bullets: lines(100, (i) => `  \u2022 Result title ${String(i)}: a page about item ${String(i)} of the search`),
       prettyJson: `[\n${Array.from({ length: 40 }, (_, i) => `  {\n    "id": ${String(i)},\n    "name": "n${String(i)}"\n  }`).join(',\n')}\n]\n`,
     };
     for (const [name, text] of Object.entries(lists)) expect(scan(text), name).toBeDefined();
@@ -59,6 +60,7 @@ describe('list detection', () => {
   it('tells kinds of item apart', () => {
     expect(itemKind('/usr/bin/env')).toBe(itemKind('/etc/hosts'));
     expect(itemKind('/usr/bin/env')).not.toBe(itemKind('abc1234 fix: a thing'));
+    expect(itemKind('\u2022 first of the results, as a bullet')).toBe(itemKind('- second of the results, as a dash'));
     expect(itemKind("src/a.ts(1,2): error TS2322: Type 'x' is not assignable to type 'y'.")).toBe(-1);
   });
 

@@ -28,7 +28,7 @@ const ITEM_SOURCES: readonly string[] = [
     String.raw`[^\s:][^:]*:\d+[:-].*`, // grep -n
     String.raw`[0-9a-f]{7,40} .+`, // git log --oneline
     String.raw`\s*\{.*\},?`, // an NDJSON record (or a compact object in an array)
-    String.raw`\s*(?:\d+[.)]|[-*•+]|#\d+)\s+\S.*`, // numbered or bulleted
+    String.raw`\s*(?:\d+[.)]|[-*\u2022+]|#\d+)\s+\S.*`, // numbered or bulleted (\u2022 is the bullet: the source stays ASCII)
     String.raw`\s*\d+\t.*`, // nl, cat -n
     String.raw`\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*.*|"(?:[^"\\]|\\.)*",?|[{}[\]],?|[{[]|\}\],?|\]\},?)`, // pretty JSON
     String.raw`[a-z][a-zA-Z][a-zA-Z ]? +\S+ +\S+ +.*`, // dpkg -l
