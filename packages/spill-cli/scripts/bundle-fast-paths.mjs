@@ -57,7 +57,7 @@ const fromOwner = {
  * is loaded with the bundle.
  */
 const LAZY_BUILTINS = new Map([
-  ['node:crypto', ['createHash', 'randomUUID']],
+  ['node:crypto', ['createHash', 'randomBytes', 'randomUUID']],
   ['node:child_process', ['spawn']],
   ['node:fs/promises', ['chmod', 'lstat', 'mkdir', 'realpath']],
 ]);
@@ -109,7 +109,7 @@ const importThroughLoader = {
  * A subpath is named on its own (`@spillway/core/xdg`): one left outside is loaded by
  * `require` of an ES module, which starts Node's module loader on every small output.
  */
-const SMALL_OUTPUT = ['@spillway/usage', '@spillway/hosts/hook', '@spillway/core', '@spillway/core/xdg'];
+const SMALL_OUTPUT = ['@spillway/usage', '@spillway/hosts/hook', '@spillway/core', '@spillway/core/xdg', '@spillway/local/incoming'];
 
 const ENTRIES = [
   { name: 'run-fast', inline: (id) => SMALL_OUTPUT.includes(id), leftOut: ['commands/run/adopted-run.js', 'auto-gc.js', 'auto-index.js'], plugins: [importThroughLoader] },

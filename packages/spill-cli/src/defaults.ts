@@ -15,6 +15,12 @@ export const SESSION_ENV = 'SPILLWAY_SESSION';
 /** Environment variable naming the root (`--root` wins over it). */
 export const ROOT_ENV = 'SPILLWAY_ROOT';
 
+/** `--max-stored-bytes` when neither the option nor `SPILLWAY_MAX_STORED_BYTES` sets it: 1 GiB. */
+export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
+
+/** Environment variable for the most bytes `spillway run` stores (`--max-stored-bytes` wins over it). */
+export const MAX_STORED_ENV = 'SPILLWAY_MAX_STORED_BYTES';
+
 /** A byte count as an option value: a plain decimal integer. */
 export const DECIMAL = /^(?:0|[1-9][0-9]*)$/;
 

@@ -3,15 +3,9 @@ import { InvalidArgumentError } from 'commander';
 import { SpillError, spillLocator, type SpillLocator } from '@spillway/core';
 import { CliError } from './cli-error.js';
 import { namedRoot } from './root-choice.js';
-import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV, sessionFrom } from './defaults.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_MAX_STORED_BYTES, DEFAULT_SESSION_ID, MAX_STORED_ENV, SESSION_ENV, sessionFrom } from './defaults.js';
 
-export { DEFAULT_MAX_INLINE_BYTES, DEFAULT_SESSION_ID, SESSION_ENV };
-
-/** `--max-stored-bytes` when neither the option nor `SPILLWAY_MAX_STORED_BYTES` sets it: 1 GiB. */
-export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024 * 1024;
-
-/** Environment variable for the most bytes `spillway run` stores (`--max-stored-bytes` wins over it). */
-export const MAX_STORED_ENV = 'SPILLWAY_MAX_STORED_BYTES';
+export { DEFAULT_MAX_INLINE_BYTES, DEFAULT_MAX_STORED_BYTES, DEFAULT_SESSION_ID, MAX_STORED_ENV, SESSION_ENV };
 
 export { ROOT_ENV } from './defaults.js';
 

@@ -1,7 +1,7 @@
 // `spillway run` as a package manager links it (bin/spillway.js) answers a small output
 // without loading the program. It must answer exactly as the program does: the same bytes,
 // exit code, stored artifact and usage events, for every kind of output.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, COMMAND, ensureBuilt, spillway, type BinResult } from './test-bin.js';
@@ -109,5 +109,56 @@ describe('spillway run through bin/spillway.js answers as the program does', () 
     const { fast, full } = await both(['--', 'no-such-command-anywhere']);
     expect(fast.run.code).toBe(127);
     expect(fast.run.stderr).toBe(full.run.stderr);
+  });
+});
+
+describe('the routes of the fast path', () => {
+  /** Past the free space of any volume here: the fast path, like the program, keeps the output off the disk until it can check each write. */
+  const BEYOND_THE_VOLUME = '1000000000000000';
+  const WHERE = 'readlink /proc/self/fd/1; readlink /proc/self/fd/2';
+
+  it('writes the output into an incoming file of the root, which the store then takes over as it is; nothing is left behind', async () => {
+    const { fast, full } = await both(['--max-inline-bytes', '2048', '--', 'sh', '-c', `${WHERE}; seq 1 20000`]);
+    const incoming = join(fast.home, 'root', '.incoming');
+    const [stdout, stderr] = fast.run.out.split('\n');
+    expect(stdout).toMatch(new RegExp(`^${incoming}/\\.tmp-[0-9a-f]{32}$`));
+    expect(stderr).toBe(stdout);
+    const stored = readFileSync(locatorIn(fast.run.out), 'utf8');
+    expect(stored.startsWith(`${stdout ?? ''}\n${stdout ?? ''}\n1\n2\n`)).toBe(true);
+    expect(stored.split('\n').slice(2)).toEqual(readFileSync(locatorIn(full.run.out), 'utf8').split('\n').slice(2));
+    expect(readdirSync(incoming)).toEqual([]);
+    const small = await both(['--', 'sh', '-c', WHERE]);
+    expect(small.fast.run.out).toMatch(new RegExp(`^${join(small.fast.home, 'root', '.incoming')}/\\.tmp-[0-9a-f]{32}\n`));
+    expect(readdirSync(join(small.fast.home, 'root', '.incoming'))).toEqual([]);
+    expect(readdirSync(join(small.fast.home, 'root'))).toEqual(['.incoming']);
+  });
+
+  it('uses a pipe when the volume has less room than --max-stored-bytes, and answers as the program does', async () => {
+    const script = 'seq 1 60000; echo "error: the build broke at step 9" >&2; seq 60001 120000';
+    const { fast, full } = await both(['--max-inline-bytes', '4096', '--max-stored-bytes', BEYOND_THE_VOLUME, '--', 'sh', '-c', `${WHERE}; ${script}`]);
+    // Node's pipes to a child are socket pairs.
+    expect(readFileSync(locatorIn(fast.run.out), 'utf8')).toMatch(/^socket:\[\d+\]\nsocket:\[\d+\]\n1\n/);
+    const plumbing = /socket:\[\d+\]|\/\S+\.tmp-[0-9a-f]{32}/g;
+    expect(neutral(fast).replace(plumbing, 'pipe')).toBe(neutral(full).replace(plumbing, 'pipe'));
+    expect(events(fast)).toEqual(events(full));
+    const failing = await both(['--max-inline-bytes', '4096', '--max-inline-bytes-on-failure', '1024', '--max-stored-bytes', BEYOND_THE_VOLUME, '--', 'sh', '-c', 'seq 1 400; echo "FATAL: out of cheese"; exit 3']);
+    expect(failing.fast.run.code).toBe(3);
+    expect(neutral(failing.fast)).toBe(neutral(failing.full));
+    const small = await both(['--max-stored-bytes', BEYOND_THE_VOLUME, '--', 'sh', '-c', 'echo out; echo err >&2; exit 4']);
+    expect(small.fast.run.out).toBe('out\nerr\n');
+    expect(small.fast.run.code).toBe(4);
+    expect(events(small.fast)).toEqual(events(small.full));
+  });
+
+  it('copies the output out of the incoming file and stores it all the same when the store cannot take the file over', async () => {
+    // The command opens its own incoming directory to its group before the takeover: the
+    // store then refuses the file, which is no longer private.
+    const script = 'mkdir -p "$SPILLWAY_ROOT/.incoming"; chmod 750 "$SPILLWAY_ROOT/.incoming"; seq 1 20000';
+    const { fast, full } = await both(['--max-inline-bytes', '2048', '--', 'sh', '-c', script]);
+    expect(fast.run.code).toBe(0);
+    expect(fast.run.stderr).toMatch(/\[SPILL_UNSAFE_ROOT\]: the output is copied out of \S+\.incoming\/\.tmp-[0-9a-f]{32} once sh ends\./);
+    expect(readFileSync(locatorIn(fast.run.out)).equals(readFileSync(locatorIn(full.run.out)))).toBe(true);
+    expect(readdirSync(join(fast.home, 'root', '.incoming'))).toEqual([]);
+    expect(events(fast)).toEqual(events(full));
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultLocalRoot } from '@spillway/local';
-import { fastDefaultRoot, parseFastRun, rootLooksPrivate, type FastRun } from './run-fast.js';
+import { fastDefaultRoot, maxStoredFrom, parseFastRun, privateRoot, type FastRun } from './run-fast.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
@@ -60,7 +60,7 @@ describe('parseFastRun: which calls of spillway run the fast path takes', () => 
   });
 });
 
-describe('rootLooksPrivate: whether the fast path keeps a run whose output may pass the cap', () => {
+describe('privateRoot: whether the fast path keeps a run whose output may pass the cap, and where it writes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'spill-fast-root-'));
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
@@ -75,32 +75,42 @@ describe('rootLooksPrivate: whether the fast path keeps a run whose output may p
 
   it('keeps a private directory of this user, and leaves any other root to the full program', () => {
     const priv = made('private', 0o700);
-    expect(rootLooksPrivate(run(priv), {}, '/', '/nonexistent')).toBe(true);
-    expect(rootLooksPrivate(run(made('open', 0o777)), {}, '/', '/nonexistent')).toBe(false);
-    expect(rootLooksPrivate(run(made('group', 0o750)), {}, '/', '/nonexistent')).toBe(false);
-    expect(rootLooksPrivate(run(join(dir, 'missing')), {}, '/', '/nonexistent')).toBe(false);
+    expect(privateRoot(run(priv), {}, '/', '/nonexistent')).toBe(priv);
+    expect(privateRoot(run(made('open', 0o777)), {}, '/', '/nonexistent')).toBeUndefined();
+    expect(privateRoot(run(made('group', 0o750)), {}, '/', '/nonexistent')).toBeUndefined();
+    expect(privateRoot(run(join(dir, 'missing')), {}, '/', '/nonexistent')).toBeUndefined();
     writeFileSync(join(dir, 'file'), '');
-    expect(rootLooksPrivate(run(join(dir, 'file')), {}, '/', '/nonexistent')).toBe(false);
+    expect(privateRoot(run(join(dir, 'file')), {}, '/', '/nonexistent')).toBeUndefined();
     // A link is for the backend to judge, not a glance.
     symlinkSync(priv, join(dir, 'link'));
-    expect(rootLooksPrivate(run(join(dir, 'link')), {}, '/', '/nonexistent')).toBe(false);
+    expect(privateRoot(run(join(dir, 'link')), {}, '/', '/nonexistent')).toBeUndefined();
   });
 
   it('reads the root as the program does: --root, else SPILLWAY_ROOT (relative to the working directory), else the default root', () => {
     made('state', 0o700);
     made(join('state', 'spillway'), 0o700);
     made('by-env', 0o700);
-    expect(rootLooksPrivate(run('private'), { SPILLWAY_ROOT: join(dir, 'open') }, dir, '/nonexistent')).toBe(true);
-    expect(rootLooksPrivate(run(), { SPILLWAY_ROOT: 'by-env' }, dir, '/nonexistent')).toBe(true);
-    expect(rootLooksPrivate(run(), { SPILLWAY_ROOT: join(dir, 'open') }, dir, '/nonexistent')).toBe(false);
-    expect(rootLooksPrivate(run(), { XDG_STATE_HOME: join(dir, 'state') }, '/', '/nonexistent')).toBe(true);
-    expect(rootLooksPrivate(run(), { SPILLWAY_ROOT: '', XDG_STATE_HOME: join(dir, 'state') }, '/', '/nonexistent')).toBe(true);
-    expect(rootLooksPrivate(run(), {}, '/', '/nonexistent')).toBe(false);
+    expect(privateRoot(run('private'), { SPILLWAY_ROOT: join(dir, 'open') }, dir, '/nonexistent')).toBe(join(dir, 'private'));
+    expect(privateRoot(run(), { SPILLWAY_ROOT: 'by-env' }, dir, '/nonexistent')).toBe(join(dir, 'by-env'));
+    expect(privateRoot(run(), { SPILLWAY_ROOT: join(dir, 'open') }, dir, '/nonexistent')).toBeUndefined();
+    expect(privateRoot(run(), { XDG_STATE_HOME: join(dir, 'state') }, '/', '/nonexistent')).toBe(join(dir, 'state', 'spillway'));
+    expect(privateRoot(run(), { SPILLWAY_ROOT: '', XDG_STATE_HOME: join(dir, 'state') }, '/', '/nonexistent')).toBe(join(dir, 'state', 'spillway'));
+    expect(privateRoot(run(), {}, '/', '/nonexistent')).toBeUndefined();
   });
 
   it('finds the default root where the local backend puts it', () => {
     for (const [env, home] of [[{}, '/home/u'], [{ XDG_STATE_HOME: '/s' }, '/home/u'], [{ XDG_STATE_HOME: 'relative' }, '/home/u/'], [{ XDG_STATE_HOME: '' }, '/']] as const) {
       expect(fastDefaultRoot(env, home)).toBe(defaultLocalRoot(env, home));
     }
+  });
+});
+
+describe('maxStoredFrom: the limit the file route checks the volume against', () => {
+  it('takes the option, else SPILLWAY_MAX_STORED_BYTES, else 1 GiB, and leaves a value the program refuses to it', () => {
+    expect(maxStoredFrom(5000, { SPILLWAY_MAX_STORED_BYTES: '7' })).toBe(5000);
+    expect(maxStoredFrom(undefined, { SPILLWAY_MAX_STORED_BYTES: '7' })).toBe(7);
+    expect(maxStoredFrom(undefined, { SPILLWAY_MAX_STORED_BYTES: '' })).toBe(1024 ** 3);
+    expect(maxStoredFrom(undefined, {})).toBe(1024 ** 3);
+    for (const refused of ['0', '-1', '1e6', '12 MiB', '007', String(2 ** 60)]) expect(maxStoredFrom(undefined, { SPILLWAY_MAX_STORED_BYTES: refused }), refused).toBeUndefined();
   });
 });

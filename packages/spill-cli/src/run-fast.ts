@@ -1,11 +1,12 @@
-import { accessSync, constants as fsConstants, lstatSync, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, fstatSync, lstatSync, readSync, statfsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { exitCodeOf, runChild, type ChildOutcome } from './child.js';
 import { xdgBaseDir } from '@spillway/core/xdg';
+import { discardIncomingFile, openIncomingFile, type IncomingFile } from '@spillway/local/incoming';
 import { createUsageLog } from '@spillway/usage';
-import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, sessionFrom } from './defaults.js';
+import { DECIMAL, DEFAULT_MAX_INLINE_BYTES, DEFAULT_MAX_STORED_BYTES, MAX_STORED_ENV, sessionFrom } from './defaults.js';
 import { namedRoot } from './root-choice.js';
 
 /** `spillway run`'s options that the fast path understands; any other sends the call to the full program. */
@@ -88,20 +89,48 @@ function startable(file: string, env: Readonly<Record<string, string | undefined
 }
 
 /**
- * Whether the root the run would store into is, at a glance, a private directory of this
- * user's (`--root`, else `SPILLWAY_ROOT`, else the default root). The fast path gives the
- * command a pipe, and an output past the cap passes through this process; when the root
- * cannot take it, the full program gives the command the fallback root's file or its own
- * stdout instead, and no byte passes through here. The backend still checks the root in
- * full: this only picks the route. A root not made yet is left to the full program too.
+ * The root the run would store into (`--root`, else `SPILLWAY_ROOT`, else the default root)
+ * when it is, at a glance, a private directory of this user's; `undefined` otherwise. The
+ * fast path writes the output into that root (or through this process) before anyone knows
+ * whether it will be stored; when the root cannot take it, the full program gives the
+ * command the fallback root's file or its own stdout instead, and no byte passes through
+ * here. The backend still checks the root in full: this only picks the route. A root not
+ * made yet is left to the full program too.
  */
-export function rootLooksPrivate(run: FastRun, env: Readonly<Record<string, string | undefined>>, cwd: string, home: string): boolean {
+export function privateRoot(run: FastRun, env: Readonly<Record<string, string | undefined>>, cwd: string, home: string): string | undefined {
   const root = namedRoot(run.options.root, env, cwd)?.path ?? fastDefaultRoot(env, home);
   try {
     const st = lstatSync(root, { throwIfNoEntry: false });
-    return st !== undefined && st.isDirectory() && st.uid === process.geteuid?.() && (st.mode & 0o077) === 0;
+    return st !== undefined && st.isDirectory() && st.uid === process.geteuid?.() && (st.mode & 0o077) === 0 ? root : undefined;
   } catch {
-    return false;
+    return undefined;
+  }
+}
+
+/**
+ * The most bytes the run stores: `--max-stored-bytes`, else `SPILLWAY_MAX_STORED_BYTES`,
+ * else the default; `undefined` for a variable the full program would refuse, which it
+ * then does once the output is past the cap.
+ */
+export function maxStoredFrom(option: number | undefined, env: Readonly<Record<string, string | undefined>>): number | undefined {
+  if (option !== undefined) return option;
+  const fromEnv = env[MAX_STORED_ENV];
+  if (fromEnv === undefined || fromEnv === '') return DEFAULT_MAX_STORED_BYTES;
+  const n = DECIMAL.test(fromEnv) ? Number(fromEnv) : Number.NaN;
+  return Number.isSafeInteger(n) && n >= 1 ? n : undefined;
+}
+
+/**
+ * An incoming file in `root` for the command's output, when the volume has room for all
+ * the run may store: then a full disk cannot cut the output short, which the command's own
+ * writes would not survive. `undefined` when it has not, or when the file cannot be made.
+ */
+function incomingFileIn(root: string, maxStoredBytes: number): IncomingFile | undefined {
+  try {
+    const volume = statfsSync(root);
+    return volume.bavail * volume.bsize > maxStoredBytes ? openIncomingFile(root) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -120,15 +149,31 @@ export interface OutputTakeover {
   end(outcome: ChildOutcome): Promise<number>;
 }
 
+/** How an output the command writes into an incoming file continues once it is past the cap (see `commands/run/adopted-run.ts`). */
+export interface FileTakeover {
+  /** The file has grown to `size` bytes while the command runs. */
+  follow(size: number): void;
+  /** The command has ended: stores, previews and reports the output; resolves with the exit code. */
+  end(outcome: ChildOutcome): Promise<number>;
+}
+
+/** How often the file route measures the output against the cap. */
+const WATCH_INTERVAL_MS = 20;
+
 /**
- * `spillway run` with little to load: the command runs with its output on pipes, held in
- * memory up to the cap. An output that fits is printed as it is, the usage log gets a
- * "passed" event, and nothing else is loaded. Once the output is past the cap, or it fails
- * and is past the lower cap, the full program's routes take it over, with what was held.
- * Resolves with the exit code.
+ * `spillway run` with little to load. With `root` (a private root, see {@link privateRoot})
+ * whose volume has room for the whole limit, the command writes into an incoming file
+ * there (see `runIntoFile`); otherwise its output comes on a pipe, held in memory up to the
+ * cap. An output that fits is printed as it is, the usage log gets a "passed" event, and
+ * nothing else is loaded. Once the output is past the cap, or it fails and is past the
+ * lower cap, the full program's routes take it over: the file, or what was held and the
+ * rest of the pipe. Resolves with the exit code.
  */
-export async function runFast(run: FastRun, env: Readonly<Record<string, string | undefined>>): Promise<number> {
+export async function runFast(run: FastRun, env: Readonly<Record<string, string | undefined>>, root?: string): Promise<number> {
   const { options } = run;
+  const limit = maxStoredFrom(options.maxStoredBytes, env);
+  const incoming = root === undefined || limit === undefined ? undefined : incomingFileIn(root, limit);
+  if (incoming !== undefined && limit !== undefined) return runIntoFile(run, env, incoming, limit);
   const held: Buffer[] = [];
   let heldBytes = 0;
   let child: ChildProcess | undefined;
@@ -156,14 +201,74 @@ export async function runFast(run: FastRun, env: Readonly<Record<string, string 
   const cap = failed && options.maxInlineBytesOnFailure !== undefined ? Math.min(options.maxInlineBytesOnFailure, options.maxInlineBytes) : options.maxInlineBytes;
   if (takeover === undefined && heldBytes > cap) takeover = await takeOver();
   if (takeover !== undefined) return takeover.end(outcome);
-  const output = Buffer.concat(held, heldBytes);
+  return passed(run, env, Buffer.concat(held, heldBytes), outcome);
+}
+
+/**
+ * The file route: the command writes straight into an incoming file of the root, as `>
+ * file 2>&1` would, so that nothing passes through this process. A timer measures the
+ * file; once it is past the cap (or the limit) the full program's routes take the file
+ * over while the command still writes, and the preview's scan follows it. An output that
+ * fits is read back, printed and the file removed.
+ */
+async function runIntoFile(run: FastRun, env: Readonly<Record<string, string | undefined>>, incoming: IncomingFile, limit: number): Promise<number> {
+  const { options } = run;
+  let child: ChildProcess | undefined;
+  let takeover: Promise<FileTakeover> | undefined;
+  const takeOver = (): Promise<FileTakeover> =>
+    (takeover ??= import('./commands/run/adopted-run.js').then(({ adoptFileRun }) => adoptFileRun({ ...run, child: () => child, incoming, maxStoredBytes: limit })));
+  const timer = setInterval(() => {
+    let size: number;
+    try {
+      size = fstatSync(incoming.fd).size;
+    } catch {
+      return;
+    }
+    if (takeover === undefined && size <= options.maxInlineBytes && size <= limit) return;
+    // A failure to take over is reported once the command ends, by the same call there.
+    takeOver().then((taken) => { taken.follow(size); }, () => undefined);
+  }, WATCH_INTERVAL_MS);
+  let outcome: ChildOutcome;
+  try {
+    outcome = await runChild(run.file, run.args, { outputFd: incoming.fd, onSpawn: (c) => { child = c; } });
+  } catch (error) {
+    clearInterval(timer);
+    if (takeover === undefined) discardIncomingFile(incoming);
+    else await takeover.then((taken) => taken.end({ code: 1, signal: null }), () => { discardIncomingFile(incoming); });
+    throw error;
+  } finally {
+    clearInterval(timer);
+  }
+  const size = fstatSync(incoming.fd).size;
+  const failed = exitCodeOf(outcome) !== 0;
+  const cap = failed && options.maxInlineBytesOnFailure !== undefined ? Math.min(options.maxInlineBytesOnFailure, options.maxInlineBytes) : options.maxInlineBytes;
+  if (takeover === undefined && size <= cap) {
+    const output = Buffer.allocUnsafe(size);
+    let read = 0;
+    for (let n = 1; read < size && n > 0; read += n) n = readSync(incoming.fd, output, read, size - read, read);
+    discardIncomingFile(incoming);
+    return passed(run, env, output.subarray(0, read), outcome);
+  }
+  let taken: FileTakeover;
+  try {
+    taken = await takeOver();
+  } catch (error) {
+    discardIncomingFile(incoming);
+    throw error;
+  }
+  return taken.end(outcome);
+}
+
+/** An output within the cap: printed as it is, with a "passed" usage event. */
+async function passed(run: FastRun, env: Readonly<Record<string, string | undefined>>, output: Buffer, outcome: ChildOutcome): Promise<number> {
+  const { options } = run;
   await new Promise<void>((done) => process.stdout.write(output, () => { done(); }));
   createUsageLog({ env }).record({
     kind: 'passed',
     surface: 'run',
     tool: options.name ?? (basename(run.file) || 'output'),
     session: sessionFrom(options.session, env),
-    bytes: heldBytes,
+    bytes: output.length,
   });
   return exitCodeOf(outcome);
 }
@@ -175,7 +280,8 @@ export async function runFast(run: FastRun, env: Readonly<Record<string, string 
  */
 export async function runFastProcess(args: readonly string[]): Promise<boolean> {
   const run = parseFastRun(args, process.env);
-  if (run === undefined || !rootLooksPrivate(run, process.env, process.cwd(), homedir())) return false;
+  const root = run === undefined ? undefined : privateRoot(run, process.env, process.cwd(), homedir());
+  if (run === undefined || root === undefined) return false;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -183,7 +289,7 @@ export async function runFastProcess(args: readonly string[]): Promise<boolean> 
     });
   }
   try {
-    process.exitCode = await runFast(run, process.env);
+    process.exitCode = await runFast(run, process.env, root);
   } catch (error) {
     const [{ describeError }, { colorEnabled, makeStyle }] = await Promise.all([import('./cli-error.js'), import('./color.js')]);
     const described = describeError(error);

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configInteger, configOptions } from '@spillway/backend-utils';
 import { assertSaveRequestEnvelope, assertSaveTextRequest, assertSaveTextStreamRequest, SpillError, throwIfAborted } from '@spillway/core';
-import type { NodeSpillBackend, SpillFileSink } from '@spillway/core/file-sink';
+import type { NodeSpillBackend, OpenFileSinkSpill, SpillFileSink, SpillFileSinkHandle } from '@spillway/core/file-sink';
 import { xdgBaseDir } from '@spillway/core/xdg';
 import type { ListOptions, SaveBytesStreamSpill, SaveTextSpill, SaveTextStreamSpill, SpillCallOptions, SpillCatalog, SpillEntry, SpillLocator, SpillReader, SpillRef } from '@spillway/core';
 import { deleteEntry, listEntries, listingVersion, sweepTemp } from './catalog.js';
@@ -18,6 +18,7 @@ import type { SaveContext } from './save.js';
 import { Semaphore } from './semaphore.js';
 import { saveBytesThroughSink } from './save-bytes.js';
 import { WRITE_BUFFER_BYTES } from './file-writer.js';
+import type { IncomingFile } from './incoming.js';
 
 /** Options for {@link createLocalBackend}. */
 export interface LocalBackendOptions {
@@ -65,6 +66,25 @@ export interface LocalBackendOptions {
 export type LocalCatalog = SpillCatalog & Required<Pick<SpillCatalog, 'sweepTemp' | 'listingVersion'>>;
 
 /**
+ * The local backend's file sink: the portable {@link SpillFileSink}, and `adopt`, which takes
+ * over an output a command already writes into (see `@spillway/local/incoming`).
+ */
+export interface LocalFileSink extends SpillFileSink {
+  /**
+   * Opens a sink whose temp file is `incoming`, an incoming file of this root made by
+   * `openIncomingFile` (the same root, its `.incoming` directory): it is moved into the
+   * session directory, with the checks a created temp file gets, and written on from where
+   * it is. Once this resolves the handle owns `incoming.fd` (close the handle, never the
+   * descriptor); when it rejects the descriptor is still the caller's, and the bytes written
+   * so far can still be read through it.
+   *
+   * @throws SpillError `SPILL_UNSAFE_ROOT` when `incoming` is not a private file of this
+   * root's incoming directory (nothing is moved), else as `open` does.
+   */
+  adopt(input: OpenFileSinkSpill, incoming: IncomingFile, options?: SpillCallOptions): Promise<SpillFileSinkHandle>;
+}
+
+/**
  * The hardened private-file backend. Beyond the portable `SpillBackend` contract it offers
  * the Node-only file sink (`NodeSpillBackend` of `@spillway/core/file-sink`).
  */
@@ -76,9 +96,10 @@ export interface LocalBackend extends NodeSpillBackend {
   readonly catalog: LocalCatalog;
   /**
    * Byte-exact storage through a descriptor on the private temp file: opened with every
-   * check a save makes, published (or discarded) when the writing is done.
+   * check a save makes, published (or discarded) when the writing is done; or an incoming
+   * file taken over as that temp file ({@link LocalFileSink.adopt}).
    */
-  readonly fileSink: SpillFileSink;
+  readonly fileSink: LocalFileSink;
   /** Resolves the root in use (validating it, and creating it when allowed, on first use). */
   root(): Promise<string>;
   /**
@@ -278,11 +299,22 @@ export function createLocalBackendWith(options: LocalBackendOptions | undefined,
     listingVersion: (options) => listingVersion(catalogCtx, options),
   };
 
-  const fileSink: SpillFileSink = {
+  const fileSink: LocalFileSink = {
     open(input, options) {
       return (async () => {
         assertSaveRequestEnvelope(input);
         return openFileSink(saveCtx, input, options?.signal);
+      })();
+    },
+    adopt(input, incoming, options) {
+      return (async () => {
+        assertSaveRequestEnvelope(input);
+        // From JavaScript callers too: checked as untrusted input.
+        const given = incoming as unknown as { fd?: unknown; path?: unknown } | null;
+        if (typeof given !== 'object' || given === null || typeof given.fd !== 'number' || !Number.isInteger(given.fd) || given.fd < 0 || typeof given.path !== 'string') {
+          throw new SpillError('SPILL_INVALID_INPUT', 'fileSink.adopt needs the incoming file that openIncomingFile of @spillway/local/incoming made: { fd, path }.');
+        }
+        return openFileSink(saveCtx, input, options?.signal, incoming);
       })();
     },
   };

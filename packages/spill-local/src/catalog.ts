@@ -6,6 +6,7 @@ import { errnoOf, storageError } from './errors.js';
 import type { FsOps } from './fs-ops.js';
 import { openArtifact, resolveLocator } from './locator.js';
 import { SESSION_DIR_RE, TEMP_RE, isLeafName, sessionDirName } from './names.js';
+import { INCOMING_DIR } from './incoming.js';
 import { sameIdentity } from './root-guard.js';
 import type { OpenSessionDir, RootGuard } from './root-guard.js';
 import type { Semaphore } from './semaphore.js';
@@ -266,7 +267,8 @@ export async function deleteEntry(ctx: CatalogContext, locator: SpillLocator, op
 
 /**
  * Removes temp files (`.tmp-<hex>`) older than `olderThanMs` that a crashed or killed
- * save left in any session directory. Only regular files owned by us are touched.
+ * save left in any session directory, or a killed `spillway run` in the incoming
+ * directory. Only regular files owned by us are touched.
  */
 export async function sweepTemp(
   ctx: CatalogContext,
@@ -282,7 +284,8 @@ export async function sweepTemp(
   let removed = 0;
   let bytes = 0;
   const problems: SpillListProblem[] = [];
-  for (const session of await readSessionNames(ctx, options.signal)) {
+  // The incoming directory is walked as a session directory is, with the same checks.
+  for (const session of [...(await readSessionNames(ctx, options.signal)), INCOMING_DIR]) {
     throwIfAborted(options.signal, 'The sweep');
     try {
       await walkSession(ctx, session, options.signal, async (dir, name) => {

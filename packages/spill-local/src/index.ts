@@ -8,6 +8,6 @@
  * @packageDocumentation
  */
 export { createLocalBackend, defaultLocalRoot, DEFAULT_MAX_OPEN_FILES, MIN_MAX_OPEN_FILES } from './backend.js';
-export type { LocalBackend, LocalBackendOptions, LocalCatalog } from './backend.js';
+export type { LocalBackend, LocalBackendOptions, LocalCatalog, LocalFileSink } from './backend.js';
 export { LOCAL_RETRIEVAL_HINT } from './save.js';
 export { localRootOf } from './locator-root.js';

@@ -10,7 +10,8 @@ import { errnoOf, spillError, storageError, unsafe } from './errors.js';
 import { FileWriter } from './file-writer.js';
 import { SINK_CREATE_FLAGS, TEMP_CREATE_FLAGS } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
-import { leafName, sessionDirName, tempName } from './names.js';
+import { INCOMING_DIR, type IncomingFile } from './incoming.js';
+import { leafName, sessionDirName, TEMP_RE, tempName } from './names.js';
 import { sameIdentity } from './root-guard.js';
 import type { OpenSessionDir, RootGuard } from './root-guard.js';
 import type { Semaphore } from './semaphore.js';
@@ -249,6 +250,49 @@ async function openCheckedTemp(ctx: SaveContext, dir: OpenSessionDir): Promise<T
 }
 
 /**
+ * Takes an incoming file (see incoming.ts) over as a sink's temp file: the private regular
+ * file of ours, with one link, that `incoming.fd` is open on and that this root's incoming
+ * directory holds under `incoming`'s name is linked into the session directory under a
+ * fresh temp name, its incoming name removed, and checked where it landed as a created one
+ * is. The descriptor is then the sink's. On failure the descriptor stays the caller's, with
+ * the output still readable through it.
+ */
+async function adoptIncoming(ctx: SaveContext, dir: OpenSessionDir, incoming: IncomingFile): Promise<TempFile> {
+  const { ops } = ctx;
+  const name = path.basename(incoming.path);
+  const incomingDir = path.join((await ctx.guard.root()).path, INCOMING_DIR);
+  const from = path.join(incomingDir, name);
+  const [opened, dirAt, fileAt] = await Promise.all([
+    ops.fstat(incoming.fd),
+    ops.lstat(incomingDir).catch(() => undefined),
+    ops.lstat(from).catch(() => undefined),
+  ]);
+  const privateDir = dirAt !== undefined && dirAt.isDirectory() && (ctx.guard.euid < 0 || dirAt.uid === ctx.guard.euid) && (dirAt.mode & 0o077) === 0;
+  if (!TEMP_RE.test(name) || !privateDir || !isPrivateFile(ctx, opened) || fileAt === undefined || !sameIdentity(fileAt, opened)) {
+    throw unsafe(`${incoming.path} is not an incoming file of this root (a private file of ours in ${incomingDir}); nothing was moved.`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    const temp = tempName();
+    try {
+      await ops.link(from, dir.at(temp));
+    } catch (error) {
+      if (errnoOf(error) === 'EEXIST' && attempt < TEMP_TRIES) continue;
+      throw storageError(error, `moving the incoming file into ${dir.path}`);
+    }
+    try {
+      await ops.unlink(from);
+    } catch (error) {
+      await ops.unlink(dir.at(temp)).catch(() => undefined);
+      throw storageError(error, `removing the incoming file's name ${from}`);
+    }
+    const moved = await ops.fstat(incoming.fd);
+    if (!isPrivateFile(ctx, moved) || !(await inPlace(ctx, dir, temp, moved))) return refuseMisplaced(ctx, dir, temp, moved);
+    await fixMode(ctx, incoming.fd, moved);
+    return { fd: incoming.fd, name: temp, opened: moved };
+  }
+}
+
+/**
  * Writes and publishes in `held.dir`; closes the file and releases the directory, pushing
  * both on `closing`.
  */
@@ -387,7 +431,7 @@ async function publishTemp(
  * file and check after the open as a save, with the descriptor open for reading too and
  * handed to the caller. The permits are held until the handle is published or discarded.
  */
-export async function openFileSink(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined): Promise<SpillFileSinkHandle> {
+export async function openFileSink(ctx: SaveContext, input: Envelope, signal: AbortSignal | undefined, incoming?: IncomingFile): Promise<SpillFileSinkHandle> {
   // A sink's holder writes to its descriptor, not through this backend, so it takes no
   // stream slot: the slots exist for producers that may wait on the backend itself.
   const release = await acquireSaveFds(ctx, signal, false);
@@ -397,7 +441,7 @@ export async function openFileSink(ctx: SaveContext, input: Envelope, signal: Ab
   try {
     throwIfAborted(signal, 'Opening the file sink');
     dir = await openSaveDir(ctx, input);
-    file = await openCheckedTemp(ctx, dir);
+    file = incoming === undefined ? await openCheckedTemp(ctx, dir) : await adoptIncoming(ctx, dir, incoming);
   } catch (error) {
     if (dir !== undefined) await ops.close(dir.fd).catch(() => undefined);
     release();

@@ -1,15 +1,25 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fstatSync, read as readCallback } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename } from 'node:path';
-import type { SpillFileSinkHandle } from '@spillway/core/file-sink';
+import { promisify } from 'node:util';
+import { callId } from '@spillway/core';
+import { fileSinkOf, type SpillFileSinkHandle } from '@spillway/core/file-sink';
+import type { LocalFileSink } from '@spillway/local';
+import { discardIncomingFile, type IncomingFile } from '@spillway/local/incoming';
 import type { ChildOutcome } from '../../child.js';
 import { CliContext, type CliIO } from '../../context.js';
 import { resolveMaxStoredBytes } from '../../options.js';
-import type { FastRun, OutputTakeover } from '../../run-fast.js';
-import { cappedSinkWriter } from '../../sink-run.js';
-import { endWithSink, openSink } from './file-sink-route.js';
+import type { FastRun, FileTakeover, OutputTakeover } from '../../run-fast.js';
+import { cappedSinkWriter, type StoredReader } from '../../sink-run.js';
+import { suggestedNameFor } from '../save.js';
+import { endWithSink, openSink, SinkScan, type PublishableOutput } from './file-sink-route.js';
 import { describeError, finish, outputScan, type RouteInput } from './shared.js';
 import type { OutputScan } from './output-scan.js';
+import { takenOutput } from './taken-output.js';
+
+const read = promisify(readCallback);
 
 /** What {@link adoptRun} takes over: the fast path's command, and its child once started. */
 export interface AdoptedRunSpec extends FastRun {
@@ -23,20 +33,8 @@ export interface AdoptedRunSpec extends FastRun {
  * can be written, the output is printed in full.
  */
 export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
-  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), homedir: homedir() };
-  const ctx = new CliContext(io);
-  const options = { ...spec.options, live: false, json: false };
-  const base: RouteInput = {
-    ctx,
-    backend: ctx.backend(options),
-    file: spec.file,
-    args: spec.args,
-    options,
-    sessionId: ctx.session(options.session),
-    toolName: options.name ?? (basename(spec.file) || 'output'),
-    maxStoredBytes: resolveMaxStoredBytes(options.maxStoredBytes, io.env),
-    onSpawn: () => undefined,
-  };
+  const base = routeInput(spec, resolveMaxStoredBytes(spec.options.maxStoredBytes, process.env));
+  const { ctx, options } = base;
   let input = base;
   const opened = await openSink(base);
   const failure = opened.failure;
@@ -53,6 +51,102 @@ export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
     }
   }
   return sink === undefined ? printedInFull(ctx, spec.file) : intoSink(input, sink, spec.child, await outputScan(options.maxInlineBytes));
+}
+
+/** What a takeover works with: the context and options the full program's routes take. */
+function routeInput(spec: AdoptedRunSpec, maxStoredBytes: number): RouteInput {
+  const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), homedir: homedir() };
+  const ctx = new CliContext(io);
+  const options = { ...spec.options, live: false, json: false };
+  return {
+    ctx,
+    backend: ctx.backend(options),
+    file: spec.file,
+    args: spec.args,
+    options,
+    sessionId: ctx.session(options.session),
+    toolName: options.name ?? (basename(spec.file) || 'output'),
+    maxStoredBytes,
+    onSpawn: () => undefined,
+  };
+}
+
+/** What {@link adoptFileRun} takes over: the fast path's command, writing into `incoming`. */
+export interface AdoptedFileRunSpec extends AdoptedRunSpec {
+  /** The incoming file the command writes into; from here on this takeover removes or publishes it. */
+  readonly incoming: IncomingFile;
+  /** The most bytes to keep, as the fast path resolved it. */
+  readonly maxStoredBytes: number;
+}
+
+/**
+ * Takes over a `spillway run` whose command writes into an incoming file of the root, once
+ * its output is past the cap: the backend's file sink adopts the very file, the preview's
+ * scan follows it as it grows, and the run ends as the full program's direct route does
+ * (past `--max-stored-bytes` the command is stopped and the file cut back). When the sink
+ * cannot adopt it, the output is read from the file and copied into the store, or the
+ * fallback root, when the command ends; when nothing can store it, it is printed in full.
+ */
+export async function adoptFileRun(spec: AdoptedFileRunSpec): Promise<FileTakeover> {
+  const input = routeInput(spec, spec.maxStoredBytes);
+  const { ctx, maxStoredBytes: limit, options } = input;
+  const sink = await adoptIncoming(input, spec.incoming);
+  const fromFile: StoredReader = {
+    read: async (buffer, offset, length, position) => (await read(spec.incoming.fd, buffer, offset, length, position)).bytesRead,
+  };
+  const follower = new SinkScan(sink ?? fromFile, options.maxInlineBytes);
+  let stopped = false;
+  return {
+    follow(size) {
+      follower.follow(Math.min(size, limit));
+      if (size > limit && !stopped) {
+        stopped = true;
+        const c = spec.child();
+        if (c !== undefined && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+      }
+    },
+    end: async (outcome) => {
+      try {
+        const size = fstatSync(spec.incoming.fd).size;
+        const stored = Math.min(size, limit);
+        const dropped = size - stored;
+        if (dropped > 0) {
+          if (sink !== undefined) await sink.truncate(stored);
+          await ctx.warn(
+            `the output went past --max-stored-bytes ${String(limit)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${spec.file} was stopped.`,
+          );
+        }
+        const output: PublishableOutput = sink ?? takenOutput(input, spec.incoming.fd, stored);
+        await endWithSink(input, output, { outcome, stored, dropped, follower });
+      } finally {
+        if (sink !== undefined) await sink.close();
+        else discardIncomingFile(spec.incoming);
+      }
+      return ctx.exitCode;
+    },
+  };
+}
+
+/**
+ * The backend's file sink with `incoming` as its temp file, or `undefined` (with a warning
+ * when the sink refused it) when the backend has no such sink or cannot take the file.
+ */
+async function adoptIncoming(input: RouteInput, incoming: IncomingFile): Promise<SpillFileSinkHandle | undefined> {
+  const sink = fileSinkOf(input.backend) as Partial<LocalFileSink> | undefined;
+  if (typeof sink?.adopt !== 'function') return undefined;
+  try {
+    return await sink.adopt(
+      {
+        owner: { sessionId: input.sessionId },
+        source: { toolName: input.toolName, callId: callId(randomUUID()), label: `output of ${input.file}` },
+        suggestedName: suggestedNameFor(input.toolName),
+      },
+      incoming,
+    );
+  } catch (error) {
+    await input.ctx.warn(`${describeError(error)}: the output is copied out of ${incoming.path} once ${input.file} ends.`);
+    return undefined;
+  }
 }
 
 /** No store can take the output: it is printed as it comes. */

@@ -65,11 +65,12 @@ function openForReading(fd: number): number | undefined {
 }
 
 /**
- * The taken output as the file-sink route's end sees a sink: read from stdout's file, and
- * published by copying its first `stored` bytes into the store (the fallback root when the
- * configured store fails, as for `spillway run`).
+ * An output in a file as the file-sink route's end sees a sink: read from the descriptor
+ * `reader` (stdout's file, or an incoming file no sink took over), and published by copying
+ * its first `stored` bytes into the store (the fallback root when the configured store
+ * fails, as for `spillway run`).
  */
-function takenOutput(input: RouteInput, reader: number, stored: number): PublishableOutput {
+export function takenOutput(input: RouteInput, reader: number, stored: number): PublishableOutput {
   const readAt = async (buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> =>
     (await read(reader, buffer, offset, Math.min(length, Math.max(0, stored - position)), position)).bytesRead;
   return {
