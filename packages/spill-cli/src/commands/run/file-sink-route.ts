@@ -168,7 +168,7 @@ export class SinkScan {
   #scanned = 0;
   #reading: Promise<void> = Promise.resolve();
   #failed = false;
-  #buffer: Buffer | undefined;
+  #buffers: [Buffer, Buffer] | undefined;
 
   constructor(sink: StoredReader, cap: number) {
     this.#sink = sink;
@@ -198,13 +198,20 @@ export class SinkScan {
     if (size <= this.#scanned) return;
     this.#scan ??= outputScan(this.#cap);
     const scan = await this.#scan;
-    // One buffer for the whole scan: a new one per call left megabytes of them for the collector.
-    const buffer = (this.#buffer ??= Buffer.allocUnsafe(SCAN_PIECE_BYTES));
-    while (this.#scanned < size) {
-      const n = await this.#sink.read(buffer, 0, Math.min(buffer.length, size - this.#scanned), this.#scanned);
+    // Two buffers for the whole scan (a new one per call left megabytes of them for the
+    // collector): the next piece is read while this one is scanned, so the scan never waits
+    // for the thread pool's round trip (a tenth of a second over 64 MiB).
+    let [piece, spare] = (this.#buffers ??= [Buffer.allocUnsafe(SCAN_PIECE_BYTES), Buffer.allocUnsafe(SCAN_PIECE_BYTES)]);
+    const readAt = (buffer: Buffer, position: number): Promise<number> => this.#sink.read(buffer, 0, Math.min(buffer.length, size - position), position);
+    let reading: Promise<number> | undefined = readAt(piece, this.#scanned);
+    while (reading !== undefined) {
+      const n: number = await reading;
       if (n <= 0) break;
-      scan.push(buffer.subarray(0, n));
-      this.#scanned += n;
+      const next: number = this.#scanned + n;
+      reading = next < size ? readAt(spare, next) : undefined;
+      scan.push(piece.subarray(0, n));
+      this.#scanned = next;
+      [piece, spare] = [spare, piece];
     }
   }
 }
