@@ -64,6 +64,22 @@ describe('incoming files', () => {
     }
   });
 
+  it('are never made under a directory others could swap the root from, nor in a root that is not private', () => {
+    const parent = fs.mkdtempSync(path.join(root, 'parent-'));
+    const inner = path.join(parent, 'root');
+    fs.mkdirSync(inner, { mode: 0o700 });
+    fs.chmodSync(parent, 0o777);
+    expect(() => openIncomingFile(inner)).toThrow(/writable by group or others and not sticky/);
+    expect(fs.readdirSync(inner)).toEqual([]);
+    // Sticky, as /tmp is: nobody else can rename the root away.
+    fs.chmodSync(parent, 0o1777);
+    discardIncomingFile(openIncomingFile(inner));
+    fs.chmodSync(parent, 0o700);
+    fs.chmodSync(inner, 0o750);
+    expect(() => openIncomingFile(inner)).toThrow(/not a private directory/);
+    expect(() => openIncomingFile('relative/root')).toThrow(/not an absolute path/);
+  });
+
   it('are taken over by the file sink as they are: the same file, every byte written before and after, nothing left behind', async () => {
     const backend = createLocalBackend({ root });
     const file = openIncomingFile(root);

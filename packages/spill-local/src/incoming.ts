@@ -13,8 +13,9 @@
  * @packageDocumentation
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, lstatSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { aboveRootProblem, prefixes } from './above-root.js';
 
 /** The root's directory of incoming files. */
 export const INCOMING_DIR = '.incoming';
@@ -31,14 +32,18 @@ const CREATE_FLAGS = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | c
 const TRIES = 4;
 
 /**
- * Creates an incoming file in `root` (which must be a private directory of this user's; the
- * caller checks). Makes `<root>/.incoming/` (mode 0700) when it is missing, and refuses one
- * that is not a private directory of this user's. Synchronous: a few system calls.
+ * Creates an incoming file in `root`, an absolute path to a private directory of this
+ * user's, under which nobody else could swap it (the rule the backend checks the
+ * directories above its root with). Makes `<root>/.incoming/` (mode 0700) when it is
+ * missing, and refuses one that is not a private directory of this user's. Synchronous: a
+ * few dozen system calls, no more.
  *
  * @throws Error with the system's code when the directory or the file cannot be made, or
- * `EACCES` when the directory is not private.
+ * `EACCES` when the root, a directory above it or the incoming directory fails the checks.
  */
 export function openIncomingFile(root: string): IncomingFile {
+  const problem = rootProblem(root);
+  if (problem !== undefined) throw Object.assign(new Error(problem), { code: 'EACCES' });
   const dir = join(root, INCOMING_DIR);
   try {
     mkdirSync(dir, { mode: 0o700 });
@@ -57,6 +62,21 @@ export function openIncomingFile(root: string): IncomingFile {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= TRIES) throw error;
     }
   }
+}
+
+/** What keeps `root` from holding incoming files, or `undefined`. */
+function rootProblem(root: string): string | undefined {
+  if (!isAbsolute(root)) return `${root} is not an absolute path`;
+  const euid = process.geteuid?.() ?? -1;
+  const above = dirname(root);
+  for (const [chain, resolved] of [[above, false], [realpathSync(above), true]] as const) {
+    for (const p of prefixes(chain)) {
+      const problem = aboveRootProblem(p, lstatSync(p), euid, resolved);
+      if (problem !== undefined) return problem;
+    }
+  }
+  const st = lstatSync(root);
+  return st.isDirectory() && st.uid === euid && (st.mode & 0o077) === 0 ? undefined : `${root} is not a private directory of this user's`;
 }
 
 /** Removes an incoming file that nothing took over and closes its descriptor. Never throws. */

@@ -2,10 +2,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
 import { errnoOf, storageError, unsafe } from './errors.js';
+import { aboveRootProblem, prefixes } from './above-root.js';
 import { DIR_OPEN_FLAGS } from './fs-ops.js';
 import type { FsOps } from './fs-ops.js';
 
-const S_ISVTX = 0o1000;
 /** The mode of every directory the backend creates. */
 export const PRIVATE_DIR_MODE = 0o700;
 
@@ -40,18 +40,6 @@ export function sameIdentity(a: Identity, b: Identity): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 
-/** The components of an absolute path: `/a/b` → `['/', '/a', '/a/b']`. */
-function prefixes(absolute: string): string[] {
-  const out: string[] = [];
-  let current = absolute;
-  for (;;) {
-    out.push(current);
-    const parent = path.dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  return out.reverse();
-}
 
 /**
  * The one-time validation of the spill root: resolves it, checks everything above it
@@ -211,40 +199,17 @@ export class RootValidator {
    * and not writable by group or others unless sticky, like /tmp).
    */
   async #checkAncestors(lexical: string, canonical: string): Promise<void> {
-    for (const p of prefixes(lexical)) {
-      let st: Stats;
-      try {
-        st = await this.#ops.lstat(p);
-      } catch (error) {
-        throw storageError(error, `checking ${p} above the spill root`);
-      }
-      if (st.isSymbolicLink()) {
-        if (st.uid !== 0 && st.uid !== this.euid) {
-          throw unsafe(`${p}, above the spill root, is a symbolic link owned by another user (uid ${st.uid}); refusing to go through it.`);
+    for (const [chain, resolved] of [[lexical, false], [canonical, true]] as const) {
+      for (const p of prefixes(chain)) {
+        let st: Stats;
+        try {
+          st = await this.#ops.lstat(p);
+        } catch (error) {
+          throw storageError(error, `checking ${p} above the spill root`);
         }
-      } else {
-        this.#checkAncestorDir(p, st);
+        const problem = aboveRootProblem(p, st, this.euid, resolved);
+        if (problem !== undefined) throw unsafe(problem);
       }
-    }
-    for (const p of prefixes(canonical)) {
-      let st: Stats;
-      try {
-        st = await this.#ops.lstat(p);
-      } catch (error) {
-        throw storageError(error, `checking ${p} above the spill root`);
-      }
-      if (st.isSymbolicLink()) throw unsafe(`${p}, above the spill root, changed into a symbolic link while it was being checked.`);
-      this.#checkAncestorDir(p, st);
-    }
-  }
-
-  #checkAncestorDir(p: string, st: Stats): void {
-    if (!st.isDirectory()) throw unsafe(`${p}, above the spill root, is not a directory.`);
-    if (st.uid !== 0 && st.uid !== this.euid) {
-      throw unsafe(`${p}, above the spill root, is owned by another user (uid ${st.uid}), who could swap the root; choose a root under a directory you or root own.`);
-    }
-    if ((st.mode & 0o022) !== 0 && (st.mode & S_ISVTX) === 0) {
-      throw unsafe(`${p}, above the spill root, is writable by group or others and not sticky, so others could swap the root; choose another root.`);
     }
   }
 
