@@ -10,7 +10,7 @@ import { callId, isSpillError, sessionId, type SpillError } from '@spillway/core
 import type { OpenFileSinkSpill } from '@spillway/core/file-sink';
 import { createLocalBackend } from './index.js';
 import { discardIncomingFile, INCOMING_DIR, openIncomingFile, type IncomingFile } from './incoming.js';
-import { freshRootEachTest } from './test-helpers.js';
+import { freshRootEachTest, withUmask } from './test-helpers.js';
 
 let root: string;
 freshRootEachTest('spill-local-incoming-', (dir) => {
@@ -46,6 +46,14 @@ describe('incoming files', () => {
     expect(incomingNames()).toEqual([]);
     expect(() => fs.fstatSync(file.fd)).toThrow();
     // Twice is harmless.
+    discardIncomingFile(file);
+  });
+
+  it('are exactly 0600 in a directory of exactly 0700 whatever the umask', async () => {
+    const file = await withUmask(0o277, () => Promise.resolve(openIncomingFile(root)));
+    expect(fs.statSync(path.join(root, INCOMING_DIR)).mode & 0o777).toBe(0o700);
+    expect(fs.fstatSync(file.fd).mode & 0o777).toBe(0o600);
+    fs.writeSync(file.fd, 'still writable\n');
     discardIncomingFile(file);
   });
 

@@ -13,7 +13,7 @@
  * @packageDocumentation
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { aboveRootProblem, prefixes } from './above-root.js';
 
@@ -47,6 +47,13 @@ export function openIncomingFile(root: string): IncomingFile {
   const dir = join(root, INCOMING_DIR);
   try {
     mkdirSync(dir, { mode: 0o700 });
+    // Exactly 0700 whatever the umask, fixed through a descriptor that follows no link.
+    const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      fchmodSync(fd, 0o700);
+    } finally {
+      closeSync(fd);
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
@@ -56,11 +63,22 @@ export function openIncomingFile(root: string): IncomingFile {
   }
   for (let attempt = 1; ; attempt++) {
     const path = join(dir, `.tmp-${randomBytes(16).toString('hex')}`);
+    let fd: number;
     try {
-      return { fd: openSync(path, CREATE_FLAGS, 0o600), path };
+      fd = openSync(path, CREATE_FLAGS, 0o600);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= TRIES) throw error;
+      continue;
     }
+    const file = { fd, path };
+    try {
+      // Exactly 0600 whatever the umask, as the backend's own temp files.
+      if ((fstatSync(fd).mode & 0o777) !== 0o600) fchmodSync(fd, 0o600);
+    } catch (error) {
+      discardIncomingFile(file);
+      throw error;
+    }
+    return file;
   }
 }
 
