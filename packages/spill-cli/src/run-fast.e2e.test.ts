@@ -133,6 +133,13 @@ describe('the routes of the fast path', () => {
     expect(readdirSync(join(small.fast.home, 'root'))).toEqual(['.incoming']);
   });
 
+  it('a limit below the cap: the output past it is cut at the limit, as by the program, however fast the command ends', async () => {
+    const { fast, full } = await both(['--max-inline-bytes', '100000', '--max-stored-bytes', '100', '--', 'seq', '1', '1000']);
+    expect(fast.run.out).toBe(full.run.out);
+    expect(fast.run.stderr.replace(/\d+ more were dropped/, 'N more were dropped')).toBe(full.run.stderr.replace(/\d+ more were dropped/, 'N more were dropped'));
+    expect(fast.run.stderr).toContain('--max-stored-bytes 100');
+  });
+
   it('uses a pipe when the volume has less room than --max-stored-bytes, and answers as the program does', async () => {
     const script = 'seq 1 60000; echo "error: the build broke at step 9" >&2; seq 60001 120000';
     const { fast, full } = await both(['--max-inline-bytes', '4096', '--max-stored-bytes', BEYOND_THE_VOLUME, '--', 'sh', '-c', `${WHERE}; ${script}`]);

@@ -121,9 +121,10 @@ export function maxStoredFrom(option: number | undefined, env: Readonly<Record<s
 }
 
 /**
- * An incoming file in `root` for the command's output, when the volume has room for all
- * the run may store: then a full disk cannot cut the output short, which the command's own
- * writes would not survive. `undefined` when it has not, or when the file cannot be made.
+ * An incoming file in `root` for the command's output, when the volume has room, at the
+ * start, for all the run may store: then only another writer filling the volume meanwhile
+ * can cut the output short (the command's own writes would fail, as with `> file`).
+ * `undefined` when it has not, or when the file cannot be made.
  */
 function incomingFileIn(root: string, maxStoredBytes: number): IncomingFile | undefined {
   try {
@@ -242,7 +243,8 @@ async function runIntoFile(run: FastRun, env: Readonly<Record<string, string | u
   const size = fstatSync(incoming.fd).size;
   const failed = exitCodeOf(outcome) !== 0;
   const cap = failed && options.maxInlineBytesOnFailure !== undefined ? Math.min(options.maxInlineBytesOnFailure, options.maxInlineBytes) : options.maxInlineBytes;
-  if (takeover === undefined && size <= cap) {
+  // Past the limit, the stored part is cut at the limit and the rest dropped, as by the program, however fast the command was.
+  if (takeover === undefined && size <= cap && size <= limit) {
     const output = Buffer.allocUnsafe(size);
     let read = 0;
     for (let n = 1; read < size && n > 0; read += n) n = readSync(incoming.fd, output, read, size - read, read);
@@ -253,10 +255,24 @@ async function runIntoFile(run: FastRun, env: Readonly<Record<string, string | u
   try {
     taken = await takeOver();
   } catch (error) {
-    discardIncomingFile(incoming);
+    // Nothing can store it: the output is printed in full before the error, never lost.
+    try {
+      await printFile(incoming.fd);
+    } finally {
+      discardIncomingFile(incoming);
+    }
     throw error;
   }
   return taken.end(outcome);
+}
+
+/** Prints what the file behind `fd` holds, a piece at a time. */
+async function printFile(fd: number): Promise<void> {
+  const piece = Buffer.allocUnsafe(1024 * 1024);
+  for (let position = 0, n = readSync(fd, piece, 0, piece.length, 0); n > 0; position += n, n = readSync(fd, piece, 0, piece.length, position)) {
+    const bytes = Buffer.from(piece.subarray(0, n));
+    await new Promise<void>((done) => process.stdout.write(bytes, () => { done(); }));
+  }
 }
 
 /** An output within the cap: printed as it is, with a "passed" usage event. */
