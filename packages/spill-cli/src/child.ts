@@ -58,6 +58,14 @@ export interface RunChildOptions {
 /** The signals `spillway run` passes on to its child. */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/**
+ * Stops a command whose output went past `--max-stored-bytes`: SIGTERM, once it is still
+ * running (a command that has ended, or was never started, is left alone).
+ */
+export function stopRunning(child: ChildProcess | undefined): void {
+  if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+}
+
 /** The exit code a shell would report for `outcome`: the code, or 128 + the signal number. */
 export function exitCodeOf(outcome: ChildOutcome): number {
   if (outcome.code !== null) return outcome.code;

@@ -1,10 +1,10 @@
 // `spillway run` as a package manager links it (bin/spillway.js) answers a small output
 // without loading the program. It must answer exactly as the program does: the same bytes,
 // exit code, stored artifact and usage events, for every kind of output.
-import { readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, COMMAND, ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { BIN, COMMAND, ensureBuilt, PACKAGE_DIR, spillway, type BinResult } from './test-bin.js';
 import { tempDirsPerTest } from './test-temp-dirs.js';
 import { mkdirSync } from 'node:fs';
 
@@ -169,5 +169,25 @@ describe('the routes of the fast path', () => {
     expect(readFileSync(locatorIn(fast.run.out)).equals(readFileSync(locatorIn(full.run.out)))).toBe(true);
     expect(readdirSync(join(fast.home, 'root', '.incoming'))).toEqual([]);
     expect(events(fast)).toEqual(events(full));
+  });
+
+  it('prints the whole output before the error when what takes it over cannot load, and leaves nothing behind', async () => {
+    // A copy of the command whose takeover throws as it loads; the fast path is bundled
+    // whole, so it needs nothing else of the package.
+    const pkg = tmp();
+    mkdirSync(join(pkg, 'bin'));
+    mkdirSync(join(pkg, 'dist', 'commands', 'run'), { recursive: true });
+    for (const name of ['spillway.js', 'code-cache.js', 'package.json']) copyFileSync(join(PACKAGE_DIR, 'bin', name), join(pkg, 'bin', name));
+    copyFileSync(join(PACKAGE_DIR, 'package.json'), join(pkg, 'package.json'));
+    copyFileSync(join(PACKAGE_DIR, 'dist', 'run-fast.bundle.cjs'), join(pkg, 'dist', 'run-fast.bundle.cjs'));
+    writeFileSync(join(pkg, 'dist', 'commands', 'run', 'adopted-run.js'), "throw new Error('the takeover cannot load');\n");
+    const home = tmp();
+    mkdirSync(join(home, 'root'), { mode: 0o700 });
+    const env = { PATH: process.env.PATH ?? '', HOME: home, XDG_STATE_HOME: join(home, 'state'), SPILLWAY_ROOT: join(home, 'root'), SPILLWAY_AUTO_GC: 'off', SPILLWAY_AUTO_INDEX: 'off' };
+    const run = await spillway(['run', '--max-inline-bytes', '2048', '--', 'seq', '1', '100000'], { env, entry: join(pkg, 'bin', 'spillway.js') });
+    expect(run.code).not.toBe(0);
+    expect(run.out).toBe(`${Array.from({ length: 100_000 }, (_, i) => String(i + 1)).join('\n')}\n`);
+    expect(run.stderr).toContain('the takeover cannot load');
+    expect(readdirSync(join(home, 'root', '.incoming'))).toEqual([]);
   });
 });

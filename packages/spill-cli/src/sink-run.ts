@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { ChildProcess } from 'node:child_process';
 import type { SpillFileSinkHandle } from '@spillway/core/file-sink';
-import { runChild, type ChildOutcome } from './child.js';
+import { runChild, stopRunning, type ChildOutcome } from './child.js';
 
 /** How often the direct route measures the file against the limit. */
 const WATCH_INTERVAL_MS = 20;
@@ -67,7 +67,7 @@ export async function runIntoSink(file: string, args: readonly string[], options
   const stop = (): void => {
     if (stopped) return;
     stopped = true;
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    stopRunning(child);
   };
   const onSpawn = (c: ChildProcess): void => {
     child = c;

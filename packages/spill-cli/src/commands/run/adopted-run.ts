@@ -8,14 +8,14 @@ import { callId } from '@spillway/core';
 import { fileSinkOf, type SpillFileSinkHandle } from '@spillway/core/file-sink';
 import type { LocalFileSink } from '@spillway/local';
 import { discardIncomingFile, type IncomingFile } from '@spillway/local/incoming';
-import type { ChildOutcome } from '../../child.js';
+import { stopRunning, type ChildOutcome } from '../../child.js';
 import { CliContext, type CliIO } from '../../context.js';
 import { resolveMaxStoredBytes } from '../../options.js';
 import type { FastRun, FileTakeover, OutputTakeover } from '../../run-fast.js';
 import { cappedSinkWriter, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { endWithSink, openSink, SinkScan, type PublishableOutput } from './file-sink-route.js';
-import { describeError, finish, outputScan, type RouteInput } from './shared.js';
+import { describeError, finish, outputScan, warnPastLimit, type RouteInput } from './shared.js';
 import type { OutputScan } from './output-scan.js';
 import { takenOutput } from './taken-output.js';
 
@@ -101,8 +101,7 @@ export async function adoptFileRun(spec: AdoptedFileRunSpec): Promise<FileTakeov
       follower.follow(Math.min(size, limit));
       if (size > limit && !stopped) {
         stopped = true;
-        const c = spec.child();
-        if (c !== undefined && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+        stopRunning(spec.child());
       }
     },
     end: async (outcome) => {
@@ -112,9 +111,7 @@ export async function adoptFileRun(spec: AdoptedFileRunSpec): Promise<FileTakeov
         const dropped = size - stored;
         if (dropped > 0) {
           if (sink !== undefined) await sink.truncate(stored);
-          await ctx.warn(
-            `the output went past --max-stored-bytes ${String(limit)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${spec.file} was stopped.`,
-          );
+          await warnPastLimit(ctx, spec.file, limit, stored, dropped);
         }
         const output: PublishableOutput = sink ?? takenOutput(input, spec.incoming.fd, stored);
         await endWithSink(input, output, { outcome, stored, dropped, follower });
@@ -168,10 +165,7 @@ function printedInFull(ctx: CliContext, file: string): OutputTakeover {
  */
 function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => ChildProcess | undefined, scan: OutputScan): OutputTakeover {
   const { ctx, file, maxStoredBytes: limit, options } = input;
-  const stop = (): void => {
-    const c = child();
-    if (c !== undefined && c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  };
+  const stop = (): void => { stopRunning(child()); };
   const writer = cappedSinkWriter(sink, limit, {
     stop,
     print: (bytes) => ctx.printBytes(bytes),
@@ -189,9 +183,7 @@ function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => Chi
           await finish(ctx, file, outcome);
         } else {
           if (dropped > 0) {
-            await ctx.warn(
-              `the output went past --max-stored-bytes ${String(limit)}: its first ${String(position)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
-            );
+            await warnPastLimit(ctx, file, limit, position, dropped);
           }
           await endWithSink(input, sink, { outcome, stored: position, dropped, follower: { finish: () => Promise.resolve(scan) } });
         }

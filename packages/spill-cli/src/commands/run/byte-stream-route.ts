@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { callId, type SpillRef } from '@spillway/core';
-import { runChild } from '../../child.js';
+import { runChild, stopRunning } from '../../child.js';
 import { suggestedNameFor } from '../save.js';
 import { ByteChannel } from './byte-channel.js';
-import { describeError, outputScan, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+import { describeError, outputScan, previewFromEnds, previewWindow, show, warnPastLimit, type RouteInput, type Shown } from './shared.js';
 import type { OutputScan } from './output-scan.js';
 
 /**
@@ -70,9 +70,7 @@ export async function runIntoByteStream(input: RouteInput, save: (content: Async
   // Every stored byte passes through here, so the preview's scan for salient lines costs
   // no second pass.
   let scan: OutputScan | undefined;
-  const stop = (): void => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-  };
+  const stop = (): void => { stopRunning(child); };
   const onData = async (chunk: Buffer): Promise<void> => {
     const keep = chunk.subarray(0, Math.max(0, Math.min(chunk.length, limit - stored)));
     if (keep.length < chunk.length) {
@@ -116,9 +114,7 @@ export async function runIntoByteStream(input: RouteInput, save: (content: Async
     },
   });
   if (dropped > 0) {
-    await ctx.warn(
-      `the output went past --max-stored-bytes ${String(limit)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
-    );
+    await warnPastLimit(ctx, file, limit, stored, dropped);
   }
   if (channel === undefined || saving === undefined) {
     const bytes = Buffer.concat(early);

@@ -5,7 +5,7 @@ import type { ChildOutcome } from '../../child.js';
 import { copyOut, readRange, runIntoSink, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { LiveOutput } from './live-output.js';
-import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, type RouteInput, type Shown } from './shared.js';
+import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, warnPastLimit, type RouteInput, type Shown } from './shared.js';
 import type { FinishedScan, OutputScan } from './output-scan.js';
 
 /**
@@ -65,9 +65,7 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
     return;
   }
   if (dropped > 0) {
-    await ctx.warn(
-      `the output went past --max-stored-bytes ${String(maxStoredBytes)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`,
-    );
+    await warnPastLimit(ctx, file, maxStoredBytes, stored, dropped);
   }
   await endWithSink(input, sink, { outcome, stored, dropped, live, follower });
 }

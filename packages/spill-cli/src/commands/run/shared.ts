@@ -51,6 +51,11 @@ export interface RouteInput {
   readonly fallbackWarning?: string;
 }
 
+/** What `run` says when the output went past `--max-stored-bytes` and `file` was stopped. */
+export function warnPastLimit(ctx: CliContext, file: string, limit: number, stored: number, dropped: number): Promise<void> {
+  return ctx.warn(`the output went past --max-stored-bytes ${String(limit)}: its first ${String(stored)} bytes are stored, ${String(dropped)} more were dropped, and ${file} was stopped.`);
+}
+
 /** What a route shows at the end: the preview and notice of a spill, or the whole output. */
 export interface Shown {
   readonly text: string;
