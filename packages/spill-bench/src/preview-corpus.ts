@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 
 /**
  * What a corpus output is: a failure (its needles are what a person debugging needs), a JSON
@@ -93,4 +93,17 @@ export function sumScores(cases: readonly CorpusCase[], scores: readonly CaseSco
 /** Cases that head and tail kept whole and the new preview did not. */
 export function lostCases(newer: PartScore, older: PartScore): string[] {
   return newer.scores.filter((s, i) => !s.all && s.needles > 0 && (older.scores[i] as CaseScore).all).map((s) => s.name);
+}
+
+/**
+ * The corpus's outputs, in name order, joined and repeated to make `bytes` bytes of real log
+ * text (cut at `bytes`): the large output that the cost figures of the scan measure.
+ */
+export async function corpusLogText(bytes: number): Promise<Buffer> {
+  const dir = new URL('outputs/', CORPUS_DIR);
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.txt')).sort();
+  const corpus = Buffer.concat(await Promise.all(names.map((n) => readFile(new URL(n, dir)))));
+  const out = Buffer.allocUnsafe(bytes);
+  for (let at = 0; at < bytes; at += corpus.length) corpus.copy(out, at, 0, Math.min(corpus.length, bytes - at));
+  return out;
 }

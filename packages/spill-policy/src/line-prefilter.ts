@@ -18,6 +18,12 @@ export interface BlockHits {
 export interface LinePrefilter {
   /** Passes over each code unit, for the scanner's work count. */
   readonly passes: number;
+  /**
+   * Whether it admits exactly the lines that hold a trigger. An inexact one admits more
+   * (lines that only look like one to it), and those are checked for a trigger before the
+   * rules rate them.
+   */
+  readonly exact: boolean;
   /** The admitted lines of `s[from, to)`, which ends with a line break. */
   admit(s: string, from: number, to: number): BlockHits;
 }
@@ -26,6 +32,7 @@ export interface LinePrefilter {
 export class RegexLinePrefilter implements LinePrefilter {
   readonly #res = blockPrefilters();
   readonly passes = this.#res.length + 1;
+  readonly exact = true;
 
   admit(s: string, from: number, to: number): BlockHits {
     const found: number[] = [];
@@ -75,6 +82,10 @@ export class FallingBackPrefilter implements LinePrefilter {
 
   get passes(): number {
     return this.#current.passes;
+  }
+
+  get exact(): boolean {
+    return this.#current.exact;
   }
 
   admit(s: string, from: number, to: number): BlockHits {

@@ -300,8 +300,10 @@ export class PreviewScanner {
       const le = s.indexOf('\n', ls);
       const view = viewAt(s, ls, le);
       this.#work += view.scan.length;
-      // Every line a rule rates holds a trigger, so the rules decide alone (an admitted line need not hold one).
-      const severity = severityOfAdmitted(view.scan);
+      // Every line a rule rates holds a trigger. The exact triggers first, where the
+      // prefilter was not exact: they turn away most lines the trigrams admit by chance
+      // (about a third of the rules' cost on real logs), and with the same answer.
+      const severity = this.#prefilter.exact ? severityOfAdmitted(view.scan) : severityOf(view.scan);
       if (severity > 0) {
         this.#consider(severity, view, lineNo, ls === from ? undefined : s, ls, from);
         if (le + 1 < to && this.#awaits) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), lineNo + 1);

@@ -131,6 +131,7 @@ describe('the trigram prefilter', () => {
     let calls = 0;
     const faulty: LinePrefilter = {
       passes: 2,
+      exact: false,
       admit() {
         calls++;
         throw new Error('RuntimeError: unreachable');

@@ -70,6 +70,8 @@ function prefilterTables(fingerprints: Readonly<Record<string, readonly Fingerpr
 
 class TrigramPrefilter implements LinePrefilter {
   readonly passes = 2;
+  // A line that holds one of the triggers' trigrams, not necessarily a trigger.
+  readonly exact = false;
   readonly #exports: TrigramExports;
   readonly #input: Uint8Array;
   readonly #output: Uint32Array;

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
 import { runInterleaved } from '../interleave.js';
 import { assertSucceeded, childScript, MAXRSS_FILE_ENV, runNodeWithMaxRss, runProcess } from '../process.js';
-import { CORPUS_DIR } from '../preview-corpus.js';
+import { corpusLogText } from '../preview-corpus.js';
 import type { Profile } from '../profile.js';
 import { findRepoRoot } from '../report.js';
 import { formatBytes } from '../sizes.js';
@@ -43,19 +43,6 @@ export function commandBin(): string {
  */
 function settleDisk(): void {
   spawnSync('sync', { stdio: 'ignore' });
-}
-
-/** Writes `bytes` of the preview corpus's outputs, repeated: real logs of real tools. */
-async function writeLog(file: string, bytes: number): Promise<void> {
-  const dir = new URL('outputs/', CORPUS_DIR);
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.txt')).sort();
-  const corpus = Buffer.concat(await Promise.all(names.map((n) => readFile(new URL(n, dir)))));
-  const out = await open(file, 'w');
-  try {
-    for (let written = 0; written < bytes; written += corpus.length) await out.write(corpus, 0, Math.min(corpus.length, bytes - written));
-  } finally {
-    await out.close();
-  }
 }
 
 function specs(profile: Profile): FigureSpec[] {
@@ -201,7 +188,7 @@ export const cliGroup: FigureGroup = {
     // Real log text, whose every line the preview's scan classifies (the generator's one
     // repeated line is the scan's easiest case).
     const log = path.join(ctx.scratch, 'log.txt');
-    await writeLog(log, ctx.profile.cli.logBytes);
+    await writeFile(log, await corpusLogText(ctx.profile.cli.logBytes));
     const logBytes = (await stat(log)).size;
     const logOut = path.join(ctx.scratch, 'log-out.txt');
     const logSamples = await runInterleaved(
