@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { open, readdir, readFile } from 'node:fs/promises';
 
 /**
  * What a corpus output is: a failure (its needles are what a person debugging needs), a JSON
@@ -95,15 +95,31 @@ export function lostCases(newer: PartScore, older: PartScore): string[] {
   return newer.scores.filter((s, i) => !s.all && s.needles > 0 && (older.scores[i] as CaseScore).all).map((s) => s.name);
 }
 
-/**
- * The corpus's outputs, in name order, joined and repeated to make `bytes` bytes of real log
- * text (cut at `bytes`): the large output that the cost figures of the scan measure.
- */
-export async function corpusLogText(bytes: number): Promise<Buffer> {
+/** The corpus's outputs, in name order, joined: real logs of real tools. */
+async function corpusOutputs(): Promise<Buffer> {
   const dir = new URL('outputs/', CORPUS_DIR);
   const names = (await readdir(dir)).filter((n) => n.endsWith('.txt')).sort();
-  const corpus = Buffer.concat(await Promise.all(names.map((n) => readFile(new URL(n, dir)))));
+  return Buffer.concat(await Promise.all(names.map((n) => readFile(new URL(n, dir)))));
+}
+
+/**
+ * The corpus's outputs repeated to make `bytes` bytes of real log text (cut at `bytes`):
+ * the large output that the cost figures of the scan measure.
+ */
+export async function corpusLogText(bytes: number): Promise<Buffer> {
+  const corpus = await corpusOutputs();
   const out = Buffer.allocUnsafe(bytes);
   for (let at = 0; at < bytes; at += corpus.length) corpus.copy(out, at, 0, Math.min(corpus.length, bytes - at));
   return out;
+}
+
+/** Writes {@link corpusLogText} of `bytes` into `file`, a piece at a time (a gigabyte is never held). */
+export async function writeCorpusLog(file: string, bytes: number): Promise<void> {
+  const corpus = await corpusOutputs();
+  const out = await open(file, 'w');
+  try {
+    for (let written = 0; written < bytes; written += corpus.length) await out.write(corpus, 0, Math.min(corpus.length, bytes - written));
+  } finally {
+    await out.close();
+  }
 }

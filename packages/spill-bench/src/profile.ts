@@ -93,7 +93,7 @@ export const FULL: Profile = {
   previewCostRounds: 9,
   memoryBytes: 4 * KiB,
   stream: { bytes: 2 * GiB, chunk: 64 * KiB, rounds: 3 },
-  cli: { bytes: 1 * GiB, rounds: 5, logBytes: 256 * MiB },
+  cli: { bytes: 1 * GiB, rounds: 5, logBytes: 1 * GiB },
   mcp: { calls: 200, rounds: 7, bigBytes: 100 * MiB, bigRounds: 3 },
   scale: { saves: 100_000, window: 1000, contentBytes: 4 * KiB, memoryMaxBytes: 1 * MiB, runs: 1, budgetMs: 120_000 },
   retention: { entries: 100_000, rounds: 5, rssRounds: 3 },

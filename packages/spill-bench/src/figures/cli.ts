@@ -6,7 +6,7 @@ import { ratioAtMost, valueAtMost, type FigureSpec } from '../figure.js';
 import type { FigureGroup } from '../group.js';
 import { runInterleaved } from '../interleave.js';
 import { assertSucceeded, childScript, MAXRSS_FILE_ENV, runNodeWithMaxRss, runProcess } from '../process.js';
-import { corpusLogText } from '../preview-corpus.js';
+import { writeCorpusLog } from '../preview-corpus.js';
 import type { Profile } from '../profile.js';
 import { findRepoRoot } from '../report.js';
 import { formatBytes } from '../sizes.js';
@@ -188,7 +188,7 @@ export const cliGroup: FigureGroup = {
     // Real log text, whose every line the preview's scan classifies (the generator's one
     // repeated line is the scan's easiest case).
     const log = path.join(ctx.scratch, 'log.txt');
-    await writeFile(log, await corpusLogText(ctx.profile.cli.logBytes));
+    await writeCorpusLog(log, ctx.profile.cli.logBytes);
     const logBytes = (await stat(log)).size;
     const logOut = path.join(ctx.scratch, 'log-out.txt');
     const logSamples = await runInterleaved(
