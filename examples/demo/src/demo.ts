@@ -225,8 +225,10 @@ const execFileAsync = promisify(execFile);
 async function shellPart(out: Printer, root: string): Promise<number> {
   const require = createRequire(import.meta.url);
   const bin = join(dirname(require.resolve('@spillway/cli/package.json')), 'dist', 'bin.js');
-  // The demo keeps its own state: its usage events go beside its root, not into the person's `spillway stats`.
-  const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_ROOT: root, SPILLWAY_SESSION: 'demo-shell', SPILLWAY_USAGE_DIR: demoUsageDir(root), NO_COLOR: '1' };
+  // The demo keeps its own state: its usage events go beside its root, not into the person's
+  // `spillway stats`. Its root is removed seconds later, so no background index or cleanup
+  // is started on it (one still writing there made that removal fail).
+  const env: NodeJS.ProcessEnv = { ...process.env, SPILLWAY_ROOT: root, SPILLWAY_SESSION: 'demo-shell', SPILLWAY_USAGE_DIR: demoUsageDir(root), SPILLWAY_AUTO_INDEX: 'off', SPILLWAY_AUTO_GC: 'off', NO_COLOR: '1' };
   delete env.FORCE_COLOR;
   const generator = `for (let i = 1; i <= 100000; i++) console.log("line " + i + (i === 77777 ? ": ${NEEDLE}" : ": ok"))`;
 
@@ -319,6 +321,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     out.line(out.style.bold(`done in ${((performance.now() - started) / 1000).toFixed(1)} s; removing ${tempDir}`));
     return { passes, tempDir, aiSdk, ...(shellExitCode === undefined ? {} : { shellExitCode }), ...(mcp === undefined ? {} : { mcp }) };
   } finally {
-    await rm(tempDir, { recursive: true, force: true });
+    // Retried: a spillway process of the demo's may still be finishing a write in it.
+    await rm(tempDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }
