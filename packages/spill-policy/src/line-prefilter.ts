@@ -1,4 +1,4 @@
-import { blockPrefilters } from './salient.js';
+import { blockPrefilters, type TriggerSubset } from './salient.js';
 import { createTrigramPrefilter } from './trigram-prefilter.js';
 
 /** The lines of a block that a prefilter admits. */
@@ -9,6 +9,11 @@ export interface BlockHits {
   readonly lines: readonly number[];
   /** The line breaks in the block. */
   readonly newlines: number;
+  /**
+   * From an inexact prefilter that knows more: for each admitted line, the only triggers it
+   * can hold, which rate it with the same answer as all of them.
+   */
+  readonly held?: readonly TriggerSubset[];
 }
 
 /**

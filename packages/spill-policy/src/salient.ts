@@ -67,6 +67,33 @@ export function severityOfAdmitted(line: string): number {
 }
 
 /**
+ * The rating of lines that can hold no trigger but some: a prefilter that knows which
+ * triggers a line may hold (see `trigram-prefilter.ts`) tests only those, and runs only the
+ * rules that have one. The answer is {@link severityOf}'s for such a line, since a rule's
+ * pattern matches only lines that hold one of its own triggers (`rules.property.test.ts`).
+ */
+export class TriggerSubset {
+  readonly #any: RegExp | undefined;
+  readonly #rules: readonly SalientRule[];
+
+  /** @param triggers - sources among the rules' triggers. */
+  constructor(triggers: readonly string[]) {
+    const held = new Set(triggers);
+    this.#any = held.size === 0 ? undefined : new RegExp([...held].join('|'));
+    this.#rules = RULES.filter((rule) => rule.triggers.some((t) => held.has(t)));
+  }
+
+  /** The severity of a line that holds none of the other triggers (cut to {@link LINE_SCAN_UNITS}). */
+  severity(line: string): number {
+    if (this.#any?.test(line) !== true) return 0;
+    for (const rule of this.#rules) {
+      if (rule.pattern.test(line) && !rule.unless.some((guard) => guard.pattern.test(line))) return rule.severity;
+    }
+    return 0;
+  }
+}
+
+/**
  * The shape of a line, for collapsing floods: digits, hex runs and quoted strings replaced,
  * so `request 1 failed` and `request 2 failed` are one shape. The same as
  * `line.replace(/0x[0-9a-fA-F]+|[0-9a-f]{8,}|\d+/g, '#').replace(/"[^"]*"|'[^']*'/g, '"…"')`.

@@ -300,10 +300,12 @@ export class PreviewScanner {
       const le = s.indexOf('\n', ls);
       const view = viewAt(s, ls, le);
       this.#work += view.scan.length;
-      // Every line a rule rates holds a trigger. The exact triggers first, where the
-      // prefilter was not exact: they turn away most lines the trigrams admit by chance
-      // (about a third of the rules' cost on real logs), and with the same answer.
-      const severity = this.#prefilter.exact ? severityOfAdmitted(view.scan) : severityOf(view.scan);
+      // Every line a rule rates holds a trigger. Where the prefilter was not exact, the
+      // triggers first: on real logs most lines the trigrams admit hold none, and the
+      // triggers turn them away for less than the rules' patterns and exceptions cost, with
+      // the same answer. Only those the line can hold, when the prefilter knows them.
+      const held = hits.held?.[k];
+      const severity = held !== undefined ? held.severity(view.scan) : this.#prefilter.exact ? severityOfAdmitted(view.scan) : severityOf(view.scan);
       if (severity > 0) {
         this.#consider(severity, view, lineNo, ls === from ? undefined : s, ls, from);
         if (le + 1 < to && this.#awaits) this.#fillAwaiting(viewAt(s, le + 1, s.indexOf('\n', le + 1)), lineNo + 1);

@@ -4,6 +4,7 @@ import wabt from 'wabt';
 import { describe, expect, it } from 'vitest';
 import { FallingBackPrefilter, RegexLinePrefilter, type BlockHits, type LinePrefilter } from './line-prefilter.js';
 import { RULES } from './rules/all.js';
+import { LINE_SCAN_UNITS, severityOf } from './salient.js';
 import { PreviewScanner } from './scan.js';
 import { TRIGGER_FINGERPRINTS, type Fingerprint } from './trigram-fingerprints.js';
 import { createTrigramPrefilter } from './trigram-prefilter.js';
@@ -95,12 +96,39 @@ describe('the trigram prefilter', () => {
 
   it('sees a trigram that a cut inside an over-long line would split, and admits that line once', () => {
     // The first window ends after `ok\n`; the second, 65,536 code units on, cuts the long line.
+    const where = ({ starts, lines, newlines }: BlockHits) => ({ starts, lines, newlines });
     for (let n = 65_530; n <= 65_536; n++) {
       const text = `ok\n${'x'.repeat(n)}Error\nok\n`;
-      expect(trigramPrefilter().admit(text, 0, text.length), String(n)).toEqual({ starts: [3], lines: [1], newlines: 3 });
+      expect(where(trigramPrefilter().admit(text, 0, text.length)), String(n)).toEqual({ starts: [3], lines: [1], newlines: 3 });
       const twice = `ok\nError ${'x'.repeat(n)}Error\nok\n`;
-      expect(trigramPrefilter().admit(twice, 0, twice.length), String(n)).toEqual({ starts: [3], lines: [1], newlines: 3 });
+      expect(where(trigramPrefilter().admit(twice, 0, twice.length)), String(n)).toEqual({ starts: [3], lines: [1], newlines: 3 });
+      // What each side of the cut holds is held by the line.
+      const both = `ok\nTraceback ${'x'.repeat(n)}Error\nok\n`;
+      const held = trigramPrefilter().admit(both, 0, both.length).held?.[0];
+      expect(held?.severity('Traceback (most recent call last):'), String(n)).toBe(severityOf('Traceback (most recent call last):'));
+      expect(held?.severity('build Error in step 3'), String(n)).toBe(severityOf('build Error in step 3'));
     }
+  });
+
+  it('tells which triggers each admitted line can hold, and they rate it as all the triggers do', () => {
+    const fast = trigramPrefilter();
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const hits = fast.admit(text, 0, text.length);
+        expect(hits.held).toHaveLength(hits.starts.length);
+        hits.starts.forEach((start, k) => {
+          const line = text.slice(start, text.indexOf('\n', start)).slice(0, LINE_SCAN_UNITS);
+          expect(hits.held?.[k]?.severity(line), line).toBe(severityOf(line));
+        });
+      }),
+      { numRuns: 300 },
+    );
+    // Fewer than all: a line that holds only an error's trigrams is not tested for a traceback's.
+    const text = 'ok\nbuild Error in step 3\nok\n';
+    const held = fast.admit(text, 0, text.length).held?.[0];
+    expect(held?.severity('build Error in step 3')).toBe(severityOf('build Error in step 3'));
+    expect(severityOf('Traceback (most recent call last):')).toBeGreaterThan(0);
+    expect(held?.severity('Traceback (most recent call last):')).toBe(0);
   });
 
   it('misses lines when a trigger has no fingerprint, which the property above would catch', () => {

@@ -3,10 +3,13 @@
  * bytes go through a small WebAssembly SIMD loop (`trigram-prefilter.wat`) that admits the
  * lines holding a trigger's fingerprint (`trigram-fingerprints.ts`) and counts the line
  * breaks. It admits every line the triggers admit and a few more, which the rules then rate
- * 0: the scan's answer is the same as with the regular expressions alone.
+ * 0: the scan's answer is the same as with the regular expressions alone. For each line it
+ * admits, it also tells which triggers the line can hold (those with a fingerprint in a
+ * bucket one of its trigrams passed), so that only those are tested.
  */
 import type { BlockHits, LinePrefilter } from './line-prefilter.js';
 import { lineStart } from './line-prefilter.js';
+import { TriggerSubset } from './salient.js';
 import { TRIGGER_FINGERPRINTS, type Fingerprint } from './trigram-fingerprints.js';
 import { TRIGRAM_PREFILTER_WASM } from './trigram-prefilter-wasm.js';
 
@@ -18,12 +21,12 @@ const OVERLAP = 2;
 const TRIGRAM_SET = 128;
 /** Bits in the trigram set. */
 const TRIGRAM_BITS = 65536;
-/** Where the text goes: three bytes per code unit at most, then 32 bytes of padding. */
+/** Where the text goes (after 16 bytes where the module puts its nibble test's lanes): three bytes per code unit at most, then 32 bytes of padding. */
 const INPUT = TRIGRAM_SET + TRIGRAM_BITS / 8 + 128;
 const INPUT_BYTES = 3 * WINDOW;
-/** Where the answer goes: two u32 per line at most. */
+/** Where the answer goes: three u32 per line at most (its index, where it starts, its buckets). */
 const OUTPUT = INPUT + INPUT_BYTES + 64;
-const MEMORY_BYTES = OUTPUT + 8 * (INPUT_BYTES + 1);
+const MEMORY_BYTES = OUTPUT + 12 * (INPUT_BYTES + 1);
 const PAGE = 65536;
 
 /** The part of the WebAssembly API used here (TypeScript declares it only with the DOM library). */
@@ -76,20 +79,36 @@ class TrigramPrefilter implements LinePrefilter {
   readonly #input: Uint8Array;
   readonly #output: Uint32Array;
   readonly #encoder = new TextEncoder();
+  /** The triggers with a fingerprint in each bucket. */
+  readonly #triggersOf: readonly string[][];
+  /** By a set of buckets (a byte's bits): the triggers of a line whose fingerprints fell in those buckets alone. */
+  readonly #subsets = new Map<number, TriggerSubset>();
 
-  constructor(exports: TrigramExports, tables: Uint8Array) {
+  constructor(exports: TrigramExports, tables: Uint8Array, fingerprints: Readonly<Record<string, readonly Fingerprint[]>>) {
     this.#exports = exports;
+    this.#triggersOf = Array.from({ length: 8 }, (_, bucket) => Object.keys(fingerprints).filter((t) => fingerprints[t]?.some((f) => f.bucket === bucket)));
     const memory = exports.memory;
     const pages = Math.ceil(MEMORY_BYTES / PAGE) - memory.buffer.byteLength / PAGE;
     if (pages > 0) memory.grow(pages);
     new Uint8Array(memory.buffer).set(tables, 0);
     this.#input = new Uint8Array(memory.buffer, INPUT, INPUT_BYTES);
-    this.#output = new Uint32Array(memory.buffer, OUTPUT, 2 * (INPUT_BYTES + 1));
+    this.#output = new Uint32Array(memory.buffer, OUTPUT, 3 * (INPUT_BYTES + 1));
+  }
+
+  #subset(buckets: number): TriggerSubset {
+    let subset = this.#subsets.get(buckets);
+    if (subset === undefined) {
+      subset = new TriggerSubset(this.#triggersOf.flatMap((triggers, bucket) => ((buckets >> bucket) & 1) === 1 ? triggers : []));
+      this.#subsets.set(buckets, subset);
+    }
+    return subset;
   }
 
   admit(s: string, from: number, to: number): BlockHits {
     const starts: number[] = [];
     const lines: number[] = [];
+    const held: TriggerSubset[] = [];
+    let buckets = 0; // the last admitted line's
     let base = 0; // line breaks before `at`
     for (let at = from; at < to; ) {
       let end = Math.min(to, at + WINDOW);
@@ -106,23 +125,31 @@ class TrigramPrefilter implements LinePrefilter {
       let walked = at; // the start of line `walkedLine` of this window, for text that is not ASCII
       let walkedLine = 0;
       for (let k = 0; k < count; k++) {
-        const inWindow = this.#output[2 * k] ?? 0;
+        const inWindow = this.#output[3 * k] ?? 0;
         const line = base + inWindow;
-        if (line === lines.at(-1)) continue; // a window's first line can be the last one's
+        const its = this.#output[3 * k + 2] ?? 0xff;
+        if (line === lines.at(-1)) {
+          // A window's first line can be the last one's.
+          buckets |= its;
+          held[held.length - 1] = this.#subset(buckets);
+          continue;
+        }
         let start: number;
         if (inWindow === 0) start = lineStart(s, at, from);
-        else if (ascii) start = at + (this.#output[2 * k + 1] ?? 0);
+        else if (ascii) start = at + (this.#output[3 * k + 1] ?? 0);
         else {
           for (; walkedLine < inWindow; walkedLine++) walked = s.indexOf('\n', walked) + 1;
           start = walked;
         }
         starts.push(start);
         lines.push(line);
+        buckets = its;
+        held.push(this.#subset(its));
       }
       base += this.#exports.newlines.value;
       at = next;
     }
-    return { starts, lines, newlines: base };
+    return { starts, lines, newlines: base, held };
   }
 }
 
@@ -136,7 +163,7 @@ export function createTrigramPrefilter(fingerprints = TRIGGER_FINGERPRINTS): Lin
   try {
     const bytes = Uint8Array.from(atob(TRIGRAM_PREFILTER_WASM), (ch) => ch.charCodeAt(0));
     const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
-    return new TrigramPrefilter(instance.exports as TrigramExports, prefilterTables(fingerprints));
+    return new TrigramPrefilter(instance.exports as TrigramExports, prefilterTables(fingerprints), fingerprints);
   } catch {
     return undefined;
   }

@@ -7,12 +7,15 @@
 ;;    when one bucket accepts all three bytes.
 ;; 2. Each candidate's exact three bytes are then looked up in a 65,536-bit set of the
 ;;    fingerprints' trigrams, by a multiplicative hash: a collision only admits a line more.
-;; 3. The line of every position that passes is written out once, with where it starts.
+;; 3. The line of every position that passes is written out once, with where it starts and
+;;    the buckets its passing positions' three bytes passed the nibble test in: the line can
+;;    hold only the triggers with a fingerprint in one of those buckets.
 ;;
 ;; Memory: the six nibble tables at 0 (lo0 hi0 lo1 hi1 lo2 hi2, 16 bytes each); the trigram
-;; set at 128 (8 KiB); the text at `in`, followed by 32 bytes the scan zeroes itself; the
-;; answer at `out`: for each admitted line, its index (line breaks before it in the text)
-;; and the byte offset where it starts (0 when it starts before the text), two u32 each.
+;; set at 128 (8 KiB); 16 bytes at 8320 where the nibble test's lanes are put to be read one
+;; at a time; the text at `in`, followed by 32 bytes the scan zeroes itself; the answer at
+;; `out`: for each admitted line, its index (line breaks before it in the text), the byte
+;; offset where it starts (0 when it starts before the text) and its buckets, three u32 each.
 (module
   (memory (export "memory") 1)
   (global $newlines (export "newlines") (mut i32) (i32.const 0))
@@ -21,7 +24,7 @@
     (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $m v128) (local $low v128) (local $nl v128)
     (local $lo0 v128) (local $hi0 v128) (local $lo1 v128) (local $hi1 v128) (local $lo2 v128) (local $hi2 v128)
     (local $nlbits i32) (local $bits i32) (local $below i32) (local $w i32)
-    (local $lines i32) (local $start i32) (local $hits i32) (local $last i32) (local $line i32)
+    (local $lines i32) (local $start i32) (local $hits i32) (local $last i32) (local $line i32) (local $buckets i32)
     (local.set $lo0 (v128.load (i32.const 0)))
     (local.set $hi0 (v128.load (i32.const 16)))
     (local.set $lo1 (v128.load (i32.const 32)))
@@ -58,6 +61,7 @@
         (if (v128.any_true (local.get $m))
           (then
             (local.set $bits (i8x16.bitmask (i8x16.ne (local.get $m) (v128.const i64x2 0 0))))
+            (v128.store (i32.const 8320) (local.get $m))
             ;; Positions at or past the end are padding.
             (local.set $w (i32.sub (local.get $end) (local.get $i)))
             (if (i32.lt_u (local.get $w) (i32.const 16))
@@ -74,6 +78,7 @@
                   (then
                     (local.set $below (i32.and (local.get $nlbits) (i32.sub (i32.shl (i32.const 1) (i32.ctz (local.get $bits))) (i32.const 1))))
                     (local.set $line (i32.add (local.get $lines) (i32.popcnt (local.get $below))))
+                    (local.set $buckets (i32.load8_u offset=8320 (i32.ctz (local.get $bits))))
                     (if (i32.ne (local.get $line) (local.get $last))
                       (then
                         (i32.store (local.get $out) (local.get $line))
@@ -81,9 +86,14 @@
                           (if (result i32) (local.get $below)
                             (then (i32.sub (i32.add (local.get $i) (i32.sub (i32.const 32) (i32.clz (local.get $below)))) (local.get $in)))
                             (else (local.get $start))))
-                        (local.set $out (i32.add (local.get $out) (i32.const 8)))
+                        (i32.store offset=8 (local.get $out) (local.get $buckets))
+                        (local.set $out (i32.add (local.get $out) (i32.const 12)))
                         (local.set $hits (i32.add (local.get $hits) (i32.const 1)))
-                        (local.set $last (local.get $line))))))
+                        (local.set $last (local.get $line)))
+                      (else
+                        ;; Another position of the same line: its buckets join the line's.
+                        (i32.store (i32.sub (local.get $out) (i32.const 4))
+                          (i32.or (i32.load (i32.sub (local.get $out) (i32.const 4))) (local.get $buckets)))))))
                 (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
                 (br $hit)))))
         (if (local.get $nlbits)
