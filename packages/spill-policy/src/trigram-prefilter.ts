@@ -24,9 +24,9 @@ const TRIGRAM_BITS = 65536;
 /** Where the text goes (after 16 bytes where the module puts its nibble test's lanes): three bytes per code unit at most, then 32 bytes of padding. */
 const INPUT = TRIGRAM_SET + TRIGRAM_BITS / 8 + 128;
 const INPUT_BYTES = 3 * WINDOW;
-/** Where the answer goes: three u32 per line at most (its index, where it starts, its buckets). */
+/** Where the answer goes: three u32 (its index, where it starts, its buckets) for each line, of which a window holds one more than its line breaks. */
 const OUTPUT = INPUT + INPUT_BYTES + 64;
-const MEMORY_BYTES = OUTPUT + 12 * (INPUT_BYTES + 1);
+const MEMORY_BYTES = OUTPUT + 12 * (WINDOW + 1);
 const PAGE = 65536;
 
 /** The part of the WebAssembly API used here (TypeScript declares it only with the DOM library). */
@@ -92,7 +92,7 @@ class TrigramPrefilter implements LinePrefilter {
     if (pages > 0) memory.grow(pages);
     new Uint8Array(memory.buffer).set(tables, 0);
     this.#input = new Uint8Array(memory.buffer, INPUT, INPUT_BYTES);
-    this.#output = new Uint32Array(memory.buffer, OUTPUT, 3 * (INPUT_BYTES + 1));
+    this.#output = new Uint32Array(memory.buffer, OUTPUT, 3 * (WINDOW + 1));
   }
 
   #subset(buckets: number): TriggerSubset {
