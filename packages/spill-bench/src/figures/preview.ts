@@ -78,10 +78,24 @@ interface CostRuns {
   readonly shown: string;
 }
 
+/**
+ * `bytes` in 64 KiB pieces, each decoded as `spillway run` decodes what it reads (a stream
+ * decoder, so a character cut between pieces is whole in the next): a piece's string holds
+ * one byte a character wherever it can. Slices of one decoded string would all hold two once
+ * the text has one character past U+00FF, which costs the prefilter's UTF-8 encoding about
+ * three times as much as a run pays.
+ */
+function decodedPieces(bytes: Buffer): string[] {
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  for (let i = 0; i < bytes.length; i += PIECE_UNITS) pieces.push(decoder.decode(bytes.subarray(i, i + PIECE_UNITS), { stream: true }));
+  pieces.push(decoder.decode());
+  return pieces.filter((p) => p.length > 0);
+}
+
 /** `rounds` of counting the line breaks of `text`'s 64 KiB pieces, then scanning them and composing an 8 KiB preview. */
 function costOf(rounds: number, text: string, policy: Pick<typeof import('@spillway/policy'), 'createSpillPreviewScanner' | 'composeSpillPreview'>): CostRuns {
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += PIECE_UNITS) pieces.push(text.slice(i, i + PIECE_UNITS));
+  const pieces = decodedPieces(Buffer.from(text));
   const totalBytes = Buffer.byteLength(text);
   const cap = 8 * KiB;
   const spillway: number[] = [];
