@@ -49,10 +49,14 @@ export function severityOf(line: string): number {
   return PREFILTERS.some((re) => re.test(line)) ? severityOfAdmitted(line) : 0;
 }
 
-/** {@link severityOf} of a line the prefilter already admitted (a block prefilter hit inside it). */
-export function severityOfAdmitted(line: string): number {
+/**
+ * {@link severityOf} of a line the prefilter already admitted (a block prefilter hit inside it).
+ *
+ * @param rules - the rules that may rate it, in {@link RULES}' order (all of them, unless the line can hold only some rules' triggers).
+ */
+export function severityOfAdmitted(line: string, rules: readonly SalientRule[] = RULES): number {
   // Plain loops: this runs for every line a prefilter admits, which may be every line.
-  for (const rule of RULES) {
+  for (const rule of rules) {
     if (!rule.pattern.test(line)) continue;
     let vetoed = false;
     for (const guard of rule.unless) {
@@ -85,11 +89,7 @@ export class TriggerSubset {
 
   /** The severity of a line that holds none of the other triggers (cut to {@link LINE_SCAN_UNITS}). */
   severity(line: string): number {
-    if (this.#any?.test(line) !== true) return 0;
-    for (const rule of this.#rules) {
-      if (rule.pattern.test(line) && !rule.unless.some((guard) => guard.pattern.test(line))) return rule.severity;
-    }
-    return 0;
+    return this.#any?.test(line) === true ? severityOfAdmitted(line, this.#rules) : 0;
   }
 }
 
