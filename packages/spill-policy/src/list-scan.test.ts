@@ -35,6 +35,16 @@ describe('list detection', () => {
     expect(itemKind('This sentence - with a dash - is prose, not a result')).toBe(-1);
   });
 
+  it('takes `ls | nl` for a list, and a file numbered by `nl -ba` or `cat -n` for a document', () => {
+    expect(scan(lines(100, (i) => `${String(i).padStart(6)}\tlibname-${String(i)}.so.0`))).toBeDefined();
+    expect(scan(lines(100, (i) => `${String(i).padStart(6)}\t/usr/lib/pkg-${String(i)}/README.txt`))).toBeDefined();
+    const markdown = lines(100, (i) => `${String(i).padStart(6)}\t${i % 5 === 0 ? '' : i % 5 === 1 ? `## Part ${String(i)}` : `Prose of part ${String(i)}, which says what it does.`}`);
+    const code = lines(100, (i) => `${String(i)}\t${i % 4 === 0 ? '}' : `  const value${String(i)} = compute(${String(i)});`}`);
+    expect(scan(markdown)).toBeUndefined();
+    expect(scan(lines(100, (i) => `L${String(i)}: ${i % 3 === 0 ? '' : `A page's line ${String(i)} of prose, as a web tool opened it.`}`))).toBeUndefined();
+    expect(scan(code)).toBeUndefined();
+  });
+
   it('does not take prose, logs or a few lines for a list', () => {
     const prose = lines(100, (i) => `This is sentence number ${String(i)}, which goes on for a while; and then, it stops.`);
     const log = lines(100, (i) => `2026-12-01T10:00:00.000Z INFO worker-1 GET /api/items/${String(i)} 200`);

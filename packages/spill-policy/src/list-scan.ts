@@ -21,7 +21,7 @@ const LONG_LINE_UNITS = 400;
  * `git log --oneline`, an NDJSON record, a numbered or bulleted entry, a `key: value` or
  * columns row, or a line of pretty-printed JSON (a member, a string element, a bracket).
  */
-const ITEM_SOURCES: readonly string[] = [
+const LINE_ITEM_SOURCES: readonly string[] = [
     String.raw`\.{0,2}\/?[\w.@+~-]+(?:\/[\w.@+~ -]*)+`, // a path
     String.raw`[-dlcbps][-rwxsStT]{9}[.+@]? .*`, // ls -l
     String.raw`total \d+`, // ls -l's first line
@@ -29,15 +29,28 @@ const ITEM_SOURCES: readonly string[] = [
     String.raw`[0-9a-f]{7,40} .+`, // git log --oneline
     String.raw`\s*\{.*\},?`, // an NDJSON record (or a compact object in an array)
     String.raw`\s*(?:\d+[.)]|[-*\u2022+]|#\d+)\s+\S.*`, // numbered or bulleted (\u2022 is the bullet: the source stays ASCII)
-    String.raw`\s*\d+\t.*`, // nl, cat -n
     String.raw`\s*(?:"(?:[^"\\]|\\.)*"\s*:\s*.*|"(?:[^"\\]|\\.)*",?|[{}[\]],?|[{[]|\}\],?|\]\},?)`, // pretty JSON
     String.raw`[a-z][a-zA-Z][a-zA-Z ]? +\S+ +\S+ +.*`, // dpkg -l
-    String.raw`\s*['"]?[@\w/.~^-]+['"]?:(?: .*)?`, // key: value
+    String.raw`\s*(?!L\d+:)['"]?[@\w/.~^-]+['"]?:(?: .*)?`, // key: value (not a page's line number)
     String.raw`\s*\S+(?: {2,}\S+){2,}\s*`, // columns
     String.raw`https?:\/\/\S+.*`, // a URL
     String.raw`[\w.+@:/-]+ - \S.*`, // a search result: a name, then its summary (apt-cache search, whatis)
   String.raw`\s*\S.*\|\s+(?:\d+ ?[-+]*|Bin .*)`, // a diffstat row (git diff --stat, git log --stat)
   String.raw`\s*\d+ files? changed(?:, .*)?`, // its summary
+];
+/** The number a viewer puts before each line: `cat -n` and `nl` (`     1\t`), a page a web tool opened (`L1: `). */
+const LINE_NUMBER_SOURCE = String.raw`\s*(\d+)\t|L(\d+): ?`;
+/** A line's number, when it starts with one (the first group or the second). */
+export const LINE_NUMBER_RE = new RegExp(`^(?:${LINE_NUMBER_SOURCE})`);
+/**
+ * The items, and a numbered line when what follows its number is an item or one word
+ * (`ls | nl`). A numbered file view (`nl -ba file`, a host's Read, a page) is a document
+ * read in place, not a list: its prose and code are judged as they are, and the outline's
+ * cut lines would lose what an edit replaces.
+ */
+const ITEM_SOURCES: readonly string[] = [
+  ...LINE_ITEM_SOURCES,
+  String.raw`(?:${LINE_NUMBER_SOURCE})(?:${LINE_ITEM_SOURCES.map((x) => `(?:${x})`).join('|')}|\S+)`,
 ];
 const ITEM_RE = new RegExp(`^(?:${ITEM_SOURCES.map((x) => `(?:${x})`).join('|')})$`);
 /** Each kind of item alone, to tell an item from an intruder of another shape. */

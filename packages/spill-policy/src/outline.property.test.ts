@@ -191,6 +191,31 @@ describe('the preview with excerpts (examples)', () => {
     expect(shown).toMatch(/\n… \[lines (\d+)-3000 of the list left out: grep the stored result for an item, or read it from line \1 on\] …\n/);
   });
 
+  it('shows a file read with its line numbers (`nl -ba`, `cat -n`, a host\'s Read, a page) as its head and tail, the same text unnumbered with excerpts', async () => {
+    const doc = Array.from({ length: 400 }, (_, i) =>
+      i % 50 === 25 ? `The settlement flow throws an Error when the wallet is missing (ADR-${String(i)}).` : i % 7 === 0 ? '' : `Section ${String(i)} of the plan keeps the ledger in USDC and records each snapshot.`,
+    );
+    const numbered = doc.map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join('\n');
+    const shown = await preview(numbered, 2000);
+    const old = await createSpillPolicy({ backend: store(), maxInlineBytes: 2000, preview: 'head-tail' }).applyToResult(exec, {
+      content: [{ type: 'text', text: numbered }],
+    });
+    expect(shown).toBe((old.content[0] as { text: string }).text);
+    expect(shown.startsWith(`     1\t${doc[0] ?? ''}\n`)).toBe(true);
+    // A host's own lines before the file (Codex's header) do not change the view.
+    const framed = `Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nOutput:\n${numbered}`;
+    expect(await preview(framed, 2000)).not.toContain(EXCERPTS_MARKER);
+    // Numbered by `nl`, which leaves blank lines unnumbered and numbers the others in turn.
+    let n = 0;
+    const nl = doc.map((line) => (line === '' ? '' : `${String(++n).padStart(6)}\t${line}`)).join('\n');
+    expect(await preview(nl, 2000)).not.toContain(EXCERPTS_MARKER);
+    // A page a web tool opened numbers its lines `L0: `, `L1: `…
+    const page = doc.map((line, i) => `L${String(i)}: ${line}`).join('\n');
+    expect(await preview(page, 2000)).not.toContain(EXCERPTS_MARKER);
+    // Without the numbers it is text like any other: its error lines are excerpted.
+    expect(await preview(doc.join('\n'), 2000)).toContain(EXCERPTS_MARKER);
+  });
+
   it('rejects an unknown preview style at construction', () => {
     expect(() => createSpillPolicy({ maxInlineBytes: 10, preview: 'fancy' as never })).toThrow(/preview must be 'salient'/);
   });
