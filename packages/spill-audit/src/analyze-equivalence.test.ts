@@ -40,11 +40,21 @@ const output = fc
     return lines.join('\n');
   });
 const input = fc.array(fc.oneof(row, fc.integer({ min: 0, max: 2999 }).map((i) => `row-${String(i).padStart(4, '0')}`)), { maxLength: 3 }).map((rows) => JSON.stringify({ command: `cat ${rows.join(' ')}` }));
-type Drawn = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'pair'; readonly input: string; readonly output: string; readonly tool: 'Bash' | 'mcp' };
+/** `shown`: the share of the output the host showed in its note, when it stored the output in a file. */
+type Drawn = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'pair'; readonly input: string; readonly output: string; readonly tool: 'Bash' | 'mcp'; readonly shown?: number };
 const event: fc.Arbitrary<Drawn> = fc.oneof(
   { weight: 1, arbitrary: row.map((text) => ({ kind: 'text' as const, text })) },
-  { weight: 3, arbitrary: fc.tuple(input, output, fc.constantFrom('Bash' as const, 'mcp' as const)).map(([i, o, tool]) => ({ kind: 'pair' as const, input: i, output: o, tool })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(input, output, fc.constantFrom('Bash' as const, 'mcp' as const), fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }))
+      .map(([i, o, tool, shown]) => ({ kind: 'pair' as const, input: i, output: o, tool, ...(shown === undefined ? {} : { shown }) })),
+  },
 );
+
+/** Claude Code's note for an output it stored: a preview of its first part, cut anywhere. */
+const note = (output: string, share: number): string =>
+  `<persisted-output>\nOutput too large. Full output saved to: /tmp/stored.txt\n\nPreview (first 2KB):\n${output.slice(0, Math.floor(share * output.length))}\n...\n</persisted-output>`;
 
 function feed(events: readonly Drawn[], a: { push(e: TranscriptEvent): void }): void {
   const session = 's1';
@@ -55,7 +65,8 @@ function feed(events: readonly Drawn[], a: { push(e: TranscriptEvent): void }): 
     }
     const id = `c${String(n)}`;
     a.push({ kind: 'call', session, id, ...(e.tool === 'mcp' ? { tool: 'query', server: 'db' } : { tool: 'Bash' }), input: e.input });
-    a.push({ kind: 'result', session, id, output: e.output });
+    const stored = e.shown === undefined ? {} : { stored: { file: '/tmp/stored.txt', read: true, shown: note(e.output, e.shown) } };
+    a.push({ kind: 'result', session, id, output: e.output, ...stored });
   }
 }
 
@@ -71,8 +82,8 @@ describe('the fast measure answers as the plain one', () => {
     );
   });
 
-  it('every call figure (sizes, tokens kept out per cap, needed later per preview, the example) equals the plain measure', () => {
-    const reached = { spilled: 0, headTail: 0, spillway: 0, onlyHeadTail: 0 };
+  it('every call figure (sizes, tokens kept out per cap, needed later per preview and with the host\'s own, the example) equals the plain measure', () => {
+    const reached = { spilled: 0, headTail: 0, spillway: 0, onlyHeadTail: 0, hostCut: 0, host: 0 };
     fc.assert(
       fc.property(fc.array(event, { minLength: 1, maxLength: 8 }), fc.constantFrom([256, 1024, 4096], [...CANDIDATE_CAPS], [300]), (events, caps) => {
         const fast = new SessionAnalyzer('claude-code', caps);
@@ -80,6 +91,10 @@ describe('the fast measure answers as the plain one', () => {
         feed(events, fast);
         feed(events, plain);
         expect(fast.results).toEqual(plain.results);
+        for (const r of plain.results) {
+          if (r.hostView === 'cut') reached.hostCut++;
+          if (r.neededHost === true) reached.host++;
+        }
         for (const o of plain.results.flatMap((r) => r.caps)) {
           reached.spilled++;
           if (o.neededHeadTail) reached.headTail++;

@@ -61,7 +61,20 @@ export interface CallFigures {
   readonly overHostLimit: boolean | null;
   /** One entry per cap the output is over, smallest cap first. */
   readonly caps: CapOutcome[];
+  /**
+   * What the model saw of the output with the host alone: `whole` (the output is within the
+   * host's limit), `cut` (the host stored the output in a file and showed the model a note
+   * with part of it, and the audit read both), or `unknown` (the host's limit for the tool
+   * is not known, or the transcript holds only what the host kept, as Codex's and Gemini
+   * CLI's do). Always set by {@link SessionAnalyzer}.
+   */
+  readonly hostView?: 'whole' | 'cut' | 'unknown';
+  /** With `hostView` `cut`: a later tool call used a distinctive string that only the part the host did not show held. */
+  neededHost?: boolean;
 }
+
+/** The omission bit of the host's own view; bits below it are the caps' previews (2 per cap). Internal: not exported from the package. */
+export const HOST_BIT = 2 * MAX_CAPS;
 
 /**
  * The host's own limit for a tool's output, as the host documents it: Claude Code cuts
@@ -368,7 +381,7 @@ export class SessionAnalyzer {
         this.strings.forEachOmission(s, (output, bits) => {
           const figures = this.results[output];
           if (figures === undefined) return;
-          markNeeded(figures.caps, bits, s);
+          markNeeded(figures, bits, s);
           if (onNeeded === undefined) return;
           for (const [i, outcome] of figures.caps.entries()) if ((bits & (1 << (2 * i + 1))) !== 0) onNeeded(output, outcome, s);
         });
@@ -383,6 +396,10 @@ export class SessionAnalyzer {
     const bytes = utf8Bytes(output);
     const tokens = estimateTokens(bytes);
     const over = this.caps.filter((cap) => bytes > cap);
+    const hostLimit = overHostLimit(this.format, call.tool, call.server, output, bytes);
+    // The note's text is what the host showed; with the file read, what it left out is known.
+    const hostShown = event.stored?.read === true && event.stored.shown !== output ? event.stored.shown : undefined;
+    const hostView = hostShown !== undefined ? 'cut' : event.stored === undefined && hostLimit === false ? 'whole' : 'unknown';
     const fresh = this.freshStrings(output, over.length === 0 ? 0 : (over.at(-1) ?? 0) + 2);
     const caps: CapOutcome[] = [];
     // Compared as distinctive strings: a string cut at a preview's edge is not shown whole, so it counts as omitted.
@@ -427,9 +444,20 @@ export class SessionAnalyzer {
       show(preview(output, bytes, cap, undefined), 2 * i);
       show(salient, 2 * i + 1);
     }
-    const figures: CallFigures = { session: event.session, tool: call.tool, ...(call.server === undefined ? {} : { server: call.server }), bytes, tokens, overHostLimit: overHostLimit(this.format, call.tool, call.server, output, bytes), caps };
-    if (over.length > 0) {
-      const all = 2 ** (2 * over.length) - 1;
+    if (hostShown !== undefined && fresh.count > 0) show(hostShown, HOST_BIT);
+    const figures: CallFigures = {
+      session: event.session,
+      tool: call.tool,
+      ...(call.server === undefined ? {} : { server: call.server }),
+      bytes,
+      tokens,
+      overHostLimit: hostLimit,
+      caps,
+      hostView,
+      neededHost: false,
+    };
+    if (over.length > 0 || hostShown !== undefined) {
+      const all = (2 ** (2 * over.length) - 1) | (hostShown === undefined ? 0 : 1 << HOST_BIT);
       for (let at = 0; at < fresh.count; at++) {
         const bits = all & ~(shown[at] ?? 0);
         if (bits === 0) continue;
@@ -523,8 +551,9 @@ export class SessionAnalyzer {
 }
 
 /** A later call used `s`, which an output held only in what the previews `bits` names omit. */
-function markNeeded(caps: readonly CapOutcome[], bits: number, s: string): void {
-  for (const [i, outcome] of caps.entries()) {
+function markNeeded(figures: CallFigures, bits: number, s: string): void {
+  if ((bits & (1 << HOST_BIT)) !== 0) figures.neededHost = true;
+  for (const [i, outcome] of figures.caps.entries()) {
     if ((bits & (1 << (2 * i))) !== 0) {
       outcome.neededHeadTail = true;
       outcome.example ??= s;

@@ -42,7 +42,9 @@ describe('runAudit on a Claude Code config dir', () => {
     const config = claudeConfig();
     const report = await runAudit({ format: 'claude-code', env: { CLAUDE_CONFIG_DIR: config }, home: '/nowhere', cap: 8192 });
     expect(report).toMatchObject({ files: 1, lines: 8, skippedLines: 1, callsWithoutOutput: 0, cap: 8192 });
-    expect(report.total).toMatchObject({ calls: 3, spilled: 2, neededLater: 1, neededLaterHeadTail: 1, overHostLimit: 1 });
+    expect(report.total).toMatchObject({ calls: 3, spilled: 2, neededLater: 1, neededLaterHeadTail: 1, overHostLimit: 1, hostCut: 0 });
+    // The Bash log is over the host's 30,000 characters with no note of a stored file: what the host showed is not known.
+    expect(report.calls.map((c) => c.hostView)).toEqual(['unknown', 'whole', 'whole']);
     expect(report.total.tokensKeptOut).toBeGreaterThan(0);
     expect(report.total.tokensKeptOut).toBeLessThan(report.total.tokens);
     expect(report.sessions.map((s) => s.name)).toEqual([SESSION]);

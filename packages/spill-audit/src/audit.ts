@@ -81,6 +81,13 @@ export interface AuditTotals {
   neededLater: number;
   /** The same with a plain head+tail preview. */
   neededLaterHeadTail: number;
+  /**
+   * Outputs the host itself cut, storing the whole in a file that the audit read, so that
+   * what it showed the model is known (the note in the transcript); whatever the cap.
+   */
+  hostCut: number;
+  /** Of `hostCut`, those whose part the host did not show a later call used. */
+  neededLaterHost: number;
   /** Of `neededLater`, those `spill_search` given the later call's words recovers; only when the audit searched (see {@link AuditOptions.searchOutput}). */
   foundBySearch?: number;
 }
@@ -197,7 +204,7 @@ export interface SearchFigures {
 }
 
 function emptyTotals(searched: boolean): AuditTotals {
-  const t: AuditTotals = { calls: 0, tokens: 0, spilled: 0, tokensKeptOut: 0, overHostLimit: 0, neededLater: 0, neededLaterHeadTail: 0 };
+  const t: AuditTotals = { calls: 0, tokens: 0, spilled: 0, tokensKeptOut: 0, overHostLimit: 0, neededLater: 0, neededLaterHeadTail: 0, hostCut: 0, neededLaterHost: 0 };
   if (searched) t.foundBySearch = 0;
   return t;
 }
@@ -210,6 +217,10 @@ function add(t: AuditTotals, c: CallFigures, cap: number): void {
   t.calls++;
   t.tokens += c.tokens;
   if (c.overHostLimit === true) t.overHostLimit++;
+  if (c.hostView === 'cut') {
+    t.hostCut++;
+    if (c.neededHost === true) t.neededLaterHost++;
+  }
   const at = c.caps.find((o) => o.cap === cap);
   if (at === undefined) return;
   t.spilled++;

@@ -12,9 +12,9 @@ const report: AuditReport = {
   skipped: [],
   callsWithoutOutput: 0,
   storedOutputs: { read: 0, missing: 0 },
-  total: { calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 },
-  sessions: [{ name: 's1', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
-  tools: [{ name: '<img src=x onerror=alert(1)>', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1 }],
+  total: { calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1, hostCut: 0, neededLaterHost: 0 },
+  sessions: [{ name: 's1', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1, hostCut: 0, neededLaterHost: 0 }],
+  tools: [{ name: '<img src=x onerror=alert(1)>', calls: 2, tokens: 9000, spilled: 1, tokensKeptOut: 6000, overHostLimit: 0, neededLater: 1, neededLaterHeadTail: 1, hostCut: 0, neededLaterHost: 0 }],
   servers: [],
   recommendations: [{ scope: 'host', cap: 16384, unproven: null, figures: { cap: 16384, spilled: 1, tokensKeptOut: 6000, neededLater: 0, neededRate: 0, neededRateUpper: 0 }, candidates: [{ cap: 2048, spilled: 1, tokensKeptOut: 8000, neededLater: 1, neededRate: 1, neededRateUpper: 1 }, { cap: 16384, spilled: 1, tokensKeptOut: 6000, neededLater: 0, neededRate: 0, neededRateUpper: 0 }, { cap: 65536, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 }] }],
   calls: [],
@@ -39,6 +39,12 @@ describe('renderAuditHtml', () => {
     expect(renderAuditHtml({ ...report, recommendations: [none] })).toContain('No measured cap keeps the needed-later rate at or under 10 % with confidence.');
     const nothing = { ...none, candidates: none.candidates.map((f) => ({ ...f, spilled: 0, tokensKeptOut: 0, neededLater: 0, neededRate: 0, neededRateUpper: 0 })) };
     expect(renderAuditHtml({ ...report, recommendations: [nothing] })).toContain('No output is over the smallest cap measured: nothing would spill.');
+  });
+
+  it("adds the host's own preview only when the host stored outputs itself", () => {
+    expect(renderAuditHtml(report)).not.toContain("host's own preview");
+    const hostCut = { ...report, total: { ...report.total, hostCut: 3, neededLaterHost: 2 } };
+    expect(renderAuditHtml(hostCut)).toContain("With the host's own preview (the part it showed of the 3 it stored in files), needed later 2.");
   });
 
   it('quotes the strings needed later only with examples', () => {

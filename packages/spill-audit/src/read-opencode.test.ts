@@ -56,6 +56,14 @@ describe('OpenCode sessions', () => {
     ]);
     expect(report.total).toMatchObject({ calls: 3, spilled: 1, neededLater: 1, neededLaterHeadTail: 1 });
     expect(report.examples).toEqual([expect.objectContaining({ tool: 'bash', string: 'key_9d8e.bin' })]);
+    // The log's part OpenCode kept is what the model saw, and its 2,000 lines of 3,002 hold the key's line: needed with
+    // spillway's preview at 16 KiB, not with the host's. The MCP result's file is gone, so its view is not known.
+    expect(report.calls.map((c) => [c.hostView, c.neededHost])).toEqual([
+      ['cut', false],
+      ['unknown', false],
+      ['whole', false],
+    ]);
+    expect(report.total).toMatchObject({ hostCut: 1, neededLaterHost: 0 });
   });
 
   it("groups an MCP tool under its server when the host's server names are given (OpenCode's names do not set them apart)", async () => {

@@ -93,5 +93,5 @@ async function partEvents(part: Json, session: string, dataDir: string, split: (
   // A data directory copied or moved elsewhere keeps the files beside its database.
   const beside = basename(dirname(file)) === 'tool-output' ? join(dataDir, 'tool-output', basename(file)) : undefined;
   const whole = (await readStoredOutput(file)) ?? (beside === undefined || beside === file ? undefined : await readStoredOutput(beside));
-  return [call, { kind: 'result', session, id, output: whole ?? state.output, stored: { file, read: whole !== undefined } }];
+  return [call, { kind: 'result', session, id, output: whole ?? state.output, stored: { file, read: whole !== undefined, shown: state.output } }];
 }

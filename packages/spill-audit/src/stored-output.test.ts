@@ -55,10 +55,23 @@ describe('runAudit on an output Claude Code stored in a file itself', () => {
       const report = await runAudit({ format: 'claude-code', paths: [transcript(`${name}.jsonl`, note(saved))], env: {}, home: dir, cap: 8192 });
       expect(report.storedOutputs).toEqual({ read: 1, missing: 0 });
       expect(report.calls[0]?.bytes).toBe(Buffer.byteLength(whole));
-      expect(report.total).toMatchObject({ calls: 2, spilled: 1, neededLater: 1, neededLaterHeadTail: 1 });
+      expect(report.total).toMatchObject({ calls: 2, spilled: 1, neededLater: 1, neededLaterHeadTail: 1, hostCut: 1, neededLaterHost: 1 });
+      expect(report.calls[0]).toMatchObject({ hostView: 'cut', neededHost: true });
       expect(readFileSync(saved, 'utf8')).toBe(whole);
       expect(statSync(saved).mtimeMs).toBe(before);
     }
+  });
+
+  it('is judged against what the host showed: its note\'s preview', async () => {
+    const saved = join(dir, 'shown-tool-result.txt');
+    writeFileSync(saved, whole);
+    // The note's preview holds the needed path: the host showed it, spillway's previews did not.
+    const shown = persisted(saved).replace('row-0 ok\n', `row-0 ok\nwrote ${needle}\n`);
+    const report = await runAudit({ format: 'claude-code', paths: [transcript('shown.jsonl', shown)], env: {}, home: dir, cap: 8192 });
+    expect(report.calls[0]).toMatchObject({ hostView: 'cut', neededHost: false });
+    expect(report.total).toMatchObject({ spilled: 1, neededLater: 1, hostCut: 1, neededLaterHost: 0 });
+    // What the host does with a Read past a size is not known: its view is not judged.
+    expect(report.calls[1]).toMatchObject({ hostView: 'unknown', neededHost: false });
   });
 
   it('is judged by its note when the file is gone, or is a symbolic link', async () => {
@@ -66,7 +79,8 @@ describe('runAudit on an output Claude Code stored in a file itself', () => {
     const report = await runAudit({ format: 'claude-code', paths: [transcript('gone.jsonl', gone)], env: {}, home: dir, cap: 8192 });
     expect(report.storedOutputs).toEqual({ read: 0, missing: 1 });
     expect(report.calls[0]?.bytes).toBe(Buffer.byteLength(gone));
-    expect(report.total).toMatchObject({ spilled: 0, neededLater: 0 });
+    expect(report.calls[0]?.hostView).toBe('unknown');
+    expect(report.total).toMatchObject({ spilled: 0, neededLater: 0, hostCut: 0 });
     const target = join(dir, 'target.txt');
     writeFileSync(target, whole);
     symlinkSync(target, join(dir, 'link.txt'));

@@ -4,7 +4,7 @@
  * kept only so tests can hold the fast {@link SessionAnalyzer} to the same answers.
  */
 import { composeSpillPreview, createSpillPreviewScanner } from '@spillway/policy';
-import { overHostLimit, MAX_STRINGS_PER_OUTPUT, type CallFigures, type CapOutcome } from './analyze.js';
+import { HOST_BIT, overHostLimit, MAX_STRINGS_PER_OUTPUT, type CallFigures, type CapOutcome } from './analyze.js';
 import { estimateTokens, MIN_DISTINCTIVE_LENGTH, utf8Bytes } from './estimate.js';
 import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 
@@ -65,6 +65,7 @@ export class ReferenceAnalyzer {
         for (const s of used) {
           const bits = p.omitted.get(s);
           if (bits === undefined) continue;
+          if ((bits & (1 << HOST_BIT)) !== 0) p.figures.neededHost = true;
           for (const [i, outcome] of p.figures.caps.entries()) {
             if ((bits & (1 << (2 * i))) !== 0) {
               outcome.neededHeadTail = true;
@@ -95,13 +96,26 @@ export class ReferenceAnalyzer {
       caps.push({ cap, tokensKeptOut: Math.max(0, tokens - estimateTokens(utf8Bytes(salient))), neededHeadTail: false, neededSpillway: false });
       shown.push(referenceDistinctiveStrings(preview(output, bytes, cap, false)), referenceDistinctiveStrings(salient));
     }
+    const limit = overHostLimit(this.format, call.tool, call.server, output, bytes);
+    const hostShown = event.stored?.read === true && event.stored.shown !== output ? referenceDistinctiveStrings(event.stored.shown) : undefined;
     const omitted = new Map<string, number>();
     for (const s of strings) {
       let bits = 0;
       for (const [bit, set] of shown.entries()) if (!set.has(s)) bits |= 1 << bit;
-      if (bits !== 0 && shown.length > 0) omitted.set(s, bits);
+      if (hostShown !== undefined && !hostShown.has(s)) bits |= 1 << HOST_BIT;
+      if (bits !== 0) omitted.set(s, bits);
     }
-    const figures: CallFigures = { session: event.session, tool: call.tool, ...(call.server === undefined ? {} : { server: call.server }), bytes, tokens, overHostLimit: overHostLimit(this.format, call.tool, call.server, output, bytes), caps };
+    const figures: CallFigures = {
+      session: event.session,
+      tool: call.tool,
+      ...(call.server === undefined ? {} : { server: call.server }),
+      bytes,
+      tokens,
+      overHostLimit: limit,
+      caps,
+      hostView: hostShown !== undefined ? 'cut' : event.stored === undefined && limit === false ? 'whole' : 'unknown',
+      neededHost: false,
+    };
     this.see(strings);
     if (omitted.size > 0) this.pending.push({ figures, omitted });
     this.results.push(figures);

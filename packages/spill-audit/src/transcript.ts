@@ -21,9 +21,16 @@ export type TranscriptEvent =
   /**
    * A tool call's output, as the host recorded it; or, when the host stored the output in a
    * file and left a note in the transcript, read from that file (`stored` says which file,
-   * and whether it could be read: when not, `output` is the note).
+   * whether it could be read, when not `output` is the note, and `shown`, the text the
+   * transcript holds in its place: what the host showed the model).
    */
-  | { readonly kind: 'result'; readonly session: string; readonly id: string; readonly output: string; readonly stored?: { readonly file: string; readonly read: boolean } };
+  | {
+      readonly kind: 'result';
+      readonly session: string;
+      readonly id: string;
+      readonly output: string;
+      readonly stored?: { readonly file: string; readonly read: boolean; readonly shown: string };
+    };
 
 /** A line that was skipped: where, and why (never its content). */
 export interface SkippedLine {
@@ -279,7 +286,7 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
       if (file === undefined || event.kind !== 'result') yield event;
       else {
         const whole = await readStoredOutput(file);
-        yield { ...event, output: whole ?? event.output, stored: { file, read: whole !== undefined } };
+        yield { ...event, output: whole ?? event.output, stored: { file, read: whole !== undefined, shown: event.output } };
       }
     }
   }

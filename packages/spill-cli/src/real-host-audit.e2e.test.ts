@@ -84,7 +84,7 @@ for (const c of REAL_HOST_CASES) {
       const text = testIO({ homedir: layout.home, env: { ...layout.audit.env, NO_COLOR: '1' } });
       expect(await main(['audit', ...args], text.io), text.stderr.text()).toBe(0);
       summary = text.stdout.text();
-      console.log(`${c.host}, audit of a session without spillway:\n${summary}\nneeded later: ${report.calls.flatMap((call) => call.caps.filter((o) => o.example !== undefined).map((o) => `${String(call.bytes)} B at ${String(o.cap)}: ${o.example ?? ''} (${o.neededHeadTail ? 'head+tail' : ''} ${o.neededSpillway ? 'spillway' : ''})`)).join('; ')}\nbytes: ${report.calls.map((call) => call.bytes).join(', ')} (whole: ${whole.join(', ')})\ncandidates: ${JSON.stringify(report.recommendations[0]?.candidates.map((f) => [f.cap, f.spilled, f.tokensKeptOut, f.neededLater]))}`);
+      console.log(`${c.host}, audit of a session without spillway:\n${summary}\nneeded later: ${report.calls.flatMap((call) => call.caps.filter((o) => o.example !== undefined).map((o) => `${String(call.bytes)} B at ${String(o.cap)}: ${o.example ?? ''} (${o.neededHeadTail ? 'head+tail' : ''} ${o.neededSpillway ? 'spillway' : ''})`)).join('; ')}\nbytes: ${report.calls.map((call) => `${String(call.bytes)}${call.hostView === 'cut' ? (call.neededHost === true ? ' (host cut, needed)' : ' (host cut)') : ''}`).join(', ')} (whole: ${whole.join(', ')})\ncandidates: ${JSON.stringify(report.recommendations[0]?.candidates.map((f) => [f.cap, f.spilled, f.tokensKeptOut, f.neededLater]))}`);
     }, 360_000);
     afterAll(() => {
       rmSync(dir, { recursive: true, force: true });
@@ -122,6 +122,19 @@ for (const c of REAL_HOST_CASES) {
       if (tests?.bytes === whole[6]) {
         expect(tests?.caps.every((o) => o.neededHeadTail && !o.neededSpillway && o.example === 'tests/shipping_0247.test.ts')).toBe(true);
       }
+    });
+
+    it('judges the host\'s own preview where the host stored an output whole in a file and showed a part', () => {
+      const calls = report.calls.slice(report.calls.length - COMMANDS.length);
+      // Claude Code stores any Bash output over 30,000 characters: the grep (about 177 KB) and the build log.
+      if (c.host === 'claude-code') expect([calls[2]?.hostView, calls[4]?.hostView]).toEqual(['cut', 'cut']);
+      // Claude Code's note shows the first 2 KB: the grep's picked line (past 120 KB) is needed with its preview.
+      if (c.host === 'claude-code') expect(calls[2]?.neededHost).toBe(true);
+      // The test run's failure is line 40,001 of 80,001: no host's part of 2 KB or 2,000 lines holds it.
+      if (calls[6]?.hostView === 'cut' && calls[6].bytes === whole[6]) expect(calls[6].neededHost).toBe(true);
+      expect(report.total.hostCut).toBe(report.calls.filter((call) => call.hostView === 'cut').length);
+      expect(report.total.neededLaterHost).toBe(report.calls.filter((call) => call.neededHost === true).length);
+      if (report.total.hostCut > 0) expect(summary).toContain(`with the host's own preview (the part it showed of ${String(report.total.hostCut)} output`);
     });
 
     it('the summary names a cap, or says why none, with the setup command for a cap', () => {

@@ -111,6 +111,7 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipp
   }
   if (searchSkipped) lines.push(ctx.out.dim('(spill_search could not run here, its libsql binary did not load: whether it finds the needed part was not checked)'));
   if (t.overHostLimit > 0) lines.push(`the host itself would cut or refuse ${t.overHostLimit} of these outputs`);
+  if (t.hostCut > 0) lines.push(`with the host's own preview (the part it showed of ${count(t.hostCut, 'output')} it stored in files): needed later ${t.neededLaterHost} of ${t.hostCut}`);
   if (r.skippedLines > 0) lines.push(ctx.out.dim(`(${r.skippedLines} of ${r.lines} lines could not be read and were skipped; --json names the first)`));
   if (r.callsWithoutOutput > 0) lines.push(ctx.out.dim(`(${r.callsWithoutOutput} tool calls have no output in the transcript)`));
   const { read, missing } = r.storedOutputs;
