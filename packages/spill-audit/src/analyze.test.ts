@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { overHostLimit, SessionAnalyzer } from './analyze.js';
+import { HOST_BIT, MAX_CAPS, overHostLimit, SessionAnalyzer } from './analyze.js';
 
 const S = 'session-1';
 const CAP = 4096;
@@ -155,5 +155,23 @@ describe('a session past the strings it follows', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('the omission bits', () => {
+  it('fit a signed 32-bit mask: two per cap and one for the host, below the sign bit', () => {
+    // `1 << 31` is negative and `1 << 32` is 1: a larger MAX_CAPS would make the host's bit collide with a cap's.
+    expect(HOST_BIT).toBe(2 * MAX_CAPS);
+    expect(HOST_BIT).toBeLessThanOrEqual(30);
+  });
+
+  it("takes a Codex or Gemini CLI output within the host's limit for unknown, not whole: their transcripts hold only what the host kept", () => {
+    for (const format of ['codex', 'gemini', 'claude-code'] as const) {
+      const a = new SessionAnalyzer(format, [1024]);
+      const tool = format === 'gemini' ? 'run_shell_command' : format === 'codex' ? 'exec_command' : 'Bash';
+      a.push({ kind: 'call', session: 's', id: 'c1', tool, input: '{}' });
+      a.push({ kind: 'result', session: 's', id: 'c1', output: 'ok\n'.repeat(100) });
+      expect(a.results[0]?.hostView, format).toBe(format === 'claude-code' ? 'whole' : 'unknown');
+    }
   });
 });

@@ -63,7 +63,7 @@ export interface CallFigures {
   readonly caps: CapOutcome[];
   /**
    * What the model saw of the output with the host alone: `whole` (the output is within the
-   * host's limit), `cut` (the host stored the output in a file and showed the model a note
+   * host's limit, in a transcript that records outputs whole: Claude Code's, OpenCode's), `cut` (the host stored the output in a file and showed the model a note
    * with part of it, and the audit read both), or `unknown` (the host's limit for the tool
    * is not known, or the transcript holds only what the host kept, as Codex's and Gemini
    * CLI's do). Always set by {@link SessionAnalyzer}.
@@ -71,6 +71,14 @@ export interface CallFigures {
   readonly hostView?: 'whole' | 'cut' | 'unknown';
   /** With `hostView` `cut`: a later tool call used a distinctive string that only the part the host did not show held. */
   neededHost?: boolean;
+}
+
+/**
+ * Whether a host's transcript holds an output whole when the host showed it whole. Codex
+ * and Gemini CLI record only what they kept, so an output within their limit may be a cut.
+ */
+function keepsWhole(format: TranscriptFormat): boolean {
+  return format === 'claude-code' || format === 'opencode';
 }
 
 /** The omission bit of the host's own view; bits below it are the caps' previews (2 per cap). Internal: not exported from the package. */
@@ -398,8 +406,9 @@ export class SessionAnalyzer {
     const over = this.caps.filter((cap) => bytes > cap);
     const hostLimit = overHostLimit(this.format, call.tool, call.server, output, bytes);
     // The note's text is what the host showed; with the file read, what it left out is known.
-    const hostShown = event.stored?.read === true && event.stored.shown !== output ? event.stored.shown : undefined;
-    const hostView = hostShown !== undefined ? 'cut' : event.stored === undefined && hostLimit === false ? 'whole' : 'unknown';
+    const note = event.stored?.read === true ? event.stored.shown : undefined;
+    const hostShown = note !== undefined && note !== output ? note : undefined;
+    const hostView = hostShown !== undefined ? 'cut' : keepsWhole(this.format) && event.stored === undefined && hostLimit === false ? 'whole' : 'unknown';
     const fresh = this.freshStrings(output, over.length === 0 ? 0 : (over.at(-1) ?? 0) + 2);
     const caps: CapOutcome[] = [];
     // Compared as distinctive strings: a string cut at a preview's edge is not shown whole, so it counts as omitted.

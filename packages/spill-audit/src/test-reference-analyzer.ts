@@ -97,7 +97,8 @@ export class ReferenceAnalyzer {
       shown.push(referenceDistinctiveStrings(preview(output, bytes, cap, false)), referenceDistinctiveStrings(salient));
     }
     const limit = overHostLimit(this.format, call.tool, call.server, output, bytes);
-    const hostShown = event.stored?.read === true && event.stored.shown !== output ? referenceDistinctiveStrings(event.stored.shown) : undefined;
+    const note = event.stored?.read === true ? event.stored.shown : undefined;
+    const hostShown = note !== undefined && note !== output ? referenceDistinctiveStrings(note) : undefined;
     const omitted = new Map<string, number>();
     for (const s of strings) {
       let bits = 0;
@@ -113,7 +114,7 @@ export class ReferenceAnalyzer {
       tokens,
       overHostLimit: limit,
       caps,
-      hostView: hostShown !== undefined ? 'cut' : event.stored === undefined && limit === false ? 'whole' : 'unknown',
+      hostView: hostShown !== undefined ? 'cut' : (this.format === 'claude-code' || this.format === 'opencode') && event.stored === undefined && limit === false ? 'whole' : 'unknown',
       neededHost: false,
     };
     this.see(strings);

@@ -29,7 +29,7 @@ export type TranscriptEvent =
       readonly session: string;
       readonly id: string;
       readonly output: string;
-      readonly stored?: { readonly file: string; readonly read: boolean; readonly shown: string };
+      readonly stored?: { readonly file: string; readonly read: boolean; readonly shown?: string };
     };
 
 /** A line that was skipped: where, and why (never its content). */

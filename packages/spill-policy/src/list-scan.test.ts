@@ -41,6 +41,12 @@ describe('list detection', () => {
     const markdown = lines(100, (i) => `${String(i).padStart(6)}\t${i % 5 === 0 ? '' : i % 5 === 1 ? `## Part ${String(i)}` : `Prose of part ${String(i)}, which says what it does.`}`);
     const code = lines(100, (i) => `${String(i)}\t${i % 4 === 0 ? '}' : `  const value${String(i)} = compute(${String(i)});`}`);
     expect(scan(markdown)).toBeUndefined();
+    expect(scan(markdown.replaceAll('\t', '\u2192'))).toBeUndefined();
+    // Numbered lines that are a list: fields after a tab (`git diff --numstat`, a table with an
+    // id column), and numbers that do not run in turn (`git shortlog -sn`'s counts).
+    expect(scan(lines(100, (i) => `${String((i * 37) % 50)}\t${String(i % 9)}\tsrc/file-${String(i)}.ts`))).toBeDefined();
+    expect(scan(lines(100, (i) => `${String(i)}\tfixture ${String(i)}\t2026-12-0${String(1 + (i % 9))}\tready`))).toBeDefined();
+    expect(scan(lines(100, (i) => `${String(300 - 2 * i).padStart(6)}\tAuthor Number ${String(i)}`))).toBeDefined();
     expect(scan(lines(100, (i) => `L${String(i)}: ${i % 3 === 0 ? '' : `A page's line ${String(i)} of prose, as a web tool opened it.`}`))).toBeUndefined();
     expect(scan(code)).toBeUndefined();
   });

@@ -38,20 +38,27 @@ const LINE_ITEM_SOURCES: readonly string[] = [
   String.raw`\s*\S.*\|\s+(?:\d+ ?[-+]*|Bin .*)`, // a diffstat row (git diff --stat, git log --stat)
   String.raw`\s*\d+ files? changed(?:, .*)?`, // its summary
 ];
-/** The number a viewer puts before each line: `cat -n` and `nl` (`     1\t`), a page a web tool opened (`L1: `). */
-const LINE_NUMBER_SOURCE = String.raw`\s*(\d+)\t|L(\d+): ?`;
+/**
+ * The number a viewer puts before each line: `cat -n` and `nl` (`     1\t`), Claude Code's
+ * Read (`     1\t` or `     1\u2192`), a page a web tool opened (`L1: `).
+ */
+const LINE_NUMBER_SOURCE = String.raw`\s*(\d+)[\t\u2192]|L(\d+): ?`;
 /** A line's number, when it starts with one (the first group or the second). */
 export const LINE_NUMBER_RE = new RegExp(`^(?:${LINE_NUMBER_SOURCE})`);
 /**
- * The items, and a numbered line when what follows its number is an item or one word
- * (`ls | nl`). A numbered file view (`nl -ba file`, a host's Read, a page) is a document
- * read in place, not a list: its prose and code are judged as they are, and the outline's
- * cut lines would lose what an edit replaces.
+ * The items, and a numbered line when what follows its number is an item, one word
+ * (`ls | nl`) or tab-separated fields (`git diff --numstat`, a table with an id column). A
+ * numbered file view (`nl -ba file`, a host's Read, a page) is a document read in place,
+ * not a list: its prose and code are judged as they are, and the outline's cut lines would
+ * lose what an edit replaces. (Numbers that do not run in turn, such as `git shortlog -sn`'s
+ * counts, make a line an item whatever follows: see {@link ListScanner}.)
  */
 const ITEM_SOURCES: readonly string[] = [
   ...LINE_ITEM_SOURCES,
-  String.raw`(?:${LINE_NUMBER_SOURCE})(?:${LINE_ITEM_SOURCES.map((x) => `(?:${x})`).join('|')}|\S+)`,
+  String.raw`(?:${LINE_NUMBER_SOURCE})(?:${LINE_ITEM_SOURCES.map((x) => `(?:${x})`).join('|')}|\S+|.*\t.*)`,
 ];
+/** The kind of a numbered line. */
+const NUMBERED_KIND = ITEM_SOURCES.length - 1;
 const ITEM_RE = new RegExp(`^(?:${ITEM_SOURCES.map((x) => `(?:${x})`).join('|')})$`);
 /** Each kind of item alone, to tell an item from an intruder of another shape. */
 const ITEM_KINDS: readonly RegExp[] = ITEM_SOURCES.map((x) => new RegExp(`^(?:${x})$`));
@@ -129,6 +136,8 @@ export class ListScanner {
   #long = 0;
   #firstLogs = 0;
   readonly #kinds = new Set<number>();
+  /** The number of the last numbered line among the first lines, -1 before one. */
+  #lastNumber = -1;
   /** Set once the first lines rule a list out: nothing more is looked at. */
   #ruledOut = false;
   /** The next line some cap samples: the lines before it skip the pass over the caps. */
@@ -218,9 +227,18 @@ export class ListScanner {
     if (n <= LIST_SAMPLE_LINES) {
       this.#firstLines++;
       const line = s.slice(from, end);
-      if (full <= LONG_LINE_UNITS && ITEM_RE.test(line)) {
+      let kind = full <= LONG_LINE_UNITS ? itemKind(line) : -1;
+      const numbered = LINE_NUMBER_RE.exec(line);
+      if (numbered !== null) {
+        const number = Number(numbered[1] ?? numbered[2]);
+        // Numbers that do not run in turn (counts, ids) are a list's whatever follows them;
+        // a file view's run in turn, and its lines are judged by their text.
+        if (kind < 0 && full <= LONG_LINE_UNITS && this.#lastNumber >= 0 && number !== this.#lastNumber + 1) kind = NUMBERED_KIND;
+        this.#lastNumber = number;
+      }
+      if (kind >= 0) {
         this.#firstItems++;
-        this.#kinds.add(itemKind(line));
+        this.#kinds.add(kind);
       }
       if (LOG_RE.test(line)) this.#firstLogs++;
       // The first lines decide alone whether the text can be a list: a log is not one, however long.

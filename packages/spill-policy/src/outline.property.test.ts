@@ -36,9 +36,16 @@ const lineArb = fc.oneof(
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 99 }).map((n) => `f${String(n)}.c:6:29: error: ‘x${String(n)}’ undeclared`) },
   { weight: 1, arbitrary: fc.integer({ min: 300, max: 3000 }).map((n) => `error ${'x'.repeat(n)}`) },
 );
+/** How a viewer numbers the lines, if it does: `cat -n`, Claude Code's Read, a web tool's page. */
+const numberingArb: fc.Arbitrary<(line: string, i: number) => string> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant((line: string) => line) },
+  { weight: 1, arbitrary: fc.nat({ max: 5000 }).map((first) => (line: string, i: number) => `${String(first + i).padStart(6)}\t${line}`) },
+  { weight: 1, arbitrary: fc.nat({ max: 5000 }).map((first) => (line: string, i: number) => `${String(first + i).padStart(6)}\u2192${line}`) },
+  { weight: 1, arbitrary: fc.nat({ max: 5000 }).map((first) => (line: string, i: number) => `L${String(first + i)}: ${line}`) },
+);
 const textArb = fc
-  .tuple(fc.array(lineArb, { minLength: 1, maxLength: 400 }), fc.constantFrom('\n', '\r\n'), fc.boolean())
-  .map(([lines, eol, trailing]) => lines.join(eol) + (trailing ? eol : ''));
+  .tuple(fc.array(lineArb, { minLength: 1, maxLength: 400 }), fc.constantFrom('\n', '\r\n'), fc.boolean(), numberingArb)
+  .map(([lines, eol, trailing, number]) => lines.map(number).join(eol) + (trailing ? eol : ''));
 const capArb = fc.integer({ min: 200, max: 6000 });
 
 async function preview(text: string, cap: number): Promise<string> {
@@ -192,26 +199,33 @@ describe('the preview with excerpts (examples)', () => {
   });
 
   it('shows a file read with its line numbers (`nl -ba`, `cat -n`, a host\'s Read, a page) as its head and tail, the same text unnumbered with excerpts', async () => {
+    const headTail = async (text: string, cap: number): Promise<string> => {
+      const old = await createSpillPolicy({ backend: store(), maxInlineBytes: cap, preview: 'head-tail' }).applyToResult(exec, { content: [{ type: 'text', text }] });
+      return (old.content[0] as { text: string }).text;
+    };
     const doc = Array.from({ length: 400 }, (_, i) =>
       i % 50 === 25 ? `The settlement flow throws an Error when the wallet is missing (ADR-${String(i)}).` : i % 7 === 0 ? '' : `Section ${String(i)} of the plan keeps the ledger in USDC and records each snapshot.`,
     );
     const numbered = doc.map((line, i) => `${String(i + 1).padStart(6)}\t${line}`).join('\n');
     const shown = await preview(numbered, 2000);
-    const old = await createSpillPolicy({ backend: store(), maxInlineBytes: 2000, preview: 'head-tail' }).applyToResult(exec, {
-      content: [{ type: 'text', text: numbered }],
-    });
-    expect(shown).toBe((old.content[0] as { text: string }).text);
+    expect(shown).toBe(await headTail(numbered, 2000));
     expect(shown.startsWith(`     1\t${doc[0] ?? ''}\n`)).toBe(true);
-    // A host's own lines before the file (Codex's header) do not change the view.
-    const framed = `Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nOutput:\n${numbered}`;
-    expect(await preview(framed, 2000)).not.toContain(EXCERPTS_MARKER);
-    // Numbered by `nl`, which leaves blank lines unnumbered and numbers the others in turn.
+    // Numbered by `nl`, which leaves blank lines unnumbered and blank and numbers the others in turn.
     let n = 0;
     const nl = doc.map((line) => (line === '' ? '' : `${String(++n).padStart(6)}\t${line}`)).join('\n');
-    expect(await preview(nl, 2000)).not.toContain(EXCERPTS_MARKER);
-    // A page a web tool opened numbers its lines `L0: `, `L1: `…
-    const page = doc.map((line, i) => `L${String(i)}: ${line}`).join('\n');
-    expect(await preview(page, 2000)).not.toContain(EXCERPTS_MARKER);
+    const views = {
+      // A host's own lines before the file (Codex's header) do not change the view.
+      framed: `Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nOutput:\n${numbered}`,
+      nl,
+      // Claude Code's Read, in the form of its earlier versions.
+      arrow: doc.map((line, i) => `${String(i + 1).padStart(6)}\u2192${line}`).join('\n'),
+      // A page a web tool opened numbers its lines `L0: `, `L1: `…
+      page: doc.map((line, i) => `L${String(i)}: ${line}`).join('\n'),
+    };
+    for (const [name, text] of Object.entries(views)) expect(await preview(text, 2000), name).toBe(await headTail(text, 2000));
+    // Long lines: at 2 KiB the head holds a dozen of them.
+    const wide = doc.map((line, i) => `${String(i + 1).padStart(6)}\t${line} ${line}`).join('\n');
+    expect(await preview(wide, 2048)).toBe(await headTail(wide, 2048));
     // Without the numbers it is text like any other: its error lines are excerpted.
     expect(await preview(doc.join('\n'), 2000)).toContain(EXCERPTS_MARKER);
   });

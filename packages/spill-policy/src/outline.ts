@@ -331,28 +331,35 @@ const LISTING_MIN_LINES = 16;
 const RECORD_RE =
   /^(?:\.{0,2}\/?[\w.@+~-]+(?:\/[\w.@+~ -]*)+|[-dlcbps][-rwxsStT]{9}[.+@]? .*|[a-z][a-zA-Z][a-zA-Z ]? +\S+ +\S+ +.*|\s*['"]?[@\w/.~^-]+['"]?:(?: .*)?|\s*\S+(?: {2,}\S+){2,}\s*)$/;
 
+/** Fewer non-blank whole lines than this: too few to call a text a numbered file view. */
+const NUMBERED_MIN_LINES = 8;
+
 /**
- * Whether the text is a file shown with its line numbers (`cat -n`, `nl -ba`, a host's Read, a page a web tool opened):
- * most of the first whole lines numbered, each number one more than the last numbered line's
- * (`nl` leaves blank lines unnumbered; a host may put a few lines of its own first).
+ * Whether the text is a file shown with its line numbers (`cat -n`, `nl -ba`, a host's Read,
+ * a page a web tool opened): three in four of its first non-blank whole lines numbered, each
+ * number one more than the last numbered line's (`nl` leaves blank lines unnumbered and
+ * blank; a host may put a few lines of its own first).
  */
 function isNumberedView(head: string, cap: number): boolean {
   const end = Math.min(head.length, cap + 2);
   let numbered = 0;
   let lines = 0;
   let previous = -1;
-  for (let from = 0; lines < LISTING_SAMPLE; lines++) {
+  for (let from = 0, seen = 0; seen < LISTING_SAMPLE; seen++) {
     const at = head.indexOf('\n', from);
     if (at < 0 || at >= end) break;
-    const m = LINE_NUMBER_RE.exec(head.slice(from, at));
+    const line = head.slice(from, at);
+    from = at + 1;
+    if (line.trim() === '') continue;
+    lines++;
+    const m = LINE_NUMBER_RE.exec(line);
     if (m !== null) {
       const n = Number(m[1] ?? m[2]);
       if (previous < 0 || n === previous + 1) numbered++;
       previous = n;
     }
-    from = at + 1;
   }
-  return lines >= LISTING_MIN_LINES && numbered >= lines * 0.75;
+  return lines >= NUMBERED_MIN_LINES && numbered >= lines * 0.75;
 }
 
 /**
