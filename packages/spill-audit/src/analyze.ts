@@ -4,6 +4,7 @@
  */
 import { composeSpillPreview, createSpillPreviewScanners, type SpillPreviewScan } from '@spillway/policy';
 import { distinctiveStrings, estimateTokens, forEachDistinctiveSpan, utf8Bytes } from './estimate.js';
+import { callReads, LineRangeTracker, type LineRange } from './line-ranges.js';
 import { grown, spanHash, StringTable } from './string-table.js';
 import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 
@@ -350,7 +351,8 @@ export interface SessionAnalyzerOptions {
  * (prompts, replies, earlier arguments and outputs).
  */
 export class SessionAnalyzer {
-  private readonly calls = new Map<string, { tool: string; server?: string }>();
+  private readonly calls = new Map<string, { tool: string; server?: string; viewed?: string }>();
+  private readonly ranges = new LineRangeTracker();
   private readonly strings = new Strings();
   private readonly fresh: Fresh = { count: 0, ids: new Int32Array(256), first: new Int32Array(256), last: new Int32Array(256), tailFloor: -1 };
   /** Outputs met, numbering them for {@link Strings.stamp}. */
@@ -394,8 +396,17 @@ export class SessionAnalyzer {
           for (const [i, outcome] of figures.caps.entries()) if ((bits & (1 << (2 * i + 1))) !== 0) onNeeded(output, outcome, s);
         });
       }
+      // A line range the call reads of a file an earlier output showed numbered.
+      const reads = callReads(event.input);
+      for (const range of reads.ranges) {
+        this.ranges.omissions(range, (output, bits) => {
+          const figures = this.results[output];
+          if (figures !== undefined) markNeeded(figures, bits, rangeExample(range));
+        });
+      }
       this.see(used);
-      this.calls.set(event.id, event.server === undefined ? { tool: event.tool } : { tool: event.tool, server: event.server });
+      const { viewed } = reads;
+      this.calls.set(event.id, { tool: event.tool, ...(event.server === undefined ? {} : { server: event.server }), ...(viewed === undefined ? {} : { viewed }) });
       return;
     }
     const call = this.calls.get(event.id) ?? { tool: '(unknown)' };
@@ -446,14 +457,22 @@ export class SessionAnalyzer {
       scanner.push(output);
       scans = scanner.finish();
     }
+    // The previews of a file shown numbered, for the line ranges later calls read of it.
+    const viewed = call.viewed === undefined ? undefined : ([] as { bit: number; text: string }[]);
     for (const [i, cap] of over.entries()) {
       const salient = preview(output, bytes, cap, scans[i]);
       caps.push({ cap, tokensKeptOut: Math.max(0, tokens - estimateTokens(utf8Bytes(salient))), neededHeadTail: false, neededSpillway: false });
+      if (fresh.count === 0 && viewed === undefined) continue;
+      const plain = preview(output, bytes, cap, undefined);
+      viewed?.push({ bit: 2 * i, text: plain }, { bit: 2 * i + 1, text: salient });
       if (fresh.count === 0) continue;
-      show(preview(output, bytes, cap, undefined), 2 * i);
+      show(plain, 2 * i);
       show(salient, 2 * i + 1);
     }
-    if (hostShown !== undefined && fresh.count > 0) show(hostShown, HOST_BIT);
+    if (hostShown !== undefined) {
+      viewed?.push({ bit: HOST_BIT, text: hostShown });
+      if (fresh.count > 0) show(hostShown, HOST_BIT);
+    }
     const figures: CallFigures = {
       session: event.session,
       tool: call.tool,
@@ -474,6 +493,7 @@ export class SessionAnalyzer {
       }
     }
     this.results.push(figures);
+    if (viewed !== undefined) this.ranges.record(call.viewed, this.results.length - 1, output, viewed);
   }
 
   /**
@@ -557,6 +577,11 @@ export class SessionAnalyzer {
       if (id >= 0) this.strings.see(id);
     }
   }
+}
+
+/** How a needed line range is named among the examples: `path:first-last`. */
+export function rangeExample(range: LineRange): string {
+  return `${range.path}:${String(range.first)}-${String(range.last)}`;
 }
 
 /** A later call used `s`, which an output held only in what the previews `bits` names omit. */

@@ -4,7 +4,8 @@
  * kept only so tests can hold the fast {@link SessionAnalyzer} to the same answers.
  */
 import { composeSpillPreview, createSpillPreviewScanner } from '@spillway/policy';
-import { HOST_BIT, overHostLimit, MAX_STRINGS_PER_OUTPUT, type CallFigures, type CapOutcome } from './analyze.js';
+import { HOST_BIT, overHostLimit, MAX_STRINGS_PER_OUTPUT, rangeExample, type CallFigures, type CapOutcome } from './analyze.js';
+import { callReads, LineRangeTracker } from './line-ranges.js';
 import { estimateTokens, MIN_DISTINCTIVE_LENGTH, utf8Bytes } from './estimate.js';
 import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 
@@ -44,7 +45,8 @@ function preview(output: string, bytes: number, cap: number, salient: boolean): 
 
 /** One session's figures, the plain way. */
 export class ReferenceAnalyzer {
-  private readonly calls = new Map<string, { tool: string; server?: string }>();
+  private readonly calls = new Map<string, { tool: string; server?: string; viewed?: string }>();
+  private readonly ranges = new LineRangeTracker();
   private readonly seen = new Set<string>();
   private readonly pending: { figures: CallFigures; omitted: Map<string, number> }[] = [];
   readonly results: CallFigures[] = [];
@@ -78,8 +80,27 @@ export class ReferenceAnalyzer {
           }
         }
       }
+      const reads = callReads(event.input);
+      for (const range of reads.ranges) {
+        this.ranges.omissions(range, (output, bits) => {
+          const figures = this.results[output];
+          if (figures === undefined) return;
+          if ((bits & (1 << HOST_BIT)) !== 0) figures.neededHost = true;
+          for (const [i, outcome] of figures.caps.entries()) {
+            if ((bits & (1 << (2 * i))) !== 0) {
+              outcome.neededHeadTail = true;
+              outcome.example ??= rangeExample(range);
+            }
+            if ((bits & (1 << (2 * i + 1))) !== 0) {
+              outcome.neededSpillway = true;
+              outcome.example = rangeExample(range);
+            }
+          }
+        });
+      }
       this.see(used);
-      this.calls.set(event.id, event.server === undefined ? { tool: event.tool } : { tool: event.tool, server: event.server });
+      const { viewed } = reads;
+      this.calls.set(event.id, { tool: event.tool, ...(event.server === undefined ? {} : { server: event.server }), ...(viewed === undefined ? {} : { viewed }) });
       return;
     }
     const call = this.calls.get(event.id) ?? { tool: '(unknown)' };
@@ -91,10 +112,13 @@ export class ReferenceAnalyzer {
     const strings = new Set<string>();
     for (const s of referenceDistinctiveStrings(output, MAX_STRINGS_PER_OUTPUT)) if (!this.seen.has(s)) strings.add(s);
     const shown: ReadonlySet<string>[] = [];
+    const previews: { bit: number; text: string }[] = [];
     for (const cap of this.caps.filter((c) => bytes > c)) {
       const salient = preview(output, bytes, cap, true);
+      const plain = preview(output, bytes, cap, false);
       caps.push({ cap, tokensKeptOut: Math.max(0, tokens - estimateTokens(utf8Bytes(salient))), neededHeadTail: false, neededSpillway: false });
-      shown.push(referenceDistinctiveStrings(preview(output, bytes, cap, false)), referenceDistinctiveStrings(salient));
+      shown.push(referenceDistinctiveStrings(plain), referenceDistinctiveStrings(salient));
+      previews.push({ bit: previews.length, text: plain }, { bit: previews.length + 1, text: salient });
     }
     const limit = overHostLimit(this.format, call.tool, call.server, output, bytes);
     const note = event.stored?.read === true ? event.stored.shown : undefined;
@@ -120,6 +144,8 @@ export class ReferenceAnalyzer {
     this.see(strings);
     if (omitted.size > 0) this.pending.push({ figures, omitted });
     this.results.push(figures);
+    if (note !== undefined && note !== output) previews.push({ bit: HOST_BIT, text: note });
+    if (call.viewed !== undefined) this.ranges.record(call.viewed, this.results.length - 1, output, previews);
   }
 
   private see(strings: Iterable<string>): void {

@@ -50,7 +50,9 @@ $GEMINI_CLI_HOME or ~, .gemini/tmp/**/session-*.jsonl; OpenCode: $XDG_DATA_HOME 
 ~/.local/share, opencode/opencode.db), or the files and directories given;
 never writes them. Tokens are estimated at 4 bytes each.
 An output's omitted part counts as needed later when a later tool call's arguments use a
-distinctive string (6+ characters with a digit, /, . or _) that only that part held.
+distinctive string (6+ characters with a digit, /, . or _) that only that part held, or
+read a line range (Read's offset, sed -n 'a,bp') of a file the output showed numbered
+whose lines the preview left out.
 For each such output (the first 200), spill_search is asked, with that call's words less
 the needed strings, whether its answer holds the part (--no-search skips it).
 Nothing of the transcripts is printed but with --examples.

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { SessionAnalyzer } from './analyze.js';
+import { callReads, LineRangeTracker } from './line-ranges.js';
+
+const lineRangesOf = (input: string) => callReads(input).ranges;
+const numberedViewOf = (input: string) => callReads(input).viewed;
+
+const numbered = (from: number, to: number, sep = '\t'): string =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${String(from + i).padStart(6)}${sep}const value${String(from + i)} = compute(${String(from + i)});`).join('\n');
+
+describe('callReads', () => {
+  it('read the ranges of Read, `sed -n` and `nl -ba | sed -n`, and the file a numbered view shows', () => {
+    expect(lineRangesOf(JSON.stringify({ file_path: '/app/src/x.ts', offset: 120, limit: 40 }))).toEqual([{ path: '/app/src/x.ts', first: 120, last: 159 }]);
+    expect(lineRangesOf(JSON.stringify({ file_path: '/app/src/x.ts', offset: 10 }))).toEqual([{ path: '/app/src/x.ts', first: 10, last: 2009 }]);
+    expect(lineRangesOf(JSON.stringify({ file_path: '/app/src/x.ts' }))).toEqual([]);
+    expect(lineRangesOf(JSON.stringify({ cmd: "sed -n '230,370p' crates/service/src/lib.rs", workdir: '/w' }))).toEqual([{ path: 'crates/service/src/lib.rs', first: 230, last: 370 }]);
+    expect(lineRangesOf(JSON.stringify({ cmd: "nl -ba libs/knowledge.py | sed -n '280,760p'" }))).toEqual([{ path: 'libs/knowledge.py', first: 280, last: 760 }]);
+    expect(lineRangesOf(JSON.stringify({ command: 'sed -n 9,3p a.txt' }))).toEqual([]);
+    expect(lineRangesOf('{"command":"grep -n foo src"}')).toEqual([]);
+    expect(numberedViewOf(JSON.stringify({ file_path: '/app/src/x.ts' }))).toBe('/app/src/x.ts');
+    expect(numberedViewOf(JSON.stringify({ cmd: "nl -ba libs/knowledge.py | sed -n '1,280p'" }))).toBe('libs/knowledge.py');
+    expect(numberedViewOf(JSON.stringify({ command: 'cat -n "notes.md"' }))).toBe('notes.md');
+    expect(numberedViewOf(JSON.stringify({ command: 'cat notes.md' }))).toBeUndefined();
+  });
+});
+
+describe('LineRangeTracker', () => {
+  it('names the previews that left out lines of the range that the output held, by the numbers each preview shows', () => {
+    const t = new LineRangeTracker();
+    const output = numbered(1, 100);
+    const head = numbered(1, 20);
+    const headAndExcerpt = `${head}\n… [excerpts] …\n[50] ${numbered(50, 50)}`;
+    t.record('/app/x.ts', 3, output, [
+      { bit: 0, text: head },
+      { bit: 1, text: headAndExcerpt },
+    ]);
+    const seen: [number, number][] = [];
+    const at = (path: string, first: number, last: number): void => {
+      t.omissions({ path, first, last }, (o, bits) => seen.push([o, bits]));
+    };
+    at('/app/x.ts', 5, 15); // both show it
+    at('/app/x.ts', 50, 50); // only the excerpt
+    at('x.ts', 60, 70); // the same file by a shorter path: both leave it out
+    at('/app/x.ts', 200, 300); // past the output's lines
+    at('/other/x.tsx', 60, 70); // another file
+    expect(seen).toEqual([
+      [3, 0b01],
+      [3, 0b11],
+    ]);
+  });
+
+  it('ignores an output that is not numbered, and follows the newest output of a file', () => {
+    const t = new LineRangeTracker();
+    t.record('a.ts', 0, 'plain text\n'.repeat(50), [{ bit: 0, text: 'plain text\n' }]);
+    const seen: number[] = [];
+    t.omissions({ path: 'a.ts', first: 10, last: 20 }, (o) => seen.push(o));
+    t.record('a.ts', 1, numbered(1, 50), [{ bit: 0, text: numbered(1, 5) }]);
+    t.record('a.ts', 2, numbered(1, 50), [{ bit: 0, text: numbered(1, 50) }]);
+    t.omissions({ path: 'a.ts', first: 10, last: 20 }, (o) => seen.push(o));
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('SessionAnalyzer with line ranges', () => {
+  it('counts a later Read of lines that only the omitted middle of a numbered Read held as needed later', () => {
+    const a = new SessionAnalyzer('claude-code', [2048, 65536 * 4]);
+    const file = '/app/src/engine.ts';
+    a.push({ kind: 'call', session: 's', id: 'r1', tool: 'Read', input: JSON.stringify({ file_path: file }) });
+    a.push({ kind: 'result', session: 's', id: 'r1', output: numbered(1, 3000, '\u2192') });
+    // The head of any preview shows line 3; the middle, line 1500.
+    a.push({ kind: 'call', session: 's', id: 'r2', tool: 'Read', input: JSON.stringify({ file_path: file, offset: 3, limit: 2 }) });
+    a.push({ kind: 'result', session: 's', id: 'r2', output: 'ok' });
+    expect(a.results[0]?.caps.map((o) => o.neededSpillway || o.neededHeadTail)).toEqual([false]);
+    a.push({ kind: 'call', session: 's', id: 'r3', tool: 'Edit', input: JSON.stringify({ file_path: file, old_string: 'x', new_string: 'y' }) });
+    a.push({ kind: 'call', session: 's', id: 'r4', tool: 'Read', input: JSON.stringify({ file_path: file, offset: 1500, limit: 20 }) });
+    expect(a.results[0]?.caps).toEqual([expect.objectContaining({ cap: 2048, neededHeadTail: true, neededSpillway: true, example: `${file}:1500-1519` })]);
+  });
+
+  it('counts `sed -n` of lines a Codex `nl -ba` view left out, and not of lines it showed', () => {
+    const a = new SessionAnalyzer('codex', [4096]);
+    a.push({ kind: 'call', session: 's', id: 'c1', tool: 'exec_command', input: JSON.stringify({ cmd: "nl -ba src/app.py | sed -n '1,400p'" }) });
+    a.push({ kind: 'result', session: 's', id: 'c1', output: `Chunk ID: 1a2b\nWall time: 0.1 seconds\nOutput:\n${numbered(1, 400)}` });
+    a.push({ kind: 'call', session: 's', id: 'c2', tool: 'exec_command', input: JSON.stringify({ cmd: "sed -n '395,400p' src/app.py" }) });
+    expect(a.results[0]?.caps[0]?.neededHeadTail).toBe(false);
+    a.push({ kind: 'call', session: 's', id: 'c3', tool: 'exec_command', input: JSON.stringify({ cmd: "sed -n '200,240p' src/app.py" }) });
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: true, neededSpillway: true, example: 'src/app.py:200-240' });
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Line ranges as later actions: a tool call that reads lines `a` to `b` of a file (Claude
+ * Code's Read with an offset, `sed -n 'a,bp' file`, `nl -ba file | sed -n 'a,bp'`) needed
+ * those lines of an earlier output that showed the same file with its line numbers (a Read,
+ * `nl -ba file`, `cat -n file`), when a preview of that output left some of them out. The
+ * numbers a preview shows are read from the preview itself, so no output text is kept: per
+ * output, its path, the numbers it holds and, per preview, the numbers that preview shows.
+ */
+
+/** A later call's reading of lines `first` to `last` (1-based, inclusive) of the file at `path`. */
+export interface LineRange {
+  readonly path: string;
+  readonly first: number;
+  readonly last: number;
+}
+
+/** Claude Code's Read shows 2,000 lines when given an offset without a limit. */
+const READ_DEFAULT_LIMIT = 2000;
+/** `sed -n 'a,bp' FILE`: the script, then the file. */
+const SED_RANGE = /\bsed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p['"]?\s+(['"]?)([^\s'"|;&<>)]+)\3/g;
+/** `nl -ba FILE | sed -n 'a,bp'` or `cat -n FILE | sed -n 'a,bp'`: numbered, then cut. */
+const NUMBERED_SED_RANGE = /\b(?:nl\s+-ba|cat\s+-n)\s+(['"]?)([^\s'"|;&<>)]+)\1\s*\|\s*sed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p/g;
+/** A command that shows a file with its line numbers. */
+const NUMBERED_VIEW = /\b(?:nl\s+-ba|cat\s+-n)\s+(['"]?)([^\s'"|;&<>)]+)\1/;
+/** A numbered line, in an output or a preview (where an excerpt's `[N] ` label may come first): its number. */
+const NUMBERED_LINE = /^(?:\[\d+\] )?\s*(\d+)[\t\u2192]/;
+/** Lines of an output's start looked at to decide it is numbered. */
+const NUMBERED_PROBE = 16;
+/** Most lines of one output whose numbers are kept. */
+const MAX_NUMBERS = 100_000;
+/** Most numbered outputs followed per session; older ones are dropped first. */
+const MAX_VIEWS = 64;
+
+function objectOf(input: string): Record<string, unknown> | undefined {
+  if (!input.startsWith('{')) return undefined;
+  try {
+    const value: unknown = JSON.parse(input);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shell command of a call: its `command` or `cmd` argument, else the input as it is (a script). */
+function commandOf(args: Record<string, unknown> | undefined, input: string): string {
+  const command = args?.command ?? args?.cmd;
+  return typeof command === 'string' ? command : input;
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
+}
+
+/** What a tool call reads of files by their lines. */
+export interface CallReads {
+  /** The line ranges its arguments read: Read's `offset` and `limit`, `sed -n 'a,bp'` of a file. */
+  readonly ranges: LineRange[];
+  /** The file it shows with its line numbers (a Read, `nl -ba file`, `cat -n file`), if it does. */
+  readonly viewed?: string;
+}
+
+/** What a tool call, given its arguments as text, reads of files by their lines; its JSON is parsed once. */
+export function callReads(input: string): CallReads {
+  const ranges: LineRange[] = [];
+  const args = objectOf(input);
+  const path = args?.file_path ?? args?.path;
+  const offset = positive(args?.offset);
+  if (typeof path === 'string' && offset !== undefined) ranges.push({ path, first: offset, last: offset + (positive(args?.limit) ?? READ_DEFAULT_LIMIT) - 1 });
+  const command = commandOf(args, input);
+  for (const m of command.matchAll(SED_RANGE)) ranges.push({ path: m[4] ?? '', first: Number(m[1]), last: Number(m[2]) });
+  for (const m of command.matchAll(NUMBERED_SED_RANGE)) ranges.push({ path: m[2] ?? '', first: Number(m[3]), last: Number(m[4]) });
+  const viewed = typeof args?.file_path === 'string' ? args.file_path : NUMBERED_VIEW.exec(command)?.[2];
+  return { ranges: ranges.filter((r) => r.path !== '' && r.first <= r.last), ...(viewed === undefined ? {} : { viewed }) };
+}
+
+/** The numbers of the numbered lines of `text`, in order (at most `max`). */
+function numbersIn(text: string, max: number): number[] {
+  const numbers: number[] = [];
+  for (let from = 0; from < text.length && numbers.length < max; ) {
+    let at = text.indexOf('\n', from);
+    if (at < 0) at = text.length;
+    const m = NUMBERED_LINE.exec(text.slice(from, Math.min(at, from + 32)));
+    if (m !== null) numbers.push(Number(m[1]));
+    from = at + 1;
+  }
+  return numbers;
+}
+
+/** Whether most of the first lines of `output` are numbered. */
+function isNumbered(output: string): boolean {
+  let lines = 0;
+  let numbered = 0;
+  for (let from = 0; from < output.length && lines < NUMBERED_PROBE; lines++) {
+    let at = output.indexOf('\n', from);
+    if (at < 0) at = output.length;
+    if (NUMBERED_LINE.test(output.slice(from, Math.min(at, from + 32)))) numbered++;
+    from = at + 1;
+  }
+  return lines > 0 && numbered * 4 >= lines * 3;
+}
+
+/** How many of the sorted `numbers` lie in `[first, last]`. */
+function countIn(numbers: Int32Array, first: number, last: number): number {
+  const lower = (x: number): number => {
+    let lo = 0;
+    let hi = numbers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((numbers[mid] ?? 0) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return lower(last + 1) - lower(first);
+}
+
+function sortedUnique(numbers: readonly number[]): Int32Array {
+  const sorted = Int32Array.from(numbers).sort();
+  let n = 0;
+  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i] ?? 0;
+  return sorted.subarray(0, n);
+}
+
+interface View {
+  readonly path: string;
+  readonly output: number;
+  readonly numbers: Int32Array;
+  readonly shown: readonly { readonly bit: number; readonly numbers: Int32Array }[];
+}
+
+/** Whether two paths name the same file: equal, or one ends with the other after a separator. */
+function samePath(a: string, b: string): boolean {
+  if (a === b) return true;
+  const [long, short] = a.length > b.length ? [a, b] : [b, a];
+  return long.endsWith(short) && (long[long.length - short.length - 1] === '/' || long[long.length - short.length - 1] === '\\');
+}
+
+/**
+ * The numbered outputs of one session, newest first: for a later call's line range, which
+ * previews of the newest output of that file left out some of its lines.
+ */
+export class LineRangeTracker {
+  private views: View[] = [];
+
+  /**
+   * Follows output `output` (its index among the session's results) when it is a numbered
+   * view of `path`: `previews` gives, per omission bit, the text of a preview of it.
+   */
+  record(path: string | undefined, output: number, text: string, previews: readonly { readonly bit: number; readonly text: string }[]): void {
+    if (path === undefined || previews.length === 0 || !isNumbered(text)) return;
+    const numbers = sortedUnique(numbersIn(text, MAX_NUMBERS));
+    const shown = previews.map(({ bit, text: p }) => ({ bit, numbers: sortedUnique(numbersIn(p, MAX_NUMBERS)) }));
+    this.views = [{ path, output, numbers, shown }, ...this.views.filter((v) => !samePath(v.path, path))].slice(0, MAX_VIEWS);
+  }
+
+  /** Calls `f` with the output and the omission bits of the previews that left out lines of `range` that it held. */
+  omissions(range: LineRange, f: (output: number, bits: number) => void): void {
+    const view = this.views.find((v) => samePath(v.path, range.path));
+    if (view === undefined) return;
+    const held = countIn(view.numbers, range.first, range.last);
+    if (held === 0) return;
+    let bits = 0;
+    for (const { bit, numbers } of view.shown) if (countIn(numbers, range.first, range.last) < held) bits |= 1 << bit;
+    if (bits !== 0) f(view.output, bits);
+  }
+}
