@@ -61,7 +61,9 @@ describe('runAudit on a Claude Code config dir', () => {
     expect(host?.cap).toBeNull();
     expect(host?.unproven?.cap).toBe(65536);
     expect(host?.unproven?.neededRate).toBe(0);
-    expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'Bash', 'db/query']);
+    // Per tool, then per MCP server (every tool of `db`, here its one).
+    expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'Bash', 'db/query', 'db/*']);
+    expect(report.recommendations[3]?.candidates).toEqual(report.recommendations[2]?.candidates);
     // The query's one output (over every cap), not needed later, would favour 2 KiB; one output
     // cannot show that its rate stays under 10 %, so no cap is recommended and 2 KiB is unproven.
     const query = report.recommendations[2];

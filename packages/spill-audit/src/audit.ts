@@ -120,7 +120,7 @@ export interface CapFigures {
 
 /** The recommended cap for a host or a tool. */
 export interface Recommendation {
-  /** `host` for the whole host, else the tool (`server/tool` for MCP tools). */
+  /** `host` for the whole host, the tool (`server/tool` for MCP tools), or every tool of an MCP server (`server/*`). */
   readonly scope: string;
   /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does, or no output is over any cap. */
   readonly cap: number | null;
@@ -391,7 +391,16 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     list.push(c);
     byTool.set(toolName(c), list);
   }
-  const recommendations = [recommendCap('host', calls, caps, maxNeeded), ...[...byTool].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => recommendCap(name, list, caps, maxNeeded))];
+  const byServer = new Map<string, CallFigures[]>();
+  for (const c of calls) {
+    if (c.caps.length === 0 || c.server === undefined) continue;
+    const name = `${c.server}/*`;
+    const list = byServer.get(name) ?? [];
+    list.push(c);
+    byServer.set(name, list);
+  }
+  const scoped = (groups: Map<string, CallFigures[]>): Recommendation[] => [...groups].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => recommendCap(name, list, caps, maxNeeded));
+  const recommendations = [recommendCap('host', calls, caps, maxNeeded), ...scoped(byTool), ...scoped(byServer)];
   return {
     format,
     cap,
