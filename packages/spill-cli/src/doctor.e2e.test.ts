@@ -168,6 +168,8 @@ describe('spillway doctor', () => {
     const second = await spillway(['doctor'], { env, cwd: w.project });
     expect(second.code).toBe(0);
     expect(second.out).toContain('No host config found in the default places');
+    expect(second.out).toContain('Nothing runs behind spillway yet: `spillway setup <host>` sets a host up.');
+    expect(second.out).not.toContain('Everything found runs behind spillway.');
   });
 
   it('usage errors: --config-dir without --host, an unknown host', async () => {

@@ -203,7 +203,8 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
       lines.push(`${f.code}: ${f.message}`);
       if (f.hint !== null && !findings.slice(i + 1).some((later) => later.hint === f.hint)) lines.push(`  run: ${f.hint}`);
     });
-    lines.push(ok ? 'Everything found runs behind spillway.' : 'Something is not covered (see above).');
+    const found = diagnoses.some((d) => d.found);
+    lines.push(!ok ? 'Something is not covered (see above).' : found ? 'Everything found runs behind spillway.' : 'Nothing runs behind spillway yet: `spillway setup <host>` sets a host up.');
     return ctx.print(`${lines.map(oneLine).join('\n')}\n`);
   });
 }
