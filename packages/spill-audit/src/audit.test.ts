@@ -61,14 +61,23 @@ describe('runAudit on a Claude Code config dir', () => {
     expect(host?.cap).toBeNull();
     expect(host?.unproven?.cap).toBe(65536);
     expect(host?.unproven?.neededRate).toBe(0);
-    // Per tool, then per MCP server (every tool of `db`, here its one).
-    expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'Bash', 'db/query', 'db/*']);
-    expect(report.recommendations[3]?.candidates).toEqual(report.recommendations[2]?.candidates);
+    // A server with one tool spilling gets no recommendation of its own: it would be the tool's.
+    expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'Bash', 'db/query']);
     // The query's one output (over every cap), not needed later, would favour 2 KiB; one output
     // cannot show that its rate stays under 10 %, so no cap is recommended and 2 KiB is unproven.
     const query = report.recommendations[2];
     expect(query?.unproven?.cap).toBe(2048);
     expect(query?.cap).toBeNull();
+  });
+
+  it('recommends a cap per MCP server whose tools spill, after the tools', async () => {
+    const file = join(dir, 'servers.jsonl');
+    const big = (word: string): string => Array.from({ length: 3000 }, (_, i) => `${word} row ${String(i)}`).join('\n');
+    const line = (server: string, tool: string, output: string): string => JSON.stringify({ session: 's', server, tool, output });
+    writeFileSync(file, [line('db', 'query', big('q')), line('db', 'schema', big('s')), line('docs', 'fetch', big('d')), line('db', 'query', 'ok')].join('\n'));
+    const report = await runAudit({ format: 'generic', paths: [file], env: {}, home: '/nowhere' });
+    expect(report.recommendations.map((r) => r.scope)).toEqual(['host', 'db/query', 'db/schema', 'docs/fetch', 'db/*']);
+    expect(report.recommendations[4]?.candidates[0]).toMatchObject({ cap: 2048, spilled: 2 });
   });
 
   it('a rate of 100 % takes the smallest cap', async () => {

@@ -120,7 +120,7 @@ export interface CapFigures {
 
 /** The recommended cap for a host or a tool. */
 export interface Recommendation {
-  /** `host` for the whole host, the tool (`server/tool` for MCP tools), or every tool of an MCP server (`server/*`). */
+  /** `host` for the whole host, the tool (`server/tool` for MCP tools), or every tool of an MCP server that has more than one tool spilling (`server/*`). */
   readonly scope: string;
   /** The cap that keeps the most tokens out with a needed-later rate at most `maxNeeded`; `null` when none does, or no output is over any cap. */
   readonly cap: number | null;
@@ -199,7 +199,7 @@ export interface SearchFigures {
    * the preview, and so could not yet write them, would have found.
    */
   readonly foundWithoutNeeded: number;
-  /** Needed-later outputs past the limit, not searched. */
+  /** Outputs a later call's strings made needed past the limit, not searched (a need by a line range alone is never searched). */
   readonly unchecked: number;
 }
 
@@ -316,6 +316,8 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   // The outputs to search, by file; only what a search needs is kept, never an output's text.
   const checks = new Map<string, PendingCheck[]>();
   let checked = 0;
+  /** Outputs a string made needed after the limit of checks: not searched. (A need by a line range alone has no string to search for.) */
+  const unchecked = new Set<CapOutcome>();
   for (const file of files) {
     // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
     const analyzers = new Map<string, { analyzer: SessionAnalyzer; ordinals: number[] }>();
@@ -346,7 +348,11 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
         if (needing.size > 0 && event.kind === 'call') {
           // The first call to need an output is the one whose words are searched with.
           for (const [output, { outcome, strings }] of needing) {
-            if (outcome.foundBySearch !== undefined || checked >= MAX_SEARCH_CHECKS) continue;
+            if (outcome.foundBySearch !== undefined) continue;
+            if (checked >= MAX_SEARCH_CHECKS) {
+              unchecked.add(outcome);
+              continue;
+            }
             const check: PendingCheck = { ordinal: a.ordinals[output] ?? -1, query: searchQueryFor(event.input, []), blindQuery: searchQueryFor(event.input, strings), needed: [], outcome };
             for (const s of strings) addNeeded(check, s);
             outcome.foundBySearch = false;
@@ -399,6 +405,8 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     list.push(c);
     byServer.set(name, list);
   }
+  // A server whose spilled outputs all come from one tool is that tool's recommendation again.
+  for (const [name, list] of byServer) if (new Set(list.map((c) => c.tool)).size < 2) byServer.delete(name);
   const scoped = (groups: Map<string, CallFigures[]>): Recommendation[] => [...groups].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, list]) => recommendCap(name, list, caps, maxNeeded));
   const recommendations = [recommendCap('host', calls, caps, maxNeeded), ...scoped(byTool), ...scoped(byServer)];
   return {
@@ -418,7 +426,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
     recommendations,
     calls,
     examples,
-    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked: total.neededLater - checked } } : {}),
+    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked: unchecked.size } } : {}),
   };
 }
 

@@ -77,7 +77,7 @@ export function renderAuditHtml(report: AuditReport, options: { readonly example
   const search =
     report.search === undefined || report.search.checked === 0
       ? ''
-      : `<p>spill_search, given the later call's words, finds ${String(report.search.found)} of ${String(report.search.checked)} needed-later parts${report.search.unchecked > 0 ? ` (the first ${String(report.search.checked)} searched of ${String(t.neededLater)})` : ''}; without the strings it needed, ${String(report.search.foundWithoutNeeded)}.</p>\n`;
+      : `<p>spill_search, given the later call's words, finds ${String(report.search.found)} of ${String(report.search.checked)} needed-later parts${report.search.unchecked > 0 ? ` (the first ${String(report.search.checked)} searched of ${String(report.search.checked + report.search.unchecked)})` : ''}; without the strings it needed, ${String(report.search.foundWithoutNeeded)}.</p>\n`;
   const body = `<p>${count(report.files, 'transcript file')}, ${count(report.sessions.length, 'session')}, ${count(t.calls, 'tool output')}, about ${tokens(t.tokens)} tokens (4 bytes a token).</p>
 <p>At the cap of ${String(report.cap)} bytes: ${String(t.spilled)} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context; needed later ${String(t.neededLater)} with spillway's preview, ${String(t.neededLaterHeadTail)} with a plain head+tail. The host itself would cut or refuse ${String(t.overHostLimit)}.${t.hostCut > 0 ? ` With the host's own preview (the part it showed of the ${String(t.hostCut)} it stored in files), needed later ${String(t.neededLaterHost)}.` : ''}</p>
 ${search}${advice}

@@ -13,7 +13,7 @@ describe('callReads', () => {
     expect(lineRangesOf(JSON.stringify({ file_path: '/app/src/x.ts', offset: 120, limit: 40 }))).toEqual([{ path: '/app/src/x.ts', first: 120, last: 159 }]);
     expect(lineRangesOf(JSON.stringify({ file_path: '/app/src/x.ts', offset: 10 }))).toEqual([{ path: '/app/src/x.ts', first: 10, last: 2009 }]);
     expect(lineRangesOf(JSON.stringify({ file_path: '/app/src/x.ts' }))).toEqual([]);
-    expect(lineRangesOf(JSON.stringify({ cmd: "sed -n '230,370p' crates/service/src/lib.rs", workdir: '/w' }))).toEqual([{ path: 'crates/service/src/lib.rs', first: 230, last: 370 }]);
+    expect(lineRangesOf(JSON.stringify({ cmd: "sed -n '230,370p' crates/service/src/lib.rs", workdir: '/w' }))).toEqual([{ path: '/w/crates/service/src/lib.rs', first: 230, last: 370 }]);
     expect(lineRangesOf(JSON.stringify({ cmd: "nl -ba libs/knowledge.py | sed -n '280,760p'" }))).toEqual([{ path: 'libs/knowledge.py', first: 280, last: 760 }]);
     expect(lineRangesOf(JSON.stringify({ command: 'sed -n 9,3p a.txt' }))).toEqual([]);
     expect(lineRangesOf('{"command":"grep -n foo src"}')).toEqual([]);
@@ -21,6 +21,13 @@ describe('callReads', () => {
     expect(numberedViewOf(JSON.stringify({ cmd: "nl -ba libs/knowledge.py | sed -n '1,280p'" }))).toBe('libs/knowledge.py');
     expect(numberedViewOf(JSON.stringify({ command: 'cat -n "notes.md"' }))).toBe('notes.md');
     expect(numberedViewOf(JSON.stringify({ command: 'cat notes.md' }))).toBeUndefined();
+    expect(numberedViewOf(JSON.stringify({ cmd: 'nl -ba -w4 src/app.py' }))).toBe('src/app.py');
+    // Against the call's working directory, and an argument list joined.
+    expect(numberedViewOf(JSON.stringify({ cmd: 'nl -ba src/app.py', workdir: '/repo/' }))).toBe('/repo/src/app.py');
+    expect(lineRangesOf(JSON.stringify({ command: ['bash', '-lc', "sed -n '5,9p' a/b.txt"], workdir: '/w' }))).toEqual([{ path: '/w/a/b.txt', first: 5, last: 9 }]);
+    // A file's contents to write, and a search tool's offset (results skipped), are not reads of lines.
+    expect(lineRangesOf(JSON.stringify({ file_path: '/w/notes.md', content: "run sed -n '700,720p' crates/a/src/lib.rs to see it" }))).toEqual([]);
+    expect(lineRangesOf(JSON.stringify({ pattern: 'fn main', path: '/w/crates/a/src/lib.rs', offset: 20 }))).toEqual([]);
   });
 });
 
@@ -40,7 +47,7 @@ describe('LineRangeTracker', () => {
     };
     at('/app/x.ts', 5, 15); // both show it
     at('/app/x.ts', 50, 50); // only the excerpt
-    at('x.ts', 60, 70); // the same file by a shorter path: both leave it out
+    at('app/x.ts', 60, 70); // the same file by a relative path: both leave it out
     at('/app/x.ts', 200, 300); // past the output's lines
     at('/other/x.tsx', 60, 70); // another file
     expect(seen).toEqual([
@@ -49,15 +56,34 @@ describe('LineRangeTracker', () => {
     ]);
   });
 
-  it('ignores an output that is not numbered, and follows the newest output of a file', () => {
+  it('ignores an output that is not mostly numbered, and follows the newest output holding the lines', () => {
     const t = new LineRangeTracker();
-    t.record('a.ts', 0, 'plain text\n'.repeat(50), [{ bit: 0, text: 'plain text\n' }]);
-    const seen: number[] = [];
-    t.omissions({ path: 'a.ts', first: 10, last: 20 }, (o) => seen.push(o));
-    t.record('a.ts', 1, numbered(1, 50), [{ bit: 0, text: numbered(1, 5) }]);
-    t.record('a.ts', 2, numbered(1, 50), [{ bit: 0, text: numbered(1, 50) }]);
-    t.omissions({ path: 'a.ts', first: 10, last: 20 }, (o) => seen.push(o));
+    // A log with a few tab-numbered lines among others is not a numbered view.
+    const log = Array.from({ length: 40 }, (_, i) => (i % 5 === 0 ? `${String(i + 1)}\tstep ${String(i + 1)}` : `INFO step ${String(i + 1)} ok`)).join('\n');
+    t.record('/w/a.log', 0, log, [{ bit: 0, text: 'INFO step 1 ok\n' }]);
+    const seen: [number, number][] = [];
+    const at = (first: number, last: number): void => {
+      t.omissions({ path: '/w/a.log', first, last }, (o, bits) => seen.push([o, bits]));
+    };
+    at(11, 11);
     expect(seen).toEqual([]);
+    t.record('/w/a.log', 1, numbered(1, 50), [{ bit: 0, text: numbered(1, 5) }]);
+    t.record('/w/a.log', 2, numbered(1, 50), [{ bit: 0, text: numbered(1, 50) }]);
+    at(10, 20);
+    expect(seen).toEqual([]);
+    // A later part of the file (lines 20 to 30, shown only up to 22) does not hide an earlier whole view's other lines.
+    t.record('/w/a.log', 3, numbered(20, 30), [{ bit: 0, text: numbered(20, 22) }]);
+    at(25, 26);
+    at(40, 45);
+    expect(seen).toEqual([[3, 1]]);
+  });
+
+  it('matches a relative path only to an absolute one ending with it, of two parts or more', () => {
+    const t = new LineRangeTracker();
+    t.record('/repo/crates/a/src/lib.rs', 0, numbered(1, 100), [{ bit: 0, text: numbered(1, 5) }]);
+    const seen: string[] = [];
+    for (const path of ['src/lib.rs', 'lib.rs', '/repo/crates/b/src/lib.rs', 'a/src/lib.rs', './a/src/lib.rs']) t.omissions({ path, first: 50, last: 60 }, () => seen.push(path));
+    expect(seen).toEqual(['src/lib.rs', 'a/src/lib.rs', './a/src/lib.rs']);
   });
 });
 
@@ -79,7 +105,8 @@ describe('SessionAnalyzer with line ranges', () => {
   it('counts `sed -n` of lines a Codex `nl -ba` view left out, and not of lines it showed', () => {
     const a = new SessionAnalyzer('codex', [4096]);
     a.push({ kind: 'call', session: 's', id: 'c1', tool: 'exec_command', input: JSON.stringify({ cmd: "nl -ba src/app.py | sed -n '1,400p'" }) });
-    a.push({ kind: 'result', session: 's', id: 'c1', output: `Chunk ID: 1a2b\nWall time: 0.1 seconds\nOutput:\n${numbered(1, 400)}` });
+    // Codex's five lines before the output.
+    a.push({ kind: 'result', session: 's', id: 'c1', output: `Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 9000\nOutput:\n${numbered(1, 400)}` });
     a.push({ kind: 'call', session: 's', id: 'c2', tool: 'exec_command', input: JSON.stringify({ cmd: "sed -n '395,400p' src/app.py" }) });
     expect(a.results[0]?.caps[0]?.neededHeadTail).toBe(false);
     a.push({ kind: 'call', session: 's', id: 'c3', tool: 'exec_command', input: JSON.stringify({ cmd: "sed -n '200,240p' src/app.py" }) });

@@ -17,18 +17,20 @@ export interface LineRange {
 /** Claude Code's Read shows 2,000 lines when given an offset without a limit. */
 const READ_DEFAULT_LIMIT = 2000;
 /** `sed -n 'a,bp' FILE`: the script, then the file. */
-const SED_RANGE = /\bsed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p['"]?\s+(['"]?)([^\s'"|;&<>)]+)\3/g;
+const SED_RANGE = /\bsed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p['"]?\s+(['"]?)([^-\s'"|;&<>)][^\s'"|;&<>)]*)\3/g;
+/** `nl -ba` (with any other options) or `cat -n`, then the file: a file shown numbered. */
+const NUMBERED_FILE = String.raw`\b(?:nl\s+-ba(?:\s+-\S+)*|cat\s+-n)\s+(['"]?)([^-\s'"|;&<>)][^\s'"|;&<>)]*)\1`;
 /** `nl -ba FILE | sed -n 'a,bp'` or `cat -n FILE | sed -n 'a,bp'`: numbered, then cut. */
-const NUMBERED_SED_RANGE = /\b(?:nl\s+-ba|cat\s+-n)\s+(['"]?)([^\s'"|;&<>)]+)\1\s*\|\s*sed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p/g;
+const NUMBERED_SED_RANGE = new RegExp(String.raw`${NUMBERED_FILE}\s*\|\s*sed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p`, 'g');
 /** A command that shows a file with its line numbers. */
-const NUMBERED_VIEW = /\b(?:nl\s+-ba|cat\s+-n)\s+(['"]?)([^\s'"|;&<>)]+)\1/;
+const NUMBERED_VIEW = new RegExp(NUMBERED_FILE);
 /** A numbered line, in an output or a preview (where an excerpt's `[N] ` label may come first): its number. */
 const NUMBERED_LINE = /^(?:\[\d+\] )?\s*(\d+)[\t\u2192]/;
 /** Lines of an output's start looked at to decide it is numbered. */
 const NUMBERED_PROBE = 16;
 /** Most lines of one output whose numbers are kept. */
 const MAX_NUMBERS = 100_000;
-/** Most numbered outputs followed per session; older ones are dropped first. */
+/** Most numbered outputs followed per session (several may show one file); older ones are dropped first. */
 const MAX_VIEWS = 64;
 
 function objectOf(input: string): Record<string, unknown> | undefined {
@@ -41,10 +43,24 @@ function objectOf(input: string): Record<string, unknown> | undefined {
   }
 }
 
-/** The shell command of a call: its `command` or `cmd` argument, else the input as it is (a script). */
+/**
+ * The shell command of a call: its `command` or `cmd` argument (an argument list joined), or
+ * the input as it is when it is not a JSON object (a script). Other arguments, such as a
+ * file's contents to write, are not commands.
+ */
 function commandOf(args: Record<string, unknown> | undefined, input: string): string {
-  const command = args?.command ?? args?.cmd;
-  return typeof command === 'string' ? command : input;
+  if (args === undefined) return input;
+  const command = args.command ?? args.cmd;
+  if (typeof command === 'string') return command;
+  return Array.isArray(command) ? command.filter((x) => typeof x === 'string').join(' ') : '';
+}
+
+/** `path` made absolute against the call's `workdir` when it is relative and one is given. */
+function resolved(path: string, args: Record<string, unknown> | undefined): string {
+  const workdir = args?.workdir;
+  if (typeof workdir !== 'string' || workdir === '' || /^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(path)) return path;
+  const sep = workdir.includes('\\') && !workdir.includes('/') ? '\\' : '/';
+  return `${workdir.replace(/[\\/]+$/, '')}${sep}${path.replace(/^\.[\\/]/, '')}`;
 }
 
 function positive(value: unknown): number | undefined {
@@ -63,13 +79,17 @@ export interface CallReads {
 export function callReads(input: string): CallReads {
   const ranges: LineRange[] = [];
   const args = objectOf(input);
-  const path = args?.file_path ?? args?.path;
+  // Read's offset is a line; a search tool's offset skips results, and names no file_path.
+  const path = args?.file_path;
   const offset = positive(args?.offset);
   if (typeof path === 'string' && offset !== undefined) ranges.push({ path, first: offset, last: offset + (positive(args?.limit) ?? READ_DEFAULT_LIMIT) - 1 });
   const command = commandOf(args, input);
-  for (const m of command.matchAll(SED_RANGE)) ranges.push({ path: m[4] ?? '', first: Number(m[1]), last: Number(m[2]) });
-  for (const m of command.matchAll(NUMBERED_SED_RANGE)) ranges.push({ path: m[2] ?? '', first: Number(m[3]), last: Number(m[4]) });
-  const viewed = typeof args?.file_path === 'string' ? args.file_path : NUMBERED_VIEW.exec(command)?.[2];
+  if (command.includes('sed')) {
+    for (const m of command.matchAll(SED_RANGE)) ranges.push({ path: resolved(m[4] ?? '', args), first: Number(m[1]), last: Number(m[2]) });
+    for (const m of command.matchAll(NUMBERED_SED_RANGE)) ranges.push({ path: resolved(m[2] ?? '', args), first: Number(m[3]), last: Number(m[4]) });
+  }
+  const shown = typeof args?.file_path === 'string' ? args.file_path : NUMBERED_VIEW.exec(command)?.[2];
+  const viewed = shown === undefined ? undefined : resolved(shown, args);
   return { ranges: ranges.filter((r) => r.path !== '' && r.first <= r.last), ...(viewed === undefined ? {} : { viewed }) };
 }
 
@@ -86,15 +106,25 @@ function numbersIn(text: string, max: number): number[] {
   return numbers;
 }
 
-/** Whether most of the first lines of `output` are numbered. */
+/** Lines a host may print before a command's output (Codex prints five) skipped to find the first numbered one. */
+const HEADER_LINES = 8;
+
+/** Whether most of the first lines of `output` from its first numbered line (within the host's header) on are numbered. */
 function isNumbered(output: string): boolean {
   let lines = 0;
   let numbered = 0;
-  for (let from = 0; from < output.length && lines < NUMBERED_PROBE; lines++) {
+  let skipped = 0;
+  for (let from = 0; from < output.length && lines < NUMBERED_PROBE; ) {
     let at = output.indexOf('\n', from);
     if (at < 0) at = output.length;
-    if (NUMBERED_LINE.test(output.slice(from, Math.min(at, from + 32)))) numbered++;
+    const isLine = NUMBERED_LINE.test(output.slice(from, Math.min(at, from + 32)));
     from = at + 1;
+    if (numbered === 0 && !isLine) {
+      if (++skipped > HEADER_LINES) return false;
+      continue;
+    }
+    lines++;
+    if (isLine) numbered++;
   }
   return lines > 0 && numbered * 4 >= lines * 3;
 }
@@ -128,11 +158,17 @@ interface View {
   readonly shown: readonly { readonly bit: number; readonly numbers: Int32Array }[];
 }
 
-/** Whether two paths name the same file: equal, or one ends with the other after a separator. */
+/**
+ * Whether two paths name the same file: equal, or a relative one (no working directory
+ * known) of at least two parts that an absolute one ends with after a separator.
+ */
 function samePath(a: string, b: string): boolean {
   if (a === b) return true;
   const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  return long.endsWith(short) && (long[long.length - short.length - 1] === '/' || long[long.length - short.length - 1] === '\\');
+  if (/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(short) || !/[^\\/][\\/]+[^\\/]/.test(short.replace(/^\.[\\/]/, ''))) return false;
+  const rest = short.replace(/^\.[\\/]/, '');
+  const before = long[long.length - rest.length - 1];
+  return long.endsWith(rest) && (before === '/' || before === '\\');
 }
 
 /**
@@ -150,15 +186,25 @@ export class LineRangeTracker {
     if (path === undefined || previews.length === 0 || !isNumbered(text)) return;
     const numbers = sortedUnique(numbersIn(text, MAX_NUMBERS));
     const shown = previews.map(({ bit, text: p }) => ({ bit, numbers: sortedUnique(numbersIn(p, MAX_NUMBERS)) }));
-    this.views = [{ path, output, numbers, shown }, ...this.views.filter((v) => !samePath(v.path, path))].slice(0, MAX_VIEWS);
+    this.views = [{ path, output, numbers, shown }, ...this.views].slice(0, MAX_VIEWS);
   }
 
-  /** Calls `f` with the output and the omission bits of the previews that left out lines of `range` that it held. */
+  /**
+   * Calls `f` with the output and the omission bits of the previews that left out lines of
+   * `range` that it held: the newest view of the file that holds any line of the range.
+   */
   omissions(range: LineRange, f: (output: number, bits: number) => void): void {
-    const view = this.views.find((v) => samePath(v.path, range.path));
+    let view: View | undefined;
+    let held = 0;
+    for (const v of this.views) {
+      if (!samePath(v.path, range.path)) continue;
+      held = countIn(v.numbers, range.first, range.last);
+      if (held > 0) {
+        view = v;
+        break;
+      }
+    }
     if (view === undefined) return;
-    const held = countIn(view.numbers, range.first, range.last);
-    if (held === 0) return;
     let bits = 0;
     for (const { bit, numbers } of view.shown) if (countIn(numbers, range.first, range.last) < held) bits |= 1 << bit;
     if (bits !== 0) f(view.output, bits);

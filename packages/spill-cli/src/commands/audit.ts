@@ -108,7 +108,7 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipp
   lines.push(`at the cap of ${r.cap} bytes: ${t.spilled} spilled, about ${tokens(t.tokensKeptOut)} tokens kept out of context (${percent(t.tokensKeptOut, t.tokens)})`);
   lines.push(`needed later: ${t.neededLater} of ${t.spilled} with spillway's preview, ${t.neededLaterHeadTail} with a plain head+tail`);
   if (r.search !== undefined && r.search.checked > 0) {
-    const past = r.search.unchecked > 0 ? ` (the first ${String(r.search.checked)} searched of ${String(t.neededLater)})` : '';
+    const past = r.search.unchecked > 0 ? ` (the first ${String(r.search.checked)} searched of ${String(r.search.checked + r.search.unchecked)})` : '';
     lines.push(`spill_search, given the later call's words, finds ${String(r.search.found)} of ${String(r.search.checked)}${past}; without the needed strings, ${String(r.search.foundWithoutNeeded)}`);
   }
   if (searchSkipped) lines.push(ctx.out.dim('(spill_search could not run here, its libsql binary did not load: whether it finds the needed part was not checked)'));
@@ -137,10 +137,12 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipp
   if (unproven !== undefined && unproven !== null) {
     lines.push(ctx.out.dim(`  (${unproven.cap} bytes would keep about ${tokens(unproven.tokensKeptOut)} tokens out, needed later ${unproven.neededLater} of ${unproven.spilled}: too few outputs spilled there to be sure the rate stays under the limit; audit more sessions)`));
   }
-  const perTool = r.recommendations.slice(1).filter((x) => x.cap !== null && x.cap !== host?.cap);
-  for (const x of perTool.slice(0, 4)) lines.push(ctx.out.dim(`  ${oneLine(x.scope)}: ${String(x.cap)} bytes would suit it alone`));
+  const own = r.recommendations.slice(1).filter((x) => x.cap !== null && x.cap !== host?.cap);
+  const perServer = own.filter((x) => x.scope.endsWith('/*'));
+  const perTool = own.filter((x) => !x.scope.endsWith('/*'));
+  for (const x of [...perTool.slice(0, 4), ...perServer.slice(0, 4)]) lines.push(ctx.out.dim(`  ${oneLine(x.scope)}: ${String(x.cap)} bytes would suit it alone`));
   if (examples && r.examples.length > 0) {
-    lines.push('', 'needed later (the string a later call used, only in the omitted part):');
+    lines.push('', 'needed later (the string a later call used, or the file:lines it read, only in the omitted part):');
     // Names and strings come from the transcripts: escaped, so none can drive the terminal.
     for (const e of r.examples.slice(0, 10)) lines.push(`  ${oneLine(e.tool)} (${e.bytes} bytes, session ${oneLine(e.session)}): ${oneLine(e.string)}`);
   }
