@@ -32,11 +32,11 @@ export interface CapOutcome {
   readonly cap: number;
   /** Estimated tokens kept out of context: the output's less its spillway preview's. */
   readonly tokensKeptOut: number;
-  /** A later tool call used a distinctive string that only the omitted part of the head+tail preview held. */
+  /** A later tool call used a distinctive string, or read a line range, that only the omitted part of the head+tail preview held. */
   neededHeadTail: boolean;
   /** The same, for spillway's preview (head, salient excerpts, tail). */
   neededSpillway: boolean;
-  /** The first such string (only ever printed with `--examples`). */
+  /** The first such string, or `path:first-last` for a line range (only ever printed with `--examples`). */
   example?: string;
   /**
    * Whether `spill_search`, given the words of the later call that needed the output, finds
@@ -64,13 +64,17 @@ export interface CallFigures {
   readonly caps: CapOutcome[];
   /**
    * What the model saw of the output with the host alone: `whole` (the output is within the
-   * host's limit, in a transcript that records outputs whole: Claude Code's, OpenCode's), `cut` (the host stored the output in a file and showed the model a note
-   * with part of it, and the audit read both), or `unknown` (the host's limit for the tool
-   * is not known, or the transcript holds only what the host kept, as Codex's and Gemini
-   * CLI's do). Always set by {@link SessionAnalyzer}.
+   * host's limit, in a transcript that records outputs whole: Claude Code's, OpenCode's),
+   * `cut` (the host stored the output in a file and showed the model a note with part of
+   * it, and the audit read both), or `unknown` (the host's limit for the tool is not known,
+   * or the transcript holds only what the host kept, as Codex's and Gemini CLI's do).
+   * Always set by {@link SessionAnalyzer}.
    */
   readonly hostView?: 'whole' | 'cut' | 'unknown';
-  /** With `hostView` `cut`: a later tool call used a distinctive string that only the part the host did not show held. */
+  /**
+   * With `hostView` `cut`: a later tool call used a distinctive string, or read a line range,
+   * that only the part the host did not show held.
+   */
   neededHost?: boolean;
 }
 
