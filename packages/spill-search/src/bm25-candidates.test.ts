@@ -8,7 +8,7 @@ import { sessionId, type SpillSearchHit } from '@spillway/core';
 import { createMemoryBackend } from '@spillway/memory';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noChunkInEvery, prunedCandidates, rowCount, type Match } from './bm25-candidates.js';
+import { commonTermsCandidates, noChunkInEvery, prunedCandidates, rowCount, type Match } from './bm25-candidates.js';
 import { closeDatabase, openDatabase, type Database } from './database.js';
 import { createSpillSearch, type SpillSearch } from './index.js';
 import { allOf, anyOf, parseQuery, type QueryTerm } from './query.js';
@@ -174,6 +174,38 @@ describe('BM25 candidates without scoring every chunk of a common term', () => {
       }),
       { numRuns: 60, examples: [[['numbat', 'commit']], [['pika', 'wombat']], [['numbat', 'pika']]] },
     );
+  });
+
+  it('answers, for a query of common terms alone, what the every-term and any-term queries answer', () => {
+    const used = { both: 0, everyOnly: 0 };
+    const common = ['commit', 'author', 'merge', 'pika', 'shares', 'create', '"shares create"', 'commit author'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...common), { minLength: 2, maxLength: 4 }), (words) => {
+        const { terms } = parseQuery(words.join(' '));
+        if (terms.length < 2 || terms.some((t) => holdersOf(t) !== undefined)) return;
+        const plan = commonTermsCandidates(st, terms, { every: 40, any: 60 });
+        if (plan.any === undefined) {
+          used.everyOnly += 1;
+          const every = asked(allOf(terms), 40);
+          expect(plan.every).toEqual(every);
+          expect(plan.everyComplete).toBe(every.length < 40);
+          return;
+        }
+        used.both += 1;
+        // The any-term answer, all of it given among the chunks that hold every term.
+        expect(plan.any).toEqual(asked(anyOf(terms), 60));
+        const every = asked(allOf(terms), 60);
+        expect(plan.every).toEqual(every);
+        expect(plan.everyComplete).toBe(every.length < 60);
+      }),
+      // `shares` and `create` stand together in many lines, so that the chunks holding both
+      // outscore any chunk of one alone; `commit` is in every chunk (an IDF of about 0).
+      { numRuns: 300, examples: [[['shares', 'create']], [['create', 'shares', 'merge']], [['merge', 'pika']], [['commit', 'author']]] },
+    );
+    // Both outcomes were met: the chunks holding every term answered for some queries, and
+    // the any-term query had to be asked for others.
+    expect(used.both).toBeGreaterThanOrEqual(2);
+    expect(used.everyOnly).toBeGreaterThan(10);
   });
 
   it('is not used when two terms are common, or the common one stands between the others', () => {

@@ -20,7 +20,7 @@
  * sort for a LIMIT keeps the first of equal ones).
  */
 import type { Statement } from './database.js';
-import type { QueryTerm } from './query.js';
+import { allOf, type QueryTerm } from './query.js';
 import { DF_CAP } from './ranking.js';
 
 /** k1 + 1 in FTS5's bm25: a phrase's share in a chunk is less than its IDF times this. */
@@ -42,6 +42,8 @@ export interface PrunedStatements {
   readonly countUpTo: Statement;
   /** FTS5's averages record (`fts_data` row 1): the row count BM25 uses, then column totals. */
   readonly averages: Statement;
+  /** The best matches of an expression by BM25, up to a limit: `rowid AS chunk, bm25`. */
+  readonly matches: Statement;
 }
 
 /** How many candidates each query takes. */
@@ -108,6 +110,47 @@ export function prunedCandidates(
   return { ...result, any: commonAloneLoses(st, common, -last.bm25) ? ranked.slice(0, limits.any) : undefined };
 }
 
+/**
+ * The candidates of a query whose terms are all common (each held by DF_CAP chunks or
+ * more), from the every-term query alone when it can answer for the any-term one too: a
+ * chunk that lacks a term scores less than the shares of the terms it may hold, each below
+ * 2.2 times that term's IDF, so when the {@link CandidateLimits.any}th best chunk that holds
+ * every term scores more than the most that all terms but one could, the best chunks of
+ * the any-term query are those, in the same order, and `every` holds them all (more than
+ * {@link CandidateLimits.every} when the any-term limit is larger). Otherwise `any` is
+ * `undefined`, and the any-term query has to be asked. Every chunk of the index must be in
+ * scope.
+ */
+export function commonTermsCandidates(
+  st: PrunedStatements,
+  terms: readonly QueryTerm[],
+  limits: CandidateLimits,
+): { every: Match[]; everyComplete: boolean; any: Match[] | undefined } {
+  const asked = Math.max(limits.every, limits.any);
+  const best = st.matches.all(allOf(terms), asked) as Match[];
+  const last = best[limits.any - 1];
+  // The any-term answer holds every term: all of it is given as such, so that the ranking
+  // asks nobody which terms those chunks hold.
+  if (last !== undefined && lackingOneLoses(st, terms, -last.bm25)) return { every: best, everyComplete: best.length < asked, any: best.slice(0, limits.any) };
+  return { every: best.slice(0, limits.every), everyComplete: best.length < limits.every, any: undefined };
+}
+
+/**
+ * True when no chunk that lacks one of `terms` can score `threshold` or better. Each term's
+ * share is bounded first from its holders being at least DF_CAP, and if that is not enough,
+ * from their exact count.
+ */
+function lackingOneLoses(st: PrunedStatements, terms: readonly QueryTerm[], threshold: number): boolean {
+  const rows = rowCount(st);
+  if (rows === undefined) return false;
+  const share = (atLeast: number): number => shareBound(rows, atLeast);
+  // The most a chunk can score with all terms but the one of the smallest share.
+  const most = (shares: readonly number[]): number => shares.reduce((a, b) => a + b, 0) - Math.min(...shares);
+  if (most(terms.map(() => share(DF_CAP))) < threshold) return true;
+  const counted = terms.map((t) => share(Math.max(DF_CAP, (st.countUpTo.get(t.fts, rows) as { n: number }).n)));
+  return most(counted) < threshold;
+}
+
 /** True when some sets are given and no chunk is in all of them. */
 export function noChunkInEvery(sets: readonly ReadonlySet<number>[]): boolean {
   const [smallest, ...others] = [...sets].sort((a, b) => a.size - b.size);
@@ -117,15 +160,23 @@ export function noChunkInEvery(sets: readonly ReadonlySet<number>[]): boolean {
 }
 
 /**
- * True when no chunk that holds only the common term can score `threshold` or better: its
- * score is below 2.2 times the term's IDF, log((N - n + 0.5) / (n + 0.5)) with N the rows
- * and n the rows that hold it (at least DF_CAP, or as many as a count up to what the
- * threshold needs finds; FTS5 takes an IDF of at most 0 as 1e-6).
+ * More than a term's share in any chunk can be: 2.2 times its IDF, log((N - n + 0.5) /
+ * (n + 0.5)) with N the rows and n the rows that hold it, here at least `atLeast` (FTS5
+ * takes an IDF of at most 0 as 1e-6).
+ */
+function shareBound(rows: number, atLeast: number): number {
+  return SHARE_BOUND * Math.max(1e-6, Math.log((rows - atLeast + 0.5) / (atLeast + 0.5))) * (1 + SLACK);
+}
+
+/**
+ * True when no chunk that holds only the common term can score `threshold` or better (see
+ * {@link shareBound}), its holders being at least DF_CAP, or as many as a count up to what
+ * the threshold needs finds.
  */
 function commonAloneLoses(st: PrunedStatements, common: QueryTerm, threshold: number): boolean {
   const rows = rowCount(st);
   if (rows === undefined) return false;
-  const bound = (atLeast: number): number => SHARE_BOUND * Math.max(1e-6, Math.log((rows - atLeast + 0.5) / (atLeast + 0.5))) * (1 + SLACK);
+  const bound = (atLeast: number): number => shareBound(rows, atLeast);
   if (bound(DF_CAP) < threshold) return true;
   // The count of holders the bound needs: about the smallest n with bound(n) below the
   // threshold (solved for n, then stepped past the rounding).

@@ -66,7 +66,8 @@ export interface RankingSource {
    * The best chunks in scope by BM25 that hold every term (for a query of several: what
    * the FTS5 expression `allOf` matches) and that hold any (`anyOf`), at most `limits` of
    * each, with `score` 0; `everyComplete` when the first are every chunk in scope that
-   * holds every term.
+   * holds every term. The first may go past `limits.every` with chunks of the second that
+   * are known to hold every term.
    */
   candidates(terms: readonly QueryTerm[], limits: CandidateLimits): { every: Candidate[]; everyComplete: boolean; any: Candidate[] };
   /** How many chunks the index holds. */

@@ -6,9 +6,10 @@
  * changes, and when every indexed artifact is in
  * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
  * chunk rows, and for a query with one common term from queries that leave out the chunks
- * that hold only it (`bm25-candidates.ts`).
+ * that hold only it, for a query of common terms alone from the chunks that hold them all
+ * when they are enough (`bm25-candidates.ts`).
  */
-import { noChunkInEvery, prunedCandidates, type Match } from './bm25-candidates.js';
+import { commonTermsCandidates, noChunkInEvery, prunedCandidates, type Match } from './bm25-candidates.js';
 import type { Database } from './database.js';
 import { allOf, anyOf, type QueryTerm } from './query.js';
 import { DF_CAP, type Candidate, type ChunkLines, type RankingSource, type SectionLine } from './ranking.js';
@@ -88,9 +89,13 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
       const matches = (expression: string, limit: number) => st.matches.all(expression, limit) as Match[];
       const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits) : undefined;
       if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
-      const every = pruned?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
-      const everyComplete = pruned?.everyComplete ?? (several && every.length < limits.every);
-      const any = pruned?.any ?? matches(anyOf(terms), limits.any);
+      // Every term common: the every-term query, which scores only the chunks that hold
+      // them all, may answer for the any-term one, which scores every chunk holding one.
+      const common = several && pruned === undefined && terms.every((t) => holdersOf(t) === null) ? commonTermsCandidates(st, terms, limits) : undefined;
+      const known = pruned ?? common;
+      const every = known?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
+      const everyComplete = known?.everyComplete ?? (several && every.length < limits.every);
+      const any = known?.any ?? matches(anyOf(terms), limits.any);
       const [everyRows = [], anyRows = []] = withRows([every, any]);
       return { every: everyRows, everyComplete, any: anyRows };
     }
