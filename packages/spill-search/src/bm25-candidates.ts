@@ -42,8 +42,6 @@ export interface PrunedStatements {
   readonly countUpTo: Statement;
   /** FTS5's averages record (`fts_data` row 1): the row count BM25 uses, then column totals. */
   readonly averages: Statement;
-  /** The best matches of an expression by BM25, up to a limit: `rowid AS chunk, bm25`. */
-  readonly matches: Statement;
 }
 
 /** How many candidates each query takes. */
@@ -118,21 +116,23 @@ export function prunedCandidates(
  * every term scores more than the most that all terms but one could, the best chunks of
  * the any-term query are those, in the same order, and `every` holds them all (more than
  * {@link CandidateLimits.every} when the any-term limit is larger). Otherwise `any` is
- * `undefined`, and the any-term query has to be asked. Every chunk of the index must be in
- * scope.
+ * `undefined`, and the any-term query has to be asked. `best` asks FTS5 for the best
+ * matches of an expression in scope, by BM25: the bound holds whatever the scope, since
+ * BM25's statistics are the whole index's.
  */
-export function commonTermsCandidates(
+export function commonTermsCandidates<M extends Match>(
   st: PrunedStatements,
   terms: readonly QueryTerm[],
   limits: CandidateLimits,
-): { every: Match[]; everyComplete: boolean; any: Match[] | undefined } {
+  best: (expression: string, limit: number) => M[],
+): { every: M[]; everyComplete: boolean; any: M[] | undefined } {
   const asked = Math.max(limits.every, limits.any);
-  const best = st.matches.all(allOf(terms), asked) as Match[];
-  const last = best[limits.any - 1];
+  const found = best(allOf(terms), asked);
+  const last = found[limits.any - 1];
   // The any-term answer holds every term: all of it is given as such, so that the ranking
   // asks nobody which terms those chunks hold.
-  if (last !== undefined && lackingOneLoses(st, terms, -last.bm25)) return { every: best, everyComplete: best.length < asked, any: best.slice(0, limits.any) };
-  return { every: best.slice(0, limits.every), everyComplete: best.length < limits.every, any: undefined };
+  if (last !== undefined && lackingOneLoses(st, terms, -last.bm25)) return { every: found, everyComplete: found.length < asked, any: found.slice(0, limits.any) };
+  return { every: found.slice(0, limits.every), everyComplete: found.length < limits.every, any: undefined };
 }
 
 /**

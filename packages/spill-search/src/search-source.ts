@@ -81,6 +81,11 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
   // every-term query would match nothing.
   const noneHoldsEvery = (terms: readonly QueryTerm[]): boolean => noChunkInEvery(terms.flatMap((t) => holdersOf(t) ?? []));
 
+  // A query of several terms, each held by DF_CAP chunks or more: the every-term query,
+  // which scores only the chunks that hold them all, may answer for the any-term one, which
+  // scores every chunk that holds one (`commonTermsCandidates`).
+  const allCommon = (terms: readonly QueryTerm[]): boolean => terms.length > 1 && terms.every((t) => holdersOf(t) === null);
+
   const candidates: RankingSource['candidates'] = (terms, limits) => {
     const several = terms.length > 1;
     if (wholeIndex) {
@@ -89,9 +94,7 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
       const matches = (expression: string, limit: number) => st.matches.all(expression, limit) as Match[];
       const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits) : undefined;
       if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
-      // Every term common: the every-term query, which scores only the chunks that hold
-      // them all, may answer for the any-term one, which scores every chunk holding one.
-      const common = several && pruned === undefined && terms.every((t) => holdersOf(t) === null) ? commonTermsCandidates(st, terms, limits) : undefined;
+      const common = pruned === undefined && allCommon(terms) ? commonTermsCandidates(st, terms, limits, matches) : undefined;
       const known = pruned ?? common;
       const every = known?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
       const everyComplete = known?.everyComplete ?? (several && every.length < limits.every);
@@ -101,8 +104,10 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
     }
     const inScope = (expression: string, limit: number): Candidate[] =>
       (st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[]).map((c) => ({ ...c, score: 0 }));
-    const every = several && !noneHoldsEvery(terms) ? inScope(allOf(terms), limits.every) : [];
-    return { every, everyComplete: several && every.length < limits.every, any: inScope(anyOf(terms), limits.any) };
+    const common = allCommon(terms) ? commonTermsCandidates(st, terms, limits, inScope) : undefined;
+    const every = common?.every ?? (several && !noneHoldsEvery(terms) ? inScope(allOf(terms), limits.every) : []);
+    const everyComplete = common?.everyComplete ?? (several && every.length < limits.every);
+    return { every, everyComplete, any: common?.any ?? inScope(anyOf(terms), limits.any) };
   };
 
   const chunkCount = (): number => {
