@@ -78,6 +78,28 @@ describe('LineRangeTracker', () => {
     expect(seen).toEqual([[3, 1]]);
   });
 
+  it('follows what the policy takes for a numbered view, from the first numbered line on', () => {
+    const followed = (output: string, preview: string): boolean => {
+      const t = new LineRangeTracker();
+      t.record('/w/doc.md', 0, output, [{ bit: 0, text: preview }]);
+      let seen = false;
+      t.omissions({ path: '/w/doc.md', first: 40, last: 45 }, () => (seen = true));
+      return seen;
+    };
+    // A page's `L1: ` lines; blank lines left unnumbered and blank.
+    const page = Array.from({ length: 100 }, (_, i) => `L${String(i + 1)}: line ${String(i + 1)}`).join('\n');
+    expect(followed(page, page.split('\n').slice(0, 10).join('\n'))).toBe(true);
+    const spaced = numbered(1, 100).replaceAll('\n', '\n\n\n');
+    expect(followed(spaced, numbered(1, 10))).toBe(true);
+    // After a host's header, a short view is judged on its own lines.
+    expect(followed(`Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 90\nOutput:\n${numbered(36, 50)}`, numbered(36, 38))).toBe(true);
+    // Numbers that do not run in turn, and fewer than 8 lines, are no file view.
+    const counts = Array.from({ length: 100 }, (_, i) => `${String(200 - i * 2).padStart(6)}\tAuthor ${String(i)}`).join('\n');
+    expect(followed(counts, '')).toBe(false);
+    expect(followed(`${numbered(40, 46)}\n`, numbered(40, 41))).toBe(false);
+    expect(followed(`${numbered(40, 47)}\n`, numbered(40, 41))).toBe(true);
+  });
+
   it('matches a relative path only to an absolute one ending with it, of two parts or more', () => {
     const t = new LineRangeTracker();
     t.record('/repo/crates/a/src/lib.rs', 0, numbered(1, 100), [{ bit: 0, text: numbered(1, 5) }]);

@@ -7,6 +7,8 @@
  * output, its path, the numbers it holds and, per preview, the numbers that preview shows.
  */
 
+import { isNumberedView, lineNumberOf } from '@spillway/policy';
+
 /** A later call's reading of lines `first` to `last` (1-based, inclusive) of the file at `path`. */
 export interface LineRange {
   readonly path: string;
@@ -24,10 +26,10 @@ const NUMBERED_FILE = String.raw`\b(?:nl\s+-ba(?:\s+-\S+)*|cat\s+-n)\s+(['"]?)([
 const NUMBERED_SED_RANGE = new RegExp(String.raw`${NUMBERED_FILE}\s*\|\s*sed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p`, 'g');
 /** A command that shows a file with its line numbers. */
 const NUMBERED_VIEW = new RegExp(NUMBERED_FILE);
-/** A numbered line, in an output or a preview (where an excerpt's `[N] ` label may come first): its number. */
-const NUMBERED_LINE = /^(?:\[\d+\] )?\s*(\d+)[\t\u2192]/;
-/** Lines of an output's start looked at to decide it is numbered. */
-const NUMBERED_PROBE = 16;
+/** An excerpt's `[N] ` label, which a preview may put before a numbered line. */
+const EXCERPT_LABEL = /^\[\d+\] /;
+/** Code units of a line's start read for its number. */
+const NUMBER_UNITS = 32;
 /** Most lines of one output whose numbers are kept. */
 const MAX_NUMBERS = 100_000;
 /** Most numbered outputs followed per session (several may show one file); older ones are dropped first. */
@@ -99,8 +101,8 @@ function numbersIn(text: string, max: number): number[] {
   for (let from = 0; from < text.length && numbers.length < max; ) {
     let at = text.indexOf('\n', from);
     if (at < 0) at = text.length;
-    const m = NUMBERED_LINE.exec(text.slice(from, Math.min(at, from + 32)));
-    if (m !== null) numbers.push(Number(m[1]));
+    const n = lineNumberOf(text.slice(from, Math.min(at, from + NUMBER_UNITS)).replace(EXCERPT_LABEL, ''));
+    if (n !== undefined) numbers.push(n);
     from = at + 1;
   }
   return numbers;
@@ -109,24 +111,18 @@ function numbersIn(text: string, max: number): number[] {
 /** Lines a host may print before a command's output (Codex prints five) skipped to find the first numbered one. */
 const HEADER_LINES = 8;
 
-/** Whether most of the first lines of `output` from its first numbered line (within the host's header) on are numbered. */
+/**
+ * Whether `output` is a numbered file view from its first numbered line on: the host's
+ * header (at most {@link HEADER_LINES} lines before it) would count against a short view.
+ */
 function isNumbered(output: string): boolean {
-  let lines = 0;
-  let numbered = 0;
-  let skipped = 0;
-  for (let from = 0; from < output.length && lines < NUMBERED_PROBE; ) {
+  for (let from = 0, skipped = 0; from < output.length && skipped <= HEADER_LINES; skipped++) {
     let at = output.indexOf('\n', from);
     if (at < 0) at = output.length;
-    const isLine = NUMBERED_LINE.test(output.slice(from, Math.min(at, from + 32)));
+    if (lineNumberOf(output.slice(from, Math.min(at, from + NUMBER_UNITS))) !== undefined) return isNumberedView(from === 0 ? output : output.slice(from));
     from = at + 1;
-    if (numbered === 0 && !isLine) {
-      if (++skipped > HEADER_LINES) return false;
-      continue;
-    }
-    lines++;
-    if (isLine) numbered++;
   }
-  return lines > 0 && numbered * 4 >= lines * 3;
+  return false;
 }
 
 /** How many of the sorted `numbers` lie in `[first, last]`. */

@@ -5,6 +5,8 @@
  * text, in one pass and bounded memory, for an outline the model can pick an item from.
  */
 
+import { LINE_NUMBER_RE, LINE_NUMBER_SOURCE } from './numbered-view.js';
+
 /** Code units of a sampled line kept; the outline cuts it shorter still. */
 export const SAMPLE_UNITS = 160;
 /** Lines of the start looked at to decide whether the text is a list. */
@@ -38,13 +40,6 @@ const LINE_ITEM_SOURCES: readonly string[] = [
   String.raw`\s*\S.*\|\s+(?:\d+ ?[-+]*|Bin .*)`, // a diffstat row (git diff --stat, git log --stat)
   String.raw`\s*\d+ files? changed(?:, .*)?`, // its summary
 ];
-/**
- * The number a viewer puts before each line: `cat -n` and `nl` (`     1\t`), Claude Code's
- * Read (`     1\t` or `     1\u2192`), a page a web tool opened (`L1: `).
- */
-const LINE_NUMBER_SOURCE = String.raw`\s*(\d+)[\t\u2192]|L(\d+): ?`;
-/** A line's number, when it starts with one (the first group or the second). */
-export const LINE_NUMBER_RE = new RegExp(`^(?:${LINE_NUMBER_SOURCE})`);
 /**
  * The items, and a numbered line when what follows its number is an item, one word
  * (`ls | nl`) or tab-separated fields (`git diff --numstat`, a table with an id column). A

@@ -2,7 +2,8 @@ import { utf8ByteLength } from '@spillway/core';
 import type { JsonEntry, JsonShape } from './json-shape.js';
 import { composeReplacement, cutHead, cutTail, PREVIEW_SEPARATOR, type PreviewSource, type Replacement } from './preview.js';
 import { listHead, listOutline, OUTLINE_LINE_BYTES } from './list-outline.js';
-import { itemKind, LINE_NUMBER_RE } from './list-scan.js';
+import { itemKind } from './list-scan.js';
+import { isNumberedView } from './numbered-view.js';
 import { ASSERTION, ERROR, FATAL } from './salient.js';
 import type { Candidate, ExcerptLine, PreviewScan } from './scan.js';
 
@@ -110,7 +111,8 @@ function layout(source: PreviewSource, scan: PreviewScan, budget: number, cap: n
   }
   // A file shown with its line numbers is read in place and edited: its lines that name an
   // error are code or prose about errors, and a contiguous head and tail serve it better.
-  if (scan.json === undefined && isNumberedView(source.head, cap)) return undefined;
+  // A stream holds the first `cap + 2` code units: look no further, so both agree.
+  if (scan.json === undefined && isNumberedView(source.head, cap + 2)) return undefined;
   const header = `${headerLine(scan, totalBytes)}\n`;
   // A test report's failing entries matter more than its summary counts.
   const shapeShare = scan.failures.length > 0 ? REPORT_SHAPE_SHARE : SHAPE_SHARE;
@@ -330,37 +332,6 @@ const LISTING_MIN_LINES = 16;
  */
 const RECORD_RE =
   /^(?:\.{0,2}\/?[\w.@+~-]+(?:\/[\w.@+~ -]*)+|[-dlcbps][-rwxsStT]{9}[.+@]? .*|[a-z][a-zA-Z][a-zA-Z ]? +\S+ +\S+ +.*|\s*['"]?[@\w/.~^-]+['"]?:(?: .*)?|\s*\S+(?: {2,}\S+){2,}\s*)$/;
-
-/** Fewer non-blank whole lines than this: too few to call a text a numbered file view. */
-const NUMBERED_MIN_LINES = 8;
-
-/**
- * Whether the text is a file shown with its line numbers (`cat -n`, `nl -ba`, a host's Read,
- * a page a web tool opened): three in four of its first non-blank whole lines numbered, each
- * number one more than the last numbered line's (`nl` leaves blank lines unnumbered and
- * blank; a host may put a few lines of its own first).
- */
-function isNumberedView(head: string, cap: number): boolean {
-  const end = Math.min(head.length, cap + 2);
-  let numbered = 0;
-  let lines = 0;
-  let previous = -1;
-  for (let from = 0, seen = 0; seen < LISTING_SAMPLE; seen++) {
-    const at = head.indexOf('\n', from);
-    if (at < 0 || at >= end) break;
-    const line = head.slice(from, at);
-    from = at + 1;
-    if (line.trim() === '') continue;
-    lines++;
-    const m = LINE_NUMBER_RE.exec(line);
-    if (m !== null) {
-      const n = Number(m[1] ?? m[2]);
-      if (previous < 0 || n === previous + 1) numbered++;
-      previous = n;
-    }
-  }
-  return lines >= NUMBERED_MIN_LINES && numbered >= lines * 0.75;
-}
 
 /**
  * Whether the text looks like the answer to a lookup (a `find`, a lockfile, `dpkg -l`), where

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { isNumberedView, lineNumberOf } from './index.js';
+
+/** Lines `from` to `to` of a file, each numbered by `number`, one per line. */
+const view = (from: number, to: number, number: (n: number) => string = (n) => `${String(n).padStart(6)}\t`): string =>
+  Array.from({ length: to - from + 1 }, (_, i) => `${number(from + i)}const value${String(from + i)} = compute();\n`).join('');
+
+describe('lineNumberOf', () => {
+  it("reads the number `cat -n`, `nl`, a host's Read and a web tool's page put before a line", () => {
+    expect(lineNumberOf('    12\tconst x = 1;')).toBe(12);
+    expect(lineNumberOf('12\t')).toBe(12);
+    expect(lineNumberOf('     7\u2192# Title')).toBe(7);
+    expect(lineNumberOf('L0: # Title')).toBe(0);
+    expect(lineNumberOf('L31:text')).toBe(31);
+    for (const line of ['', 'const x = 1;', '12 apples', '12: x', 'x\t12\t', 'l3: x', '[12] x']) expect(lineNumberOf(line), line).toBeUndefined();
+  });
+});
+
+describe('isNumberedView', () => {
+  it("takes a file shown numbered by `cat -n`, `nl -ba`, a host's Read or a page, and not the same text unnumbered", () => {
+    expect(isNumberedView(view(1, 100))).toBe(true);
+    expect(isNumberedView(view(40, 100, (n) => `${String(n)}\u2192`))).toBe(true);
+    expect(isNumberedView(view(0, 100, (n) => `L${String(n)}: `))).toBe(true);
+    expect(isNumberedView(view(1, 100, () => ''))).toBe(false);
+    // `nl` leaves blank lines unnumbered and blank; a host's few lines may come first.
+    let n = 0;
+    expect(isNumberedView(Array.from({ length: 100 }, (_, i) => (i % 3 === 0 ? '\n' : `${String(++n).padStart(6)}\tline ${String(n)}\n`)).join(''))).toBe(true);
+    expect(isNumberedView(`Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 9000\nOutput:\n${view(1, 100)}`)).toBe(true);
+  });
+
+  it('needs numbers in turn: counts and ids are not line numbers', () => {
+    expect(isNumberedView(view(1, 100, (i) => `${String(300 - 2 * i).padStart(6)}\t`))).toBe(false);
+    expect(isNumberedView(view(1, 100, (i) => `${String((i * 37) % 50)}\t`))).toBe(false);
+  });
+
+  it('decides on at least 8 non-blank whole lines among the first 64, within the first `units` code units', () => {
+    expect(isNumberedView(view(1, 8))).toBe(true);
+    expect(isNumberedView(view(1, 7))).toBe(false);
+    // A last line without its line break is not looked at.
+    expect(isNumberedView(view(1, 8).slice(0, -1))).toBe(false);
+    expect(isNumberedView(view(1, 100), view(1, 8).length)).toBe(true);
+    expect(isNumberedView(view(1, 100), view(1, 8).length - 1)).toBe(false);
+    // Three in four of the first 64 lines; what follows them is not read.
+    const prose = 'Prose that goes on without a number.\n'.repeat(200);
+    expect(isNumberedView(view(1, 48) + prose)).toBe(true);
+    expect(isNumberedView(view(1, 47) + prose)).toBe(false);
+    expect(isNumberedView('prose\n'.repeat(16) + view(1, 1000))).toBe(true);
+    expect(isNumberedView('prose\n'.repeat(17) + view(1, 1000))).toBe(false);
+  });
+});
