@@ -107,6 +107,15 @@ describe('LineRangeTracker', () => {
     for (const path of ['src/lib.rs', 'lib.rs', '/repo/crates/b/src/lib.rs', 'a/src/lib.rs', './a/src/lib.rs']) t.omissions({ path, first: 50, last: 60 }, () => seen.push(path));
     expect(seen).toEqual(['src/lib.rs', 'a/src/lib.rs', './a/src/lib.rs']);
   });
+
+  it('takes a relative path with and without a leading `./` for one file, whatever its parts', () => {
+    const t = new LineRangeTracker();
+    t.record('notes.md', 0, numbered(1, 100), [{ bit: 0, text: numbered(1, 5) }]);
+    t.record('./todo.md', 1, numbered(1, 100), [{ bit: 0, text: numbered(1, 5) }]);
+    const seen: string[] = [];
+    for (const path of ['./notes.md', 'notes.md', 'todo.md', '.\\todo.md', 'other.md', '/w/notes.md']) t.omissions({ path, first: 50, last: 60 }, () => seen.push(path));
+    expect(seen).toEqual(['./notes.md', 'notes.md', 'todo.md', '.\\todo.md']);
+  });
 });
 
 describe('SessionAnalyzer with line ranges', () => {

@@ -30,6 +30,10 @@ const NUMBERED_VIEW = new RegExp(NUMBERED_FILE);
 const EXCERPT_LABEL = /^\[\d+\] /;
 /** Code units of a line's start read for its number. */
 const NUMBER_UNITS = 32;
+/** An absolute path: POSIX, a drive letter's, or a UNC one. */
+const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:[\\/]|\\\\)/;
+/** A leading `./`, which names the same file as the path without it. */
+const DOT_SLASH = /^\.[\\/]/;
 /** Most lines of one output whose numbers are kept. */
 const MAX_NUMBERS = 100_000;
 /** Most numbered outputs followed per session (several may show one file); older ones are dropped first. */
@@ -60,9 +64,9 @@ function commandOf(args: Record<string, unknown> | undefined, input: string): st
 /** `path` made absolute against the call's `workdir` when it is relative and one is given. */
 function resolved(path: string, args: Record<string, unknown> | undefined): string {
   const workdir = args?.workdir;
-  if (typeof workdir !== 'string' || workdir === '' || /^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(path)) return path;
+  if (typeof workdir !== 'string' || workdir === '' || ABSOLUTE_PATH.test(path)) return path;
   const sep = workdir.includes('\\') && !workdir.includes('/') ? '\\' : '/';
-  return `${workdir.replace(/[\\/]+$/, '')}${sep}${path.replace(/^\.[\\/]/, '')}`;
+  return `${workdir.replace(/[\\/]+$/, '')}${sep}${path.replace(DOT_SLASH, '')}`;
 }
 
 function positive(value: unknown): number | undefined {
@@ -155,16 +159,18 @@ interface View {
 }
 
 /**
- * Whether two paths name the same file: equal, or a relative one (no working directory
- * known) of at least two parts that an absolute one ends with after a separator.
+ * Whether two paths name the same file: equal without a leading `./`, or a relative one (no
+ * working directory known) of at least two parts that an absolute one ends with after a
+ * separator.
  */
 function samePath(a: string, b: string): boolean {
-  if (a === b) return true;
-  const [long, short] = a.length > b.length ? [a, b] : [b, a];
-  if (/^(?:\/|[A-Za-z]:[\\/]|\\\\)/.test(short) || !/[^\\/][\\/]+[^\\/]/.test(short.replace(/^\.[\\/]/, ''))) return false;
-  const rest = short.replace(/^\.[\\/]/, '');
-  const before = long[long.length - rest.length - 1];
-  return long.endsWith(rest) && (before === '/' || before === '\\');
+  const x = a.replace(DOT_SLASH, '');
+  const y = b.replace(DOT_SLASH, '');
+  if (x === y) return true;
+  const [long, short] = x.length > y.length ? [x, y] : [y, x];
+  if (ABSOLUTE_PATH.test(short) || !/[^\\/][\\/]+[^\\/]/.test(short)) return false;
+  const before = long[long.length - short.length - 1];
+  return long.endsWith(short) && (before === '/' || before === '\\');
 }
 
 /**
