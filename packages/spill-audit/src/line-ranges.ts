@@ -4,7 +4,8 @@
  * those lines of an earlier output that showed the same file with its line numbers (a Read,
  * `nl -ba file`, `cat -n file`), when a preview of that output left some of them out. The
  * numbers a preview shows are read from the preview itself, so no output text is kept: per
- * output, its path, the numbers it holds and, per preview, the numbers that preview shows.
+ * output, its path, the numbers it holds and, per preview, the numbers that preview shows,
+ * each kept as runs of consecutive numbers (a view of lines 1 to 5,000 is one run).
  */
 
 import { isNumberedView, lineNumberOf } from '@spillway/policy';
@@ -34,7 +35,7 @@ const NUMBER_UNITS = 32;
 const ABSOLUTE_PATH = /^(?:\/|[A-Za-z]:[\\/]|\\\\)/;
 /** A leading `./`, which names the same file as the path without it. */
 const DOT_SLASH = /^\.[\\/]/;
-/** Most lines of one output whose numbers are kept. */
+/** Most lines of one output whose numbers are read. */
 const MAX_NUMBERS = 100_000;
 /** Most numbered outputs followed per session (several may show one file); older ones are dropped first. */
 const MAX_VIEWS = 64;
@@ -129,33 +130,85 @@ function isNumbered(output: string): boolean {
   return false;
 }
 
-/** How many of the sorted `numbers` lie in `[first, last]`. */
-function countIn(numbers: Int32Array, first: number, last: number): number {
-  const lower = (x: number): number => {
-    let lo = 0;
-    let hi = numbers.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((numbers[mid] ?? 0) < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return lower(last + 1) - lower(first);
+/**
+ * A set of line numbers as sorted runs of consecutive ones, none touching the next, so that
+ * its memory goes with its runs rather than its numbers: run `i` holds `starts[i]` and the
+ * numbers after it, `before[i + 1] - before[i]` in all.
+ */
+export interface LineRuns {
+  /** Each run's first number, ascending. */
+  readonly starts: Int32Array;
+  /** `before[i]`: how many numbers the runs before run `i` hold; its last entry, all of them. */
+  readonly before: Int32Array;
 }
 
-function sortedUnique(numbers: readonly number[]): Int32Array {
-  const sorted = Int32Array.from(numbers).sort();
-  let n = 0;
-  for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i] ?? 0;
-  return sorted.subarray(0, n);
+/** The runs of `numbers` (in any order, repeats allowed), each taken as a 32-bit integer as an `Int32Array` stores it. */
+export function lineRuns(numbers: readonly number[]): LineRuns {
+  // Runs as the numbers come: a view's come in turn, one run; sorted and merged only when they did not.
+  let pairs: number[] = [];
+  let inOrder = true;
+  for (const x of numbers) {
+    const n = x | 0;
+    const k = pairs.length;
+    if (k > 0) {
+      const first = pairs[k - 2] ?? 0;
+      const last = pairs[k - 1] ?? 0;
+      if (n === last + 1) {
+        pairs[k - 1] = n;
+        continue;
+      }
+      if (n >= first && n <= last) continue;
+      if (n < first) inOrder = false;
+    }
+    pairs.push(n, n);
+  }
+  if (!inOrder) {
+    const order = Array.from({ length: pairs.length / 2 }, (_, i) => i).sort((a, b) => (pairs[2 * a] ?? 0) - (pairs[2 * b] ?? 0));
+    const merged: number[] = [];
+    for (const i of order) {
+      const first = pairs[2 * i] ?? 0;
+      const last = pairs[2 * i + 1] ?? 0;
+      const end = merged.length - 1;
+      if (end > 0 && first <= (merged[end] ?? 0) + 1) merged[end] = Math.max(merged[end] ?? 0, last);
+      else merged.push(first, last);
+    }
+    pairs = merged;
+  }
+  const runs = pairs.length / 2;
+  const starts = new Int32Array(runs);
+  const before = new Int32Array(runs + 1);
+  for (let i = 0; i < runs; i++) {
+    starts[i] = pairs[2 * i] ?? 0;
+    before[i + 1] = (before[i] ?? 0) + (pairs[2 * i + 1] ?? 0) - (starts[i] ?? 0) + 1;
+  }
+  return { starts, before };
+}
+
+/** How many numbers of `runs` are at most `x`. */
+function countUpTo(runs: LineRuns, x: number): number {
+  const { starts, before } = runs;
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((starts[mid] ?? 0) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo === 0) return 0;
+  const held = before[lo - 1] ?? 0;
+  return held + Math.min(x - (starts[lo - 1] ?? 0) + 1, (before[lo] ?? 0) - held);
+}
+
+/** How many numbers of `runs` lie in `[first, last]` (whole numbers). */
+export function countIn(runs: LineRuns, first: number, last: number): number {
+  return countUpTo(runs, last) - countUpTo(runs, first - 1);
 }
 
 interface View {
   readonly path: string;
   readonly output: number;
-  readonly numbers: Int32Array;
-  readonly shown: readonly { readonly bit: number; readonly numbers: Int32Array }[];
+  readonly lines: LineRuns;
+  readonly shown: readonly { readonly bit: number; readonly lines: LineRuns }[];
 }
 
 /**
@@ -186,9 +239,9 @@ export class LineRangeTracker {
    */
   record(path: string | undefined, output: number, text: string, previews: readonly { readonly bit: number; readonly text: string }[]): void {
     if (path === undefined || previews.length === 0 || !isNumbered(text)) return;
-    const numbers = sortedUnique(numbersIn(text, MAX_NUMBERS));
-    const shown = previews.map(({ bit, text: p }) => ({ bit, numbers: sortedUnique(numbersIn(p, MAX_NUMBERS)) }));
-    this.views = [{ path, output, numbers, shown }, ...this.views].slice(0, MAX_VIEWS);
+    const lines = lineRuns(numbersIn(text, MAX_NUMBERS));
+    const shown = previews.map(({ bit, text: p }) => ({ bit, lines: lineRuns(numbersIn(p, MAX_NUMBERS)) }));
+    this.views = [{ path, output, lines, shown }, ...this.views].slice(0, MAX_VIEWS);
   }
 
   /**
@@ -200,7 +253,7 @@ export class LineRangeTracker {
     let held = 0;
     for (const v of this.views) {
       if (!samePath(v.path, range.path)) continue;
-      held = countIn(v.numbers, range.first, range.last);
+      held = countIn(v.lines, range.first, range.last);
       if (held > 0) {
         view = v;
         break;
@@ -208,7 +261,7 @@ export class LineRangeTracker {
     }
     if (view === undefined) return;
     let bits = 0;
-    for (const { bit, numbers } of view.shown) if (countIn(numbers, range.first, range.last) < held) bits |= 1 << bit;
+    for (const { bit, lines } of view.shown) if (countIn(lines, range.first, range.last) < held) bits |= 1 << bit;
     if (bits !== 0) f(view.output, bits);
   }
 }
