@@ -1,6 +1,6 @@
 /**
- * The BM25 candidates of a query whose terms are rare but one: found without scoring every
- * chunk that holds the common one.
+ * The BM25 candidates of a query whose terms are rare but one, or all common: found without
+ * scoring every chunk that holds a common one.
  *
  * FTS5 computes BM25 for every chunk an expression matches, so the any-term query of
  * `spill bowtie` scores each of the hundreds of thousands of chunks that hold `spill` to
@@ -18,6 +18,10 @@
  * holds a rare term scores more than that, those 60 are the any-term query's answer, and
  * in its order: by BM25, then by rowid (FTS5 yields matches in rowid order, and SQLite's
  * sort for a LIMIT keeps the first of equal ones).
+ *
+ * A query whose terms are all common is answered the same way from the other side: a chunk
+ * that lacks a term scores less than the bounds of the others' shares, so when the 60th best
+ * chunk that holds every term scores more than that, those are the any-term answer.
  */
 import type { Statement } from './database.js';
 import { allOf, type QueryTerm } from './query.js';
@@ -66,14 +70,16 @@ export interface PrunedCandidates {
  * The plan for a query of several terms all held by fewer than DF_CAP chunks but one, the
  * first or the last (so that an expression of it AND the others lists the phrases in the
  * query's order); `undefined` for any other query. `holdersOf` answers the chunks that
- * hold a rare term and `undefined` for the common one. Every chunk of the index must be in
- * scope.
+ * hold a rare term (in the whole index) and `undefined` for the common one. `scored`
+ * answers every match of an expression in scope with its BM25 (by default, in the whole
+ * index): the bound holds whatever the scope, since BM25's statistics are the whole index's.
  */
 export function prunedCandidates(
   st: PrunedStatements,
   terms: readonly QueryTerm[],
   holdersOf: (term: QueryTerm) => ReadonlySet<number> | undefined,
   limits: CandidateLimits,
+  scored: (expression: string) => Match[] = (expression) => st.scored.all(expression) as Match[],
 ): PrunedCandidates | undefined {
   if (terms.length < 2) return undefined;
   const sets = terms.map((t) => holdersOf(t));
@@ -93,10 +99,10 @@ export function prunedCandidates(
     .map((t) => t.fts)
     .join(' OR ');
   const withCommon = new Map<number, number>();
-  for (const m of st.scored.all(at === 0 ? `${common.fts} AND (${rareOr})` : `(${rareOr}) AND ${common.fts}`) as Match[]) withCommon.set(m.chunk, m.bm25);
+  for (const m of scored(at === 0 ? `${common.fts} AND (${rareOr})` : `(${rareOr}) AND ${common.fts}`)) withCommon.set(m.chunk, m.bm25);
   const ranked: Match[] = [];
   const within = new Set<number>();
-  for (const m of st.scored.all(rareOr) as Match[]) {
+  for (const m of scored(rareOr)) {
     within.add(m.chunk);
     ranked.push({ chunk: m.chunk, bm25: withCommon.get(m.chunk) ?? m.bm25 });
   }
@@ -137,18 +143,37 @@ export function commonTermsCandidates<M extends Match>(
 
 /**
  * True when no chunk that lacks one of `terms` can score `threshold` or better. Each term's
- * share is bounded first from its holders being at least DF_CAP, and if that is not enough,
- * from their exact count.
+ * share is bounded first from its holders being at least DF_CAP; if that is not enough,
+ * from a count of them up to as many as make its share small enough for the sum of all
+ * but one to stay below the threshold (a term held by more needs no exact count).
  */
 function lackingOneLoses(st: PrunedStatements, terms: readonly QueryTerm[], threshold: number): boolean {
   const rows = rowCount(st);
   if (rows === undefined) return false;
-  const share = (atLeast: number): number => shareBound(rows, atLeast);
   // The most a chunk can score with all terms but the one of the smallest share.
   const most = (shares: readonly number[]): number => shares.reduce((a, b) => a + b, 0) - Math.min(...shares);
-  if (most(terms.map(() => share(DF_CAP))) < threshold) return true;
-  const counted = terms.map((t) => share(Math.max(DF_CAP, (st.countUpTo.get(t.fts, rows) as { n: number }).n)));
+  if (most(terms.map(() => shareBound(rows, DF_CAP))) < threshold) return true;
+  const enough = holdersForShareBelow(rows, threshold / (terms.length - 1));
+  const counted = terms.map((t) => {
+    const limit = enough ?? rows;
+    const n = (st.countUpTo.get(t.fts, limit) as { n: number }).n;
+    return shareBound(rows, Math.max(DF_CAP, n));
+  });
   return most(counted) < threshold;
+}
+
+/**
+ * The fewest holders past DF_CAP that make a term's share bound below `share`, about the
+ * smallest n with {@link shareBound} below it (solved for n, then stepped past the
+ * rounding); `undefined` when no count of at most `rows` does.
+ */
+function holdersForShareBelow(rows: number, share: number): number | undefined {
+  const e = Math.exp(share / (SHARE_BOUND * (1 + SLACK)));
+  let need = Math.floor((rows + 0.5 - 0.5 * e) / (1 + e)) + 1;
+  if (!Number.isFinite(need)) return undefined;
+  need = Math.max(need, DF_CAP + 1);
+  for (let step = 0; step < 4 && need <= rows && shareBound(rows, need) >= share; step += 1) need += 1;
+  return need > rows || shareBound(rows, need) >= share ? undefined : need;
 }
 
 /** True when some sets are given and no chunk is in all of them. */
@@ -176,18 +201,11 @@ function shareBound(rows: number, atLeast: number): number {
 function commonAloneLoses(st: PrunedStatements, common: QueryTerm, threshold: number): boolean {
   const rows = rowCount(st);
   if (rows === undefined) return false;
-  const bound = (atLeast: number): number => shareBound(rows, atLeast);
-  if (bound(DF_CAP) < threshold) return true;
-  // The count of holders the bound needs: about the smallest n with bound(n) below the
-  // threshold (solved for n, then stepped past the rounding).
-  const e = Math.exp(threshold / (SHARE_BOUND * (1 + SLACK)));
-  let need = Math.floor((rows + 0.5 - 0.5 * e) / (1 + e)) + 1;
-  if (!Number.isFinite(need)) return false;
-  need = Math.max(need, DF_CAP + 1);
-  for (let step = 0; step < 4 && need <= rows && bound(need) >= threshold; step += 1) need += 1;
-  if (need > rows || bound(need) >= threshold) return false;
+  if (shareBound(rows, DF_CAP) < threshold) return true;
+  const need = holdersForShareBelow(rows, threshold);
+  if (need === undefined) return false;
   const found = (st.countUpTo.get(common.fts, need) as { n: number }).n;
-  return found >= need && bound(found) < threshold;
+  return found >= need && shareBound(rows, found) < threshold;
 }
 
 /** The row count FTS5's BM25 uses: the first varint of its averages record. */

@@ -3,11 +3,11 @@
  * which candidates hold a term held by fewer than DF_CAP chunks comes from the walk that
  * counted them, a commoner term is asked for all its candidates in one query, the chunk
  * count is summed from the artifact rows' counts and remembered until the database
- * changes, and when every indexed artifact is in
- * scope the BM25 candidates come from FTS5 alone, with no per-match join against the
- * chunk rows, and for a query with one common term from queries that leave out the chunks
- * that hold only it, for a query of common terms alone from the chunks that hold them all
- * when they are enough (`bm25-candidates.ts`).
+ * changes, and when every indexed artifact is in scope the BM25 candidates come from FTS5
+ * alone, with no per-match join against the chunk rows. In any scope, the candidates of a
+ * query with one common term come from queries that leave out the chunks that hold only it,
+ * and those of a query of common terms alone from the chunks that hold them all when they
+ * are enough (`bm25-candidates.ts`).
  */
 import { commonTermsCandidates, noChunkInEvery, prunedCandidates, type Match } from './bm25-candidates.js';
 import type { Database } from './database.js';
@@ -86,28 +86,26 @@ export function createRankingSource(options: SourceOptions): RankingSource & { s
   // scores every chunk that holds one (`commonTermsCandidates`).
   const allCommon = (terms: readonly QueryTerm[]): boolean => terms.length > 1 && terms.every((t) => holdersOf(t) === null);
 
+  // The best matches of an expression in scope by BM25, and every match with its BM25.
+  // With every indexed artifact in scope FTS5 alone answers, with no join against the chunk
+  // rows: the same rows in the same order as the joined query, since FTS5 yields matches in
+  // rowid order and the sort by BM25 is over the same sequence of values.
+  const matches = wholeIndex
+    ? (expression: string, limit: number) => st.matches.all(expression, limit) as Match[]
+    : (expression: string, limit: number) => st.matchesInScope.all(expression, scope, limit) as Match[];
+  const scored = wholeIndex ? (expression: string) => st.scored.all(expression) as Match[] : (expression: string) => st.scoredInScope.all(expression, scope) as Match[];
+
   const candidates: RankingSource['candidates'] = (terms, limits) => {
     const several = terms.length > 1;
-    if (wholeIndex) {
-      // The same rows in the same order as the joined query: FTS5 yields matches in rowid
-      // order and the sort by BM25 is over the same sequence of values.
-      const matches = (expression: string, limit: number) => st.matches.all(expression, limit) as Match[];
-      const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits) : undefined;
-      if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
-      const common = pruned === undefined && allCommon(terms) ? commonTermsCandidates(st, terms, limits, matches) : undefined;
-      const known = pruned ?? common;
-      const every = known?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
-      const everyComplete = known?.everyComplete ?? (several && every.length < limits.every);
-      const any = known?.any ?? matches(anyOf(terms), limits.any);
-      const [everyRows = [], anyRows = []] = withRows([every, any]);
-      return { every: everyRows, everyComplete, any: anyRows };
-    }
-    const inScope = (expression: string, limit: number): Candidate[] =>
-      (st.matchesInScope.all(expression, scope, limit) as (ChunkRow & { bm25: number })[]).map((c) => ({ ...c, score: 0 }));
-    const common = allCommon(terms) ? commonTermsCandidates(st, terms, limits, inScope) : undefined;
-    const every = common?.every ?? (several && !noneHoldsEvery(terms) ? inScope(allOf(terms), limits.every) : []);
-    const everyComplete = common?.everyComplete ?? (several && every.length < limits.every);
-    return { every, everyComplete, any: common?.any ?? inScope(anyOf(terms), limits.any) };
+    const pruned = several ? prunedCandidates(st, terms, (t) => holdersOf(t) ?? undefined, limits, scored) : undefined;
+    if (pruned !== undefined) partly.set(pruned.common.term.fts, pruned.common);
+    const common = pruned === undefined && allCommon(terms) ? commonTermsCandidates(st, terms, limits, matches) : undefined;
+    const known = pruned ?? common;
+    const every = known?.every ?? (several && !noneHoldsEvery(terms) ? matches(allOf(terms), limits.every) : []);
+    const everyComplete = known?.everyComplete ?? (several && every.length < limits.every);
+    const any = known?.any ?? matches(anyOf(terms), limits.any);
+    const [everyRows = [], anyRows = []] = withRows([every, any]);
+    return { every: everyRows, everyComplete, any: anyRows };
   };
 
   const chunkCount = (): number => {

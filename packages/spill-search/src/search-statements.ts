@@ -29,7 +29,10 @@ export interface SearchStatements extends IndexStatements, PrunedStatements {
   readonly docRows: Statement;
   readonly holdingOf: Statement;
   readonly matches: Statement;
+  /** The best matches of an expression among the chunks of the artifacts listed (JSON ids), by BM25: `chunk, bm25`. */
   readonly matchesInScope: Statement;
+  /** Every match of an expression among the chunks of the artifacts listed, with its BM25, unordered. */
+  readonly scoredInScope: Statement;
   readonly chunksByIds: Statement;
   readonly section: Statement;
   readonly sectionBefore: Statement;
@@ -60,9 +63,11 @@ export function prepareSearchStatements(db: Database): SearchStatements {
     holdingOf: db.prepare('SELECT rowid AS id FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))'),
     matches: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ? ORDER BY bm25 LIMIT ?`),
     matchesInScope: db.prepare(
-      `SELECT c.id AS chunk, c.artifact AS artifact, c.start_line AS startLine, c.end_line AS endLine, c.section AS section, c.context_byte AS contextByte, ${BM25} AS bm25 ` +
-        'FROM fts JOIN chunks c ON c.id = fts.rowid ' +
+      `SELECT c.id AS chunk, ${BM25} AS bm25 FROM fts JOIN chunks c ON c.id = fts.rowid ` +
         'WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?)) ORDER BY bm25 LIMIT ?',
+    ),
+    scoredInScope: db.prepare(
+      `SELECT c.id AS chunk, ${BM25} AS bm25 FROM fts JOIN chunks c ON c.id = fts.rowid WHERE fts MATCH ? AND c.artifact IN (SELECT value FROM json_each(?))`,
     ),
     scored: db.prepare(`SELECT rowid AS chunk, ${BM25} AS bm25 FROM fts WHERE fts MATCH ?`),
     countUpTo: db.prepare('SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)'),
