@@ -12,7 +12,8 @@ import { commonTermsCandidates, noChunkInEvery, prunedCandidates, rowCount, type
 import { closeDatabase, openDatabase, type Database } from './database.js';
 import { createSpillSearch, type SpillSearch } from './index.js';
 import { allOf, anyOf, parseQuery, type QueryTerm } from './query.js';
-import { DF_CAP } from './ranking.js';
+import { DF_CAP, type Candidate } from './ranking.js';
+import { createRankingSource } from './search-source.js';
 import { prepareSearchStatements, type SearchStatements } from './search-statements.js';
 import { saveText as save } from '@spillway/test-support/save-text';
 
@@ -231,6 +232,41 @@ describe('BM25 candidates without scoring every chunk of a common term', () => {
     // the any-term query had to be asked for others.
     expect(used.both).toBeGreaterThanOrEqual(2);
     expect(used.everyOnly).toBeGreaterThan(10);
+  });
+
+  it("gives a search of part of the index the candidates FTS5's own queries of that part give", () => {
+    // Two of the three artifacts in scope, as for a session that shares its index with
+    // others: the plans run through the joined statements.
+    const ids = (db.prepare('SELECT id, locator FROM artifacts ORDER BY id LIMIT 2').all() as { id: number; locator: string }[]).map((r) => [r.id, r.locator] as const);
+    const source = createRankingSource({ db, st, inScope: new Map(ids), memo: {}, lines: () => Promise.resolve(null) });
+    const rows = (matches: readonly Match[]): Candidate[] => {
+      const byId = new Map((st.chunksByIds.all(JSON.stringify(matches.map((m) => m.chunk))) as Omit<Candidate, 'bm25' | 'score'>[]).map((r) => [r.chunk, r]));
+      return matches.flatMap((m) => {
+        const row = byId.get(m.chunk);
+        return row === undefined ? [] : [{ ...row, bm25: m.bm25, score: 0 }];
+      });
+    };
+    const planned = { pruned: 0, common: 0 };
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...QUERY_WORDS, 'shares', 'create'), { minLength: 2, maxLength: 4 }), (words) => {
+        const { terms } = parseQuery(words.join(' '));
+        const got = source.candidates(terms, { every: 40, any: 60 });
+        const any = rows(askedInPart(anyOf(terms), 60));
+        const every = terms.length > 1 ? rows(askedInPart(allOf(terms), 60)) : [];
+        expect(got.any).toEqual(any);
+        // The first 40 are the every-term query's; any further ones are its next best,
+        // given because they are the any-term answer.
+        expect(got.every.slice(0, 40)).toEqual(every.slice(0, 40));
+        expect(got.every.slice(40)).toEqual(got.every.length > 40 ? every.slice(40) : []);
+        expect(got.everyComplete).toBe(terms.length > 1 && (got.every.length > 40 ? every.length < 60 : every.length < 40));
+        // Which plan answered, as its own function tells for the same part.
+        if (terms.length > 1 && prunedCandidates(st, terms, holdersOf, { every: 40, any: 60 }, scoredInPart)?.any !== undefined) planned.pruned += 1;
+        if (terms.length > 1 && terms.every((t) => holdersOf(t) === undefined) && commonTermsCandidates(st, terms, { every: 40, any: 60 }, askedInPart).any !== undefined) planned.common += 1;
+      }),
+      { numRuns: 200, examples: [[['shares', 'create']], [['create', 'shares']], [['numbat', 'commit']], [['pika', 'wombat']]] },
+    );
+    expect(planned.pruned).toBeGreaterThan(10);
+    expect(planned.common).toBeGreaterThanOrEqual(2);
   });
 
   it('is not used when two terms are common, or the common one stands between the others', () => {
