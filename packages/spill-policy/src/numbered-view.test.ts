@@ -28,6 +28,15 @@ describe('isNumberedView', () => {
     expect(isNumberedView(`Chunk ID: 1a2b3c\nWall time: 0.1 seconds\nProcess exited with code 0\nOriginal token count: 9000\nOutput:\n${view(1, 100)}`)).toBe(true);
   });
 
+  it("takes OpenCode's Read, whose lines are numbered `1: ` after its head, and not a list numbered so without that head", () => {
+    const head = '<path>/work/app/src/ledger.ts</path>\n<type>file</type>\n<content>\n';
+    const lines = view(1, 100, (n) => `${String(n)}: `);
+    expect(isNumberedView(`${head}${lines}\n(End of file - total 100 lines)\n</content>\n`)).toBe(true);
+    expect(isNumberedView(head + view(1, 8, (n) => `${String(n)}: `))).toBe(true);
+    expect(isNumberedView(lines)).toBe(false);
+    expect(isNumberedView(`<path>/work/app/src</path>\n<type>directory</type>\n<content>\n${lines}`)).toBe(false);
+  });
+
   it('needs numbers in turn: counts and ids are not line numbers', () => {
     expect(isNumberedView(view(1, 100, (i) => `${String(300 - 2 * i).padStart(6)}\t`))).toBe(false);
     expect(isNumberedView(view(1, 100, (i) => `${String((i * 37) % 50)}\t`))).toBe(false);

@@ -12,6 +12,14 @@ export const LINE_NUMBER_SOURCE = String.raw`\s*(\d+)[\t\u2192]|L(\d+): ?`;
 /** A line's number, when it starts with one (the first group or the second). */
 export const LINE_NUMBER_RE = new RegExp(`^(?:${LINE_NUMBER_SOURCE})`);
 
+/**
+ * OpenCode's Read: the file's path, its type and `<content>` on lines of their own, then
+ * lines numbered `1: `. A number and a colon alone start many a list item, so that form
+ * counts only after this head.
+ */
+const OPENCODE_READ_HEAD = /^<path>[^\n]*<\/path>\n<type>file<\/type>\n<content>\n/;
+const OPENCODE_LINE_NUMBER = /^(\d+): /;
+
 /** Lines of the start looked at to decide whether a text is a numbered view. */
 const NUMBERED_SAMPLE = 64;
 /** Fewer non-blank whole lines than this: too few to call a text a numbered file view. */
@@ -33,7 +41,8 @@ export function lineNumberOf(line: string): number | undefined {
 /**
  * Whether `text` is a file shown with its line numbers (`cat -n file`, `nl -ba file`, a
  * host's Read, a page a web tool opened), each line starting with a number as
- * {@link lineNumberOf} reads it.
+ * {@link lineNumberOf} reads it, or, after OpenCode's Read's head (`<path>…</path>`,
+ * `<type>file</type>`, `<content>`), with `1: `, `2: `…
  *
  * It looks at the first 64 lines that end (with `\n`) within the first `units` code units,
  * and skips the blank ones among them (`nl` leaves blank lines unnumbered and blank). A
@@ -49,21 +58,36 @@ export function lineNumberOf(line: string): number | undefined {
  */
 export function isNumberedView(text: string, units = text.length): boolean {
   const end = Math.min(text.length, units);
+  const openCode = OPENCODE_READ_HEAD.exec(text);
   let numbered = 0;
   let lines = 0;
   let previous = -1;
-  for (let from = 0, seen = 0; seen < NUMBERED_SAMPLE; seen++) {
+  for (let from = openCode?.[0].length ?? 0, seen = 0; seen < NUMBERED_SAMPLE; seen++) {
     const at = text.indexOf('\n', from);
     if (at < 0 || at >= end) break;
     const line = text.slice(from, at);
     from = at + 1;
     if (line.trim() === '') continue;
     lines++;
-    const n = lineNumberOf(line);
+    const n = lineNumberOf(line) ?? (openCode === null ? undefined : openCodeNumberOf(line));
     if (n !== undefined) {
       if (previous < 0 || n === previous + 1) numbered++;
       previous = n;
     }
   }
   return lines >= NUMBERED_MIN_LINES && numbered >= lines * 0.75;
+}
+
+/** The number OpenCode's Read put before a line of its content (`12: code`). */
+function openCodeNumberOf(line: string): number | undefined {
+  const m = OPENCODE_LINE_NUMBER.exec(line);
+  return m === null ? undefined : Number(m[1]);
+}
+
+/**
+ * Whether `text` is OpenCode's Read of a file, numbered as {@link isNumberedView} requires:
+ * its head tells a file view from a list whose items are numbered `1: ` the same way.
+ */
+export function isOpenCodeFileView(text: string, units = text.length): boolean {
+  return OPENCODE_READ_HEAD.test(text) && isNumberedView(text, units);
 }

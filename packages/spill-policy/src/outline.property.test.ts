@@ -221,6 +221,8 @@ describe('the preview with excerpts (examples)', () => {
       arrow: doc.map((line, i) => `${String(i + 1).padStart(6)}\u2192${line}`).join('\n'),
       // A page a web tool opened numbers its lines `L0: `, `L1: `…
       page: doc.map((line, i) => `L${String(i)}: ${line}`).join('\n'),
+      // OpenCode's Read numbers its lines `1: ` after a head of its own.
+      openCode: `<path>/work/plan.md</path>\n<type>file</type>\n<content>\n${doc.map((line, i) => `${String(i + 1)}: ${line}`).join('\n')}\n\n(End of file - total 400 lines)\n</content>`,
     };
     for (const [name, text] of Object.entries(views)) expect(await preview(text, 2000), name).toBe(await headTail(text, 2000));
     // Long lines: at 2 KiB the head holds a dozen of them.
@@ -228,6 +230,8 @@ describe('the preview with excerpts (examples)', () => {
     expect(await preview(wide, 2048)).toBe(await headTail(wide, 2048));
     // Without the numbers it is text like any other: its error lines are excerpted.
     expect(await preview(doc.join('\n'), 2000)).toContain(EXCERPTS_MARKER);
+    // Numbered `1: ` without OpenCode's head, it is not taken for a file view.
+    expect(await preview(doc.map((line, i) => `${String(i + 1)}: ${line}`).join('\n'), 2000)).not.toBe(await headTail(doc.map((line, i) => `${String(i + 1)}: ${line}`).join('\n'), 2000));
   });
 
   it('rejects an unknown preview style at construction', () => {

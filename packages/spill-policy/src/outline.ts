@@ -3,7 +3,7 @@ import type { JsonEntry, JsonShape } from './json-shape.js';
 import { composeReplacement, cutHead, cutTail, PREVIEW_SEPARATOR, type PreviewSource, type Replacement } from './preview.js';
 import { listHead, listOutline, OUTLINE_LINE_BYTES } from './list-outline.js';
 import { itemKind } from './list-scan.js';
-import { isNumberedView } from './numbered-view.js';
+import { isNumberedView, isOpenCodeFileView } from './numbered-view.js';
 import { ASSERTION, ERROR, FATAL } from './salient.js';
 import type { Candidate, ExcerptLine, PreviewScan } from './scan.js';
 
@@ -98,6 +98,8 @@ function window(source: PreviewSource, lines: number, budget: number): Window {
 /** The preview for `budget` bytes, or `undefined` when the plain head and tail serve as well. */
 function layout(source: PreviewSource, scan: PreviewScan, budget: number, cap: number): Built | undefined {
   const { totalBytes } = source;
+  // OpenCode's Read numbers lines `1: `, as many a list numbers its items: its head tells.
+  if (scan.json === undefined && isOpenCodeFileView(source.head, cap + 2)) return undefined;
   if (scan.list !== undefined && !failing(scan, scan.list.kinds)) {
     const header = (first: number): string => `${listHeaderLine(scan, totalBytes, first)}\n`;
     const shape = scan.json === undefined ? '' : shapeText(scan.json, Math.floor(budget * SHAPE_SHARE));
