@@ -153,12 +153,8 @@ function lackingOneLoses(st: PrunedStatements, terms: readonly QueryTerm[], thre
   // The most a chunk can score with all terms but the one of the smallest share.
   const most = (shares: readonly number[]): number => shares.reduce((a, b) => a + b, 0) - Math.min(...shares);
   if (most(terms.map(() => shareBound(rows, DF_CAP))) < threshold) return true;
-  const enough = holdersForShareBelow(rows, threshold / (terms.length - 1));
-  const counted = terms.map((t) => {
-    const limit = enough ?? rows;
-    const n = (st.countUpTo.get(t.fts, limit) as { n: number }).n;
-    return shareBound(rows, Math.max(DF_CAP, n));
-  });
+  const limit = holdersForShareBelow(rows, threshold / (terms.length - 1)) ?? rows;
+  const counted = terms.map((t) => shareBound(rows, Math.max(DF_CAP, (st.countUpTo.get(t.fts, limit) as { n: number }).n)));
   return most(counted) < threshold;
 }
 
