@@ -29,6 +29,17 @@ describe('callReads', () => {
     expect(lineRangesOf(JSON.stringify({ file_path: '/w/notes.md', content: "run sed -n '700,720p' crates/a/src/lib.rs to see it" }))).toEqual([]);
     expect(lineRangesOf(JSON.stringify({ pattern: 'fn main', path: '/w/crates/a/src/lib.rs', offset: 20 }))).toEqual([]);
   });
+
+  it("read OpenCode's Read (`filePath`, `offset` and `limit` from line 1) and Gemini CLI's `read_file` (`start_line` to `end_line`)", () => {
+    expect(lineRangesOf(JSON.stringify({ filePath: '/app/src/x.ts', offset: 300, limit: 50 }))).toEqual([{ path: '/app/src/x.ts', first: 300, last: 349 }]);
+    expect(lineRangesOf(JSON.stringify({ filePath: '/app/src/x.ts', offset: 7 }))).toEqual([{ path: '/app/src/x.ts', first: 7, last: 2006 }]);
+    expect(numberedViewOf(JSON.stringify({ filePath: '/app/src/x.ts' }))).toBe('/app/src/x.ts');
+    expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', start_line: 40, end_line: 60 }))).toEqual([{ path: 'src/x.ts', first: 40, last: 60 }]);
+    expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', start_line: 40 }))).toEqual([{ path: 'src/x.ts', first: 40, last: 2039 }]);
+    expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', end_line: 25 }))).toEqual([{ path: 'src/x.ts', first: 1, last: 25 }]);
+    expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', start_line: 60, end_line: 40 }))).toEqual([]);
+    expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', start_line: 0 }))).toEqual([]);
+  });
 });
 
 describe('LineRangeTracker', () => {
@@ -131,6 +142,28 @@ describe('SessionAnalyzer with line ranges', () => {
     a.push({ kind: 'call', session: 's', id: 'r3', tool: 'Edit', input: JSON.stringify({ file_path: file, old_string: 'x', new_string: 'y' }) });
     a.push({ kind: 'call', session: 's', id: 'r4', tool: 'Read', input: JSON.stringify({ file_path: file, offset: 1500, limit: 20 }) });
     expect(a.results[0]?.caps).toEqual([expect.objectContaining({ cap: 2048, neededHeadTail: true, neededSpillway: true, example: `${file}:1500-1519` })]);
+  });
+
+  it("counts a later Read of lines that OpenCode's numbered Read (`12: code`) held only in the omitted middle", () => {
+    const file = '/app/src/engine.ts';
+    const body = Array.from({ length: 3000 }, (_, i) => `${String(i + 1)}: const value${String(i + 1)} = compute(${String(i + 1)});`).join('\n');
+    const view = `<path>${file}</path>\n<type>file</type>\n<content>\n${body}\n\n(End of file - total 3000 lines)\n</content>`;
+    const session = (output: string) => {
+      const a = new SessionAnalyzer('opencode', [4096]);
+      a.push({ kind: 'call', session: 's', id: 'r1', tool: 'read', input: JSON.stringify({ filePath: file }) });
+      a.push({ kind: 'result', session: 's', id: 'r1', output });
+      a.push({ kind: 'call', session: 's', id: 'r2', tool: 'read', input: JSON.stringify({ filePath: file, offset: 2, limit: 3 }) });
+      a.push({ kind: 'result', session: 's', id: 'r2', output: 'ok' });
+      return a;
+    };
+    const a = session(view);
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
+    a.push({ kind: 'call', session: 's', id: 'r3', tool: 'read', input: JSON.stringify({ filePath: file, offset: 1500, limit: 20 }) });
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: true, neededSpillway: true, example: `${file}:1500-1519` });
+    // The same lines without OpenCode's head are a list whose items are numbered, not a view of the file.
+    const list = session(body);
+    list.push({ kind: 'call', session: 's', id: 'r3', tool: 'read', input: JSON.stringify({ filePath: file, offset: 1500, limit: 20 }) });
+    expect(list.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
   });
 
   it('counts `sed -n` of lines a Codex `nl -ba` view left out, and not of lines it showed', () => {

@@ -1,14 +1,15 @@
 /**
  * Line ranges as later actions: a tool call that reads lines `a` to `b` of a file (Claude
- * Code's Read with an offset, `sed -n 'a,bp' file`, `nl -ba file | sed -n 'a,bp'`) needed
- * those lines of an earlier output that showed the same file with its line numbers (a Read,
- * `nl -ba file`, `cat -n file`), when a preview of that output left some of them out. The
+ * Code's or OpenCode's Read with an offset, Gemini CLI's `read_file` with a start or end
+ * line, `sed -n 'a,bp' file`, `nl -ba file | sed -n 'a,bp'`) needed those lines of an
+ * earlier output that showed the same file with its line numbers (a Read, `nl -ba file`,
+ * `cat -n file`), when a preview of that output left some of them out. The
  * numbers a preview shows are read from the preview itself, so no output text is kept: per
  * output, its path, the numbers it holds and, per preview, the numbers that preview shows,
  * each kept as runs of consecutive numbers (a view of lines 1 to 5,000 is one run).
  */
 
-import { isNumberedView, lineNumberOf } from '@spillway/policy';
+import { isNumberedView, isOpenCodeFileView, lineNumberOf } from '@spillway/policy';
 
 /** A later call's reading of lines `first` to `last` (1-based, inclusive) of the file at `path`. */
 export interface LineRange {
@@ -17,7 +18,10 @@ export interface LineRange {
   readonly last: number;
 }
 
-/** Claude Code's Read shows 2,000 lines when given an offset without a limit. */
+/**
+ * Lines a Read shows from where it starts when not told where to stop: Claude Code's and
+ * OpenCode's Read without a `limit`, Gemini CLI's `read_file` without an `end_line`.
+ */
 const READ_DEFAULT_LIMIT = 2000;
 /** `sed -n 'a,bp' FILE`: the script, then the file. */
 const SED_RANGE = /\bsed\s+-n\s+['"]?(\d+)\s*,\s*(\d+)\s*p['"]?\s+(['"]?)([^-\s'"|;&<>)][^\s'"|;&<>)]*)\3/g;
@@ -76,7 +80,11 @@ function positive(value: unknown): number | undefined {
 
 /** What a tool call reads of files by their lines. */
 export interface CallReads {
-  /** The line ranges its arguments read: Read's `offset` and `limit`, `sed -n 'a,bp'` of a file. */
+  /**
+   * The line ranges its arguments read: a Read's `offset` and `limit` (Claude Code's and
+   * OpenCode's, both counting from line 1), `read_file`'s `start_line` and `end_line`
+   * (Gemini CLI's), `sed -n 'a,bp'` of a file.
+   */
   readonly ranges: LineRange[];
   /** The file it shows with its line numbers (a Read, `nl -ba file`, `cat -n file`), if it does. */
   readonly viewed?: string;
@@ -86,27 +94,38 @@ export interface CallReads {
 export function callReads(input: string): CallReads {
   const ranges: LineRange[] = [];
   const args = objectOf(input);
-  // Read's offset is a line; a search tool's offset skips results, and names no file_path.
-  const path = args?.file_path;
+  // A Read's offset is a line; a search tool's offset skips results, and names no file.
+  const file = args?.file_path ?? args?.filePath;
+  const path = typeof file === 'string' && file !== '' ? file : undefined;
   const offset = positive(args?.offset);
-  if (typeof path === 'string' && offset !== undefined) ranges.push({ path, first: offset, last: offset + (positive(args?.limit) ?? READ_DEFAULT_LIMIT) - 1 });
+  if (path !== undefined && offset !== undefined) ranges.push({ path, first: offset, last: offset + (positive(args?.limit) ?? READ_DEFAULT_LIMIT) - 1 });
+  const start = positive(args?.start_line);
+  const end = positive(args?.end_line);
+  if (path !== undefined && offset === undefined && (start !== undefined || end !== undefined)) {
+    const first = start ?? 1;
+    ranges.push({ path, first, last: end ?? first + READ_DEFAULT_LIMIT - 1 });
+  }
   const command = commandOf(args, input);
   if (command.includes('sed')) {
     for (const m of command.matchAll(SED_RANGE)) ranges.push({ path: resolved(m[4] ?? '', args), first: Number(m[1]), last: Number(m[2]) });
     for (const m of command.matchAll(NUMBERED_SED_RANGE)) ranges.push({ path: resolved(m[2] ?? '', args), first: Number(m[3]), last: Number(m[4]) });
   }
-  const shown = typeof args?.file_path === 'string' ? args.file_path : NUMBERED_VIEW.exec(command)?.[2];
+  const shown = path ?? NUMBERED_VIEW.exec(command)?.[2];
   const viewed = shown === undefined ? undefined : resolved(shown, args);
   return { ranges: ranges.filter((r) => r.path !== '' && r.first <= r.last), ...(viewed === undefined ? {} : { viewed }) };
 }
 
-/** The numbers of the numbered lines of `text`, in order (at most `max`). */
-function numbersIn(text: string, max: number): number[] {
+/**
+ * The numbers of the numbered lines of `text`, in order (at most `max`); with `openCodeRead`,
+ * also of lines numbered `12: ` as OpenCode's Read numbers them.
+ */
+function numbersIn(text: string, max: number, openCodeRead: boolean): number[] {
   const numbers: number[] = [];
+  const options = { openCodeRead };
   for (let from = 0; from < text.length && numbers.length < max; ) {
     let at = text.indexOf('\n', from);
     if (at < 0) at = text.length;
-    const n = lineNumberOf(text.slice(from, Math.min(at, from + NUMBER_UNITS)).replace(EXCERPT_LABEL, ''));
+    const n = lineNumberOf(text.slice(from, Math.min(at, from + NUMBER_UNITS)).replace(EXCERPT_LABEL, ''), options);
     if (n !== undefined) numbers.push(n);
     from = at + 1;
   }
@@ -238,9 +257,12 @@ export class LineRangeTracker {
    * view of `path`: `previews` gives, per omission bit, the text of a preview of it.
    */
   record(path: string | undefined, output: number, text: string, previews: readonly { readonly bit: number; readonly text: string }[]): void {
-    if (path === undefined || previews.length === 0 || !isNumbered(text)) return;
-    const lines = lineRuns(numbersIn(text, MAX_NUMBERS));
-    const shown = previews.map(({ bit, text: p }) => ({ bit, lines: lineRuns(numbersIn(p, MAX_NUMBERS)) }));
+    if (path === undefined || previews.length === 0) return;
+    // OpenCode's Read numbers its lines `12: `, which counts only in an output with its head.
+    const openCodeRead = isOpenCodeFileView(text);
+    if (!openCodeRead && !isNumbered(text)) return;
+    const lines = lineRuns(numbersIn(text, MAX_NUMBERS, openCodeRead));
+    const shown = previews.map(({ bit, text: p }) => ({ bit, lines: lineRuns(numbersIn(p, MAX_NUMBERS, openCodeRead)) }));
     this.views = [{ path, output, lines, shown }, ...this.views].slice(0, MAX_VIEWS);
   }
 

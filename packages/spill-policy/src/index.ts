@@ -8,7 +8,7 @@
 export { createSpillPolicy } from './policy.js';
 export { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS } from './options.js';
 export { LINE_WINDOW_BYTES, previewMarker } from './preview.js';
-export { isNumberedView, lineNumberOf } from './numbered-view.js';
+export { isNumberedView, isOpenCodeFileView, lineNumberOf, type LineNumberOptions } from './numbered-view.js';
 export { lostNotice } from './compose.js';
 export { composeSpillPreview, createSpillPreviewScanner, createSpillPreviewScanners } from './compose.js';
 export type { SpillPreview, SpillPreviewInput, SpillPreviewScan, SpillPreviewScanner, SpillPreviewMultiScanner } from './compose.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isNumberedView, lineNumberOf } from './index.js';
+import { isNumberedView, isOpenCodeFileView, lineNumberOf } from './index.js';
 
 /** Lines `from` to `to` of a file, each numbered by `number`, one per line. */
 const view = (from: number, to: number, number: (n: number) => string = (n) => `${String(n).padStart(6)}\t`): string =>
@@ -13,6 +13,13 @@ describe('lineNumberOf', () => {
     expect(lineNumberOf('L0: # Title')).toBe(0);
     expect(lineNumberOf('L31:text')).toBe(31);
     for (const line of ['', 'const x = 1;', '12 apples', '12: x', 'x\t12\t', 'l3: x', '[12] x']) expect(lineNumberOf(line), line).toBeUndefined();
+  });
+
+  it("reads OpenCode's `12: ` only when told the line is of its Read", () => {
+    expect(lineNumberOf('12: const x = 1;', { openCodeRead: true })).toBe(12);
+    expect(lineNumberOf('    12\tconst x = 1;', { openCodeRead: true })).toBe(12);
+    expect(lineNumberOf('12: const x = 1;', { openCodeRead: false })).toBeUndefined();
+    for (const line of ['12 : x', ' 12: x', '12:x', 'x: 12: y']) expect(lineNumberOf(line, { openCodeRead: true }), line).toBeUndefined();
   });
 });
 
@@ -35,6 +42,10 @@ describe('isNumberedView', () => {
     expect(isNumberedView(head + view(1, 8, (n) => `${String(n)}: `))).toBe(true);
     expect(isNumberedView(lines)).toBe(false);
     expect(isNumberedView(`<path>/work/app/src</path>\n<type>directory</type>\n<content>\n${lines}`)).toBe(false);
+    expect(isOpenCodeFileView(`${head}${lines}`)).toBe(true);
+    // A view numbered otherwise is not OpenCode's, nor is its head anywhere but at the start.
+    expect(isOpenCodeFileView(view(1, 100))).toBe(false);
+    expect(isOpenCodeFileView(`note\n${head}${lines}`)).toBe(false);
   });
 
   it('needs numbers in turn: counts and ids are not line numbers', () => {

@@ -25,17 +25,29 @@ const NUMBERED_SAMPLE = 64;
 /** Fewer non-blank whole lines than this: too few to call a text a numbered file view. */
 const NUMBERED_MIN_LINES = 8;
 
+/** Options of {@link lineNumberOf}. */
+export interface LineNumberOptions {
+  /**
+   * The line is of OpenCode's Read (see {@link isOpenCodeFileView}), whose lines are
+   * numbered `12: code`: that form counts too. Default `false`, where it does not, since a
+   * number and a colon start many a list item.
+   */
+  readonly openCodeRead?: boolean;
+}
+
 /**
  * The number a file viewer put before `line`: `12` for `    12\tcode` (`cat -n`, `nl`, a
  * host's Read), `    12\u2192code` (Claude Code's earlier Read) or `L12: text` (a page a web
- * tool opened).
+ * tool opened), and with `openCodeRead`, `12: code` (OpenCode's Read).
  *
  * @param line - one line, without its line break; only its start is read
+ * @param options - which forms count besides the viewers' own
  * @returns the number, or `undefined` when the line does not start with one of those forms
  */
-export function lineNumberOf(line: string): number | undefined {
+export function lineNumberOf(line: string, options?: LineNumberOptions): number | undefined {
   const m = LINE_NUMBER_RE.exec(line);
-  return m === null ? undefined : Number(m[1] ?? m[2]);
+  if (m !== null) return Number(m[1] ?? m[2]);
+  return options?.openCodeRead === true ? openCodeNumberOf(line) : undefined;
 }
 
 /**
@@ -69,7 +81,7 @@ export function isNumberedView(text: string, units = text.length): boolean {
     from = at + 1;
     if (line.trim() === '') continue;
     lines++;
-    const n = lineNumberOf(line) ?? (openCode === null ? undefined : openCodeNumberOf(line));
+    const n = lineNumberOf(line, { openCodeRead: openCode !== null });
     if (n !== undefined) {
       if (previous < 0 || n === previous + 1) numbered++;
       previous = n;
@@ -86,7 +98,12 @@ function openCodeNumberOf(line: string): number | undefined {
 
 /**
  * Whether `text` is OpenCode's Read of a file, numbered as {@link isNumberedView} requires:
- * its head tells a file view from a list whose items are numbered `1: ` the same way.
+ * its head (`<path>…</path>`, `<type>file</type>`, `<content>`, each a line of its own, at
+ * the very start) tells a file view from a list whose items are numbered `1: ` the same way.
+ *
+ * @param text - the text, or its start
+ * @param units - how many code units of `text` to look at (default: all)
+ * @returns whether the text is OpenCode's numbered Read of a file
  */
 export function isOpenCodeFileView(text: string, units = text.length): boolean {
   return OPENCODE_READ_HEAD.test(text) && isNumberedView(text, units);
