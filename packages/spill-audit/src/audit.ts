@@ -1,12 +1,15 @@
 /** The audit: read transcripts, add the figures up, recommend a cap. */
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { wholeNumberProblem } from '@spillway/core';
 import { HOSTS } from '@spillway/hosts';
-import { CANDIDATE_CAPS, SessionAnalyzer, type CallFigures, type CapOutcome, type SessionAnalyzerOptions } from './analyze.js';
+import { CANDIDATE_CAPS, type CallFigures } from './analyze.js';
+import { auditFile, unreadable, type FileAudit, type FileJob } from './audit-file.js';
+import { AUDIT_WORKER_URL, auditInPool } from './audit-pool.js';
 import { findTranscripts } from './discover.js';
-import { AuditError, TranscriptFormatError } from './errors.js';
-import { addNeeded, MAX_SEARCH_CHECKS, runCheck, searchQueryFor, type PendingCheck, type SearchOutput } from './search-check.js';
-import { readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
+import { AuditError } from './errors.js';
+import { MAX_SEARCH_CHECKS, runCheck, type PendingCheck, type SearchOutput } from './search-check.js';
+import { MAX_NAMED_SKIPS, readTranscript, type ReadStats, type SkippedLine, type TranscriptFormat } from './transcript.js';
 
 /** A harness's transcripts have no setup cap; 24 KiB lies between the hosts' caps. */
 const GENERIC_CAP = 24576;
@@ -51,6 +54,15 @@ export interface AuditOptions {
    * then as each file's bytes are read.
    */
   readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
+  /**
+   * Most threads to read files on at once. Default the machine's cores
+   * (`os.availableParallelism()`), at most 2: each thread has a heap of its own, and two keep
+   * an audit of a gigabyte under 256 MiB. Never more than there are files. Above 1, an audit
+   * of 32 MiB or more spreads its files over that many worker threads, and the report is the
+   * same; 1 reads them on the calling thread, as does a smaller audit or one whose workers
+   * cannot start.
+   */
+  readonly threads?: number | undefined;
 }
 
 /** How far an audit's reading is: what {@link AuditOptions.onProgress} is told. */
@@ -299,12 +311,41 @@ export function recommendCap(scope: string, calls: readonly CallFigures[], caps:
  * `AUDIT_NOT_FOUND` / `AUDIT_UNREADABLE` when the transcripts cannot be found or read.
  */
 export async function runAudit(options: AuditOptions): Promise<AuditReport> {
+  return auditWith(options, { url: AUDIT_WORKER_URL, minBytes: POOL_MIN_BYTES });
+}
+
+/**
+ * Files of fewer bytes in all are read on the calling thread: a new worker compiles the
+ * audit's code afresh, which costs about what reading 4 MiB on a warm thread does, so on
+ * two threads the pool gains only past some 16 MiB (see docs/benchmarks.md, figure 15).
+ */
+const POOL_MIN_BYTES = 32 * 1024 * 1024;
+/**
+ * Threads by default, however many cores there are: each has a heap of its own, and two
+ * keep an audit of a gigabyte under 256 MiB (see {@link AuditOptions.threads}).
+ */
+const DEFAULT_MAX_THREADS = 2;
+
+/** Where a pool's workers are loaded from, from how many bytes it is used, and who is told how many workers started. */
+export interface PoolSettings {
+  /** The worker entry. */
+  readonly url: URL;
+  /** Files of fewer bytes in all are read on the calling thread. */
+  readonly minBytes: number;
+  /** Told how many workers started, when a pool did. */
+  readonly onStart?: (workers: number) => void;
+}
+
+/** {@link runAudit} with the pool set as `pool` says. */
+export async function auditWith(options: AuditOptions, pool: PoolSettings): Promise<AuditReport> {
   const { format } = options;
   const cap = options.cap ?? setupCapFor(format);
   const maxNeeded = options.maxNeeded ?? 0.1;
   const capProblem = wholeNumberProblem(cap, { min: 1, unit: 'bytes' });
   if (capProblem !== undefined) throw new AuditError('AUDIT_INVALID_OPTION', `The cap ${capProblem}.`);
   if (!(maxNeeded >= 0 && maxNeeded <= 1)) throw new AuditError('AUDIT_INVALID_OPTION', `The needed-later rate must be between 0 and 1 (e.g. 0.1 for 10 %); got ${String(maxNeeded)}.`);
+  const threadsProblem = options.threads === undefined ? undefined : wholeNumberProblem(options.threads, { min: 1, unit: 'threads' });
+  if (threadsProblem !== undefined) throw new AuditError('AUDIT_INVALID_OPTION', `The thread count ${threadsProblem}.`);
   const caps = [...new Set([...CANDIDATE_CAPS, cap])].sort((a, b) => a - b);
   const files = await findTranscripts(format, options.paths ?? [], { env: options.env, home: options.home });
   const progress = await progressOf(files, options.onProgress);
@@ -313,65 +354,43 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
   let callsWithoutOutput = 0;
   const storedOutputs = { read: 0, missing: 0 };
   const { searchOutput } = options;
+  const job: FileJob = { format, caps, cap, mcpServers: options.mcpServers, search: searchOutput !== undefined };
   // The outputs to search, by file; only what a search needs is kept, never an output's text.
   const checks = new Map<string, PendingCheck[]>();
   let checked = 0;
   /** Outputs a string made needed after the limit of checks: not searched. (A need by a line range alone has no string to search for.) */
-  const unchecked = new Set<CapOutcome>();
-  for (const file of files) {
-    // One analyzer per file: a Claude Code or Codex file is one session; a generic file's sessions are told apart by id.
-    const analyzers = new Map<string, { analyzer: SessionAnalyzer; ordinals: number[] }>();
-    // While a call is pushed: the outputs it makes needed at the audited cap, with the strings it used.
-    const needing = new Map<number, { outcome: CapOutcome; strings: string[] }>();
-    const analyzerOptions: SessionAnalyzerOptions =
-      searchOutput === undefined
-        ? {}
-        : {
-            onNeeded: (output, outcome, s) => {
-              if (outcome.cap !== cap) return;
-              const n = needing.get(output);
-              if (n === undefined) needing.set(output, { outcome, strings: [s] });
-              else if (!n.strings.includes(s)) n.strings.push(s);
-            },
-          };
-    let ordinal = 0;
-    try {
-      for await (const event of readTranscript(file, format, stats, options.mcpServers, progress?.read)) {
-        let a = analyzers.get(event.session);
-        if (a === undefined) analyzers.set(event.session, (a = { analyzer: new SessionAnalyzer(format, caps, analyzerOptions), ordinals: [] }));
-        a.analyzer.push(event);
-        if (event.kind === 'result') {
-          if (event.stored !== undefined) storedOutputs[event.stored.read ? 'read' : 'missing']++;
-          if (searchOutput !== undefined) a.ordinals.push(ordinal);
-          ordinal++;
-        }
-        if (needing.size > 0 && event.kind === 'call') {
-          // The first call to need an output is the one whose words are searched with.
-          for (const [output, { outcome, strings }] of needing) {
-            if (outcome.foundBySearch !== undefined) continue;
-            if (checked >= MAX_SEARCH_CHECKS) {
-              unchecked.add(outcome);
-              continue;
-            }
-            const check: PendingCheck = { ordinal: a.ordinals[output] ?? -1, query: searchQueryFor(event.input, []), blindQuery: searchQueryFor(event.input, strings), needed: [], outcome };
-            for (const s of strings) addNeeded(check, s);
-            outcome.foundBySearch = false;
-            checked++;
-            const list = checks.get(file) ?? [];
-            list.push(check);
-            checks.set(file, list);
-          }
-          needing.clear();
-        }
+  const unchecked = new Set<PendingCheck['outcome']>();
+  /** Adds one file's figures, files taken in order; its checks count against the limit in that order. */
+  const merge = (file: string, audit: FileAudit): void => {
+    stats.lines += audit.stats.lines;
+    stats.skipped += audit.stats.skipped;
+    for (const s of audit.stats.skippedLines) if (stats.skippedLines.length < MAX_NAMED_SKIPS) stats.skippedLines.push(s);
+    for (const c of audit.calls) calls.push(c);
+    callsWithoutOutput += audit.callsWithoutOutput;
+    storedOutputs.read += audit.storedOutputs.read;
+    storedOutputs.missing += audit.storedOutputs.missing;
+    for (const check of audit.checks) {
+      if (checked >= MAX_SEARCH_CHECKS) {
+        unchecked.add(check.outcome);
+        continue;
       }
-    } catch (cause) {
-      throw unreadable(cause, file, format);
+      check.outcome.foundBySearch = false;
+      checked++;
+      const list = checks.get(file) ?? [];
+      list.push(check);
+      checks.set(file, list);
     }
-    for (const { analyzer } of analyzers.values()) {
-      calls.push(...analyzer.results);
-      callsWithoutOutput += analyzer.unanswered;
+  };
+  const threads = Math.min(options.threads ?? Math.min(availableParallelism(), DEFAULT_MAX_THREADS), files.length);
+  const pooled = threads > 1 && (await bytesOf(files)) >= pool.minBytes ? await auditInPool(files, job, threads, progress, pool.url) : undefined;
+  if (pooled !== undefined) {
+    pool.onStart?.(threads);
+    for (const [i, audit] of pooled.entries()) merge(files[i] ?? '', audit);
+  } else {
+    for (const file of files) {
+      merge(file, await auditFile(file, job, progress?.read));
+      progress?.fileDone();
     }
-    progress?.fileDone();
   }
   const foundBlind = searchOutput === undefined ? undefined : await searchChecks(checks, searchOutput, format, options.mcpServers);
   const searched = foundBlind !== undefined;
@@ -461,24 +480,10 @@ async function searchChecks(checks: ReadonlyMap<string, readonly PendingCheck[]>
   return blind;
 }
 
-/**
- * The error to throw for a failure while reading `file`. Only a failure of the file itself
- * is the transcript's: anything else is a fault of the audit, answered as what it is rather
- * than as a permission problem.
- */
-function unreadable(cause: unknown, file: string, format: TranscriptFormat): unknown {
-  if (cause instanceof AuditError || !(isFileError(cause) || cause instanceof TranscriptFormatError)) return cause;
-  const code = isFileError(cause) ? cause.code : '';
-  const advice = code === 'EACCES' || code === 'EPERM' ? 'Check its permissions, or leave it out.' : `Check that it is a ${format} transcript, or leave it out.`;
-  return new AuditError('AUDIT_UNREADABLE', `Cannot read ${file}: ${cause.message}. ${advice}`, { cause });
-}
-
 /** Reports {@link AuditProgress} to `onProgress`, from the files' sizes found first; `undefined` without it. */
 async function progressOf(files: readonly string[], onProgress: AuditOptions['onProgress']): Promise<{ read: (bytes: number) => void; fileDone: () => void } | undefined> {
   if (onProgress === undefined) return undefined;
-  // A file that cannot be stat'ed counts as empty here; reading it reports the real fault.
-  const sizes = await Promise.all(files.map((f) => stat(f).then((s) => s.size, () => 0)));
-  const bytes = sizes.reduce((a, b) => a + b, 0);
+  const bytes = await bytesOf(files);
   let filesDone = 0;
   let bytesDone = 0;
   const tell = (): void => { onProgress({ files: files.length, filesDone, bytes, bytesDone }); };
@@ -495,7 +500,8 @@ async function progressOf(files: readonly string[], onProgress: AuditOptions['on
   };
 }
 
-/** An error of the file system (`EACCES`, `EISDIR`, `EIO`…), as Node raises them. */
-function isFileError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code ?? '');
+/** The files' bytes in all; a file that cannot be stat'ed counts as empty here (reading it reports the real fault). */
+async function bytesOf(files: readonly string[]): Promise<number> {
+  const sizes = await Promise.all(files.map((f) => stat(f).then((s) => s.size, () => 0)));
+  return sizes.reduce((a, b) => a + b, 0);
 }
