@@ -401,7 +401,7 @@ export class SessionAnalyzer {
         });
       }
       // A line range the call reads of a file an earlier output showed numbered.
-      const reads = callReads(event.input);
+      const reads = callReads(event.input, this.format);
       for (const range of reads.ranges) {
         this.ranges.omissions(range, (output, bits) => {
           const figures = this.results[output];

@@ -1,7 +1,7 @@
 /** One transcript file's audit, apart from the others: what the audit does for each file, on its own thread or a pool's. */
 import { SessionAnalyzer, type CallFigures, type CapOutcome, type SessionAnalyzerOptions } from './analyze.js';
 import { AuditError, TranscriptFormatError } from './errors.js';
-import { addNeeded, searchQueryFor, type PendingCheck } from './search-check.js';
+import { addNeeded, MAX_SEARCH_CHECKS, searchQueryFor, type PendingCheck } from './search-check.js';
 import { readTranscript, type ReadStats, type TranscriptFormat } from './transcript.js';
 
 /** What one file's audit found: its calls' figures, what its reading counted, and its outputs to search. */
@@ -15,12 +15,14 @@ export interface FileAudit {
   /** Its lines, skipped lines and the first of them named. */
   readonly stats: ReadStats;
   /**
-   * With `search`, every output a later call made needed at the audited cap, in the order
-   * those calls came, each once; each check's `outcome` is the one in `calls` (a message
-   * between threads keeps that identity). The caller keeps the first of all files' checks
-   * up to its limit.
+   * With `search`, the first {@link MAX_SEARCH_CHECKS} outputs a later call made needed at
+   * the audited cap, in the order those calls came, each once; each check's `outcome` is
+   * the one in `calls` (a message between threads keeps that identity). The caller keeps
+   * the first of all files' checks up to the same limit.
    */
   readonly checks: PendingCheck[];
+  /** How many more outputs were made needed after those: never searched. */
+  readonly moreNeeded: number;
 }
 
 /** What a file is audited for. */
@@ -47,6 +49,7 @@ export async function auditFile(file: string, job: FileJob, onBytes?: (bytes: nu
   const analyzers = new Map<string, { analyzer: SessionAnalyzer; ordinals: number[] }>();
   const storedOutputs = { read: 0, missing: 0 };
   const checks: PendingCheck[] = [];
+  let moreNeeded = 0;
   const checkedOutcomes = new Set<CapOutcome>();
   // While a call is pushed: the outputs it makes needed at the audited cap, with the strings it used.
   const needing = new Map<number, { outcome: CapOutcome; strings: string[] }>();
@@ -76,6 +79,11 @@ export async function auditFile(file: string, job: FileJob, onBytes?: (bytes: nu
         for (const [output, { outcome, strings }] of needing) {
           if (checkedOutcomes.has(outcome)) continue;
           checkedOutcomes.add(outcome);
+          // No more than any audit searches: one file's checks alone may reach the limit.
+          if (checks.length >= MAX_SEARCH_CHECKS) {
+            moreNeeded++;
+            continue;
+          }
           const check: PendingCheck = { ordinal: a.ordinals[output] ?? -1, query: searchQueryFor(event.input, []), blindQuery: searchQueryFor(event.input, strings), needed: [], outcome };
           for (const s of strings) addNeeded(check, s);
           checks.push(check);
@@ -92,7 +100,7 @@ export async function auditFile(file: string, job: FileJob, onBytes?: (bytes: nu
     for (const c of analyzer.results) calls.push(c);
     callsWithoutOutput += analyzer.unanswered;
   }
-  return { calls, callsWithoutOutput, storedOutputs, stats, checks };
+  return { calls, callsWithoutOutput, storedOutputs, stats, checks, moreNeeded };
 }
 
 /**

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { auditWith, runAudit, type AuditOptions } from './audit.js';
+import { auditWith, runAudit, type AuditOptions, type AuditReport } from './audit.js';
 import { auditInPool } from './audit-pool.js';
 import { isAuditError } from './errors.js';
 import { MAX_SEARCH_CHECKS, type SearchOutput } from './search-check.js';
@@ -48,11 +48,13 @@ describe('a pooled audit', () => {
     it(`reports the same as one thread over copies of ${name}, with broken lines between`, async () => {
       const d = folder();
       for (let i = 0; i < 5; i++) copyFileSync(join(fixtures, name), join(d, `${prefix}${String(i)}.jsonl`));
-      // Enough skipped lines across files that the named ones are cut at the limit.
-      writeFileSync(join(d, `${prefix}2.jsonl`), 'not json\n'.repeat(MAX_NAMED_SKIPS), { flag: 'a' });
+      // Enough skipped lines across two files that the named ones are cut at the limit, in file order.
+      writeFileSync(join(d, `${prefix}2.jsonl`), 'not json\n'.repeat(MAX_NAMED_SKIPS - 3), { flag: 'a' });
+      writeFileSync(join(d, `${prefix}4.jsonl`), 'not json either\n'.repeat(MAX_NAMED_SKIPS), { flag: 'a' });
       const options: AuditOptions = { format, paths: [d], env: {}, home: d, cap: 40 };
       const one = await single(options);
       expect(JSON.parse(one)).toMatchObject({ files: 5 });
+      expect((JSON.parse(one) as AuditReport).skipped).toHaveLength(MAX_NAMED_SKIPS);
       expect(await pooled(options, 2)).toBe(one);
       expect(await pooled(options, 3)).toBe(one);
     });
@@ -74,9 +76,9 @@ describe('a pooled audit', () => {
             const key = `key_${String(l.key)}x.bin`;
             if (l.kind === 'junk') return '{broken';
             if (format === 'generic') {
-              if (l.kind === 'call') return JSON.stringify({ session: l.session, type: 'tool_call', id: `c${String(l.id)}`, tool: 'Bash', input: { command: `cat ${key}` } });
-              if (l.kind === 'result') return JSON.stringify({ session: l.session, type: 'tool_result', id: `c${String(l.id)}`, output: Array.from({ length: l.rows }, (_, i) => `row ${String(i)} ${i === l.rows >> 1 ? key : 'ok'}`).join('\n') });
-              return JSON.stringify({ session: l.session, type: 'message', text: `see ${key}` });
+              // One line a call with its output: a later call's command names what an earlier output held.
+              if (l.kind === 'text') return JSON.stringify({ session: l.session, tool: 'note', input: { text: `see ${key}` }, output: 'ok' });
+              return JSON.stringify({ session: l.session, tool: 'Bash', input: { command: `cat ${key}` }, output: Array.from({ length: l.rows }, (_, i) => `row ${String(i)} ${i === l.rows >> 1 ? key : 'ok'}`).join('\n') });
             }
             if (l.kind === 'call') return JSON.stringify({ type: 'assistant', sessionId: l.session, message: { content: [{ type: 'tool_use', id: `c${String(l.id)}`, name: 'Bash', input: { command: `cat ${key}` } }] } });
             if (l.kind === 'result') return JSON.stringify({ type: 'user', sessionId: l.session, message: { content: [{ type: 'tool_result', tool_use_id: `c${String(l.id)}`, content: Array.from({ length: l.rows }, (_, i) => `row ${String(i)} ${i === l.rows >> 1 ? key : 'ok'}`).join('\n') }] } });
@@ -85,7 +87,18 @@ describe('a pooled audit', () => {
           writeFileSync(join(d, `f${String(f)}.jsonl`), `${text.join('\n')}\n`);
         }
         const options: AuditOptions = { format, paths: [d], env: {}, home: d, cap: 256 };
-        expect(await pooled(options, 2)).toBe(await single(options));
+        const one = await single(options);
+        if (format === 'generic') expect((JSON.parse(one) as AuditReport).total.calls).toBeGreaterThanOrEqual(files.flat().filter((l) => l.kind !== 'junk').length);
+        expect(await pooled(options, 2)).toBe(one);
+        // With a search: the same outputs searched with the same words.
+        const search = (seen: string[]): SearchOutput => (output, query) => {
+          seen.push(`${String(output.length)} ${query}`);
+          return Promise.resolve(output.split('\n').filter((x) => x.includes('key_')));
+        };
+        const seenOne: string[] = [];
+        const seenMany: string[] = [];
+        expect(await pooled({ ...options, searchOutput: search(seenMany) }, 2)).toBe(JSON.stringify(await runAudit({ ...options, threads: 1, searchOutput: search(seenOne) })));
+        expect(seenMany).toEqual(seenOne);
       }),
       { numRuns: 12 },
     );
@@ -130,6 +143,18 @@ describe('a pooled audit', () => {
     expect(last?.filesDone).toBe(3);
     expect(last?.bytesDone).toBe(last?.bytes);
     expect(seen.length).toBeGreaterThan(4);
+  });
+
+  it("fails as one thread does when the caller's progress callback throws, and never waits", async () => {
+    const d = folder();
+    for (let i = 0; i < 3; i++) copyFileSync(join(fixtures, 'claude-code.jsonl'), join(d, `f${String(i)}.jsonl`));
+    for (const at of [1, 3]) {
+      const onProgress = (p: { filesDone: number }): void => {
+        if (p.filesDone === at) throw new Error(`progress ${String(at)}`);
+      };
+      await expect(auditWith({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 2, onProgress }, { url: WORKER, minBytes: 0 })).rejects.toThrow(`progress ${String(at)}`);
+      await expect(runAudit({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 1, onProgress })).rejects.toThrow(`progress ${String(at)}`);
+    }
   });
 
   it('reads small audits on its own thread', async () => {

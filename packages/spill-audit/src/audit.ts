@@ -316,15 +316,18 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
 
 /**
  * Files of fewer bytes in all are read on the calling thread: a new worker compiles the
- * audit's code afresh, which costs about what reading 4 MiB on a warm thread does, so on
- * two threads the pool gains only past some 16 MiB (see docs/benchmarks.md, figure 15).
+ * audit's code afresh, which costs about what auditing 4 to 5 MiB on a warm thread does, so
+ * on two threads the pool gains only from some 32 MiB (docs/benchmarks.md, *`spillway
+ * audit` on two threads*).
  */
 const POOL_MIN_BYTES = 32 * 1024 * 1024;
 /**
  * Threads by default, however many cores there are: each has a heap of its own, and two
- * keep an audit of a gigabyte under 256 MiB (see {@link AuditOptions.threads}).
+ * kept an audit of a gigabyte at 206 MiB (see {@link AuditOptions.threads}).
  */
 const DEFAULT_MAX_THREADS = 2;
+/** Most threads whatever is asked: each is a heap of its own. */
+const MAX_THREADS = 16;
 
 /** Where a pool's workers are loaded from, from how many bytes it is used, and who is told how many workers started. */
 export interface PoolSettings {
@@ -359,7 +362,7 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
   const checks = new Map<string, PendingCheck[]>();
   let checked = 0;
   /** Outputs a string made needed after the limit of checks: not searched. (A need by a line range alone has no string to search for.) */
-  const unchecked = new Set<PendingCheck['outcome']>();
+  let unchecked = 0;
   /** Adds one file's figures, files taken in order; its checks count against the limit in that order. */
   const merge = (file: string, audit: FileAudit): void => {
     stats.lines += audit.stats.lines;
@@ -369,9 +372,11 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
     callsWithoutOutput += audit.callsWithoutOutput;
     storedOutputs.read += audit.storedOutputs.read;
     storedOutputs.missing += audit.storedOutputs.missing;
+    // An outcome is needed in one file only, and each file names each once.
+    unchecked += audit.moreNeeded;
     for (const check of audit.checks) {
       if (checked >= MAX_SEARCH_CHECKS) {
-        unchecked.add(check.outcome);
+        unchecked++;
         continue;
       }
       check.outcome.foundBySearch = false;
@@ -381,11 +386,15 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
       checks.set(file, list);
     }
   };
-  const threads = Math.min(options.threads ?? Math.min(availableParallelism(), DEFAULT_MAX_THREADS), files.length);
-  const pooled = threads > 1 && (await bytesOf(files)) >= pool.minBytes ? await auditInPool(files, job, threads, progress, pool.url) : undefined;
+  const threads = Math.min(options.threads ?? Math.min(availableParallelism(), DEFAULT_MAX_THREADS), MAX_THREADS, files.length);
+  const pooled: (FileAudit | undefined)[] | undefined = threads > 1 && (await bytesOf(files)) >= pool.minBytes ? await auditInPool(files, job, threads, progress, pool.url) : undefined;
   if (pooled !== undefined) {
     pool.onStart?.(threads);
-    for (const [i, audit] of pooled.entries()) merge(files[i] ?? '', audit);
+    // Each file's figures let go of as they are added, so its checks are all that stays.
+    for (const [i, audit] of pooled.entries()) {
+      if (audit !== undefined) merge(files[i] ?? '', audit);
+      pooled[i] = undefined;
+    }
   } else {
     for (const file of files) {
       merge(file, await auditFile(file, job, progress?.read));
@@ -445,7 +454,7 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
     recommendations,
     calls,
     examples,
-    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked: unchecked.size } } : {}),
+    ...(searched ? { search: { checked, found: total.foundBySearch ?? 0, foundWithoutNeeded: foundBlind, unchecked } } : {}),
   };
 }
 

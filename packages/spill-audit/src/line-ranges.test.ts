@@ -39,6 +39,20 @@ describe('callReads', () => {
     expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', end_line: 25 }))).toEqual([{ path: 'src/x.ts', first: 1, last: 25 }]);
     expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', start_line: 60, end_line: 40 }))).toEqual([]);
     expect(lineRangesOf(JSON.stringify({ file_path: 'src/x.ts', start_line: 0 }))).toEqual([]);
+    // OpenCode reads `offset: 0` as line 1; Claude Code's Read, and a host not named, name no line 0.
+    expect(callReads(JSON.stringify({ filePath: '/a.ts', offset: 0, limit: 5 }), 'opencode').ranges).toEqual([{ path: '/a.ts', first: 1, last: 5 }]);
+    expect(callReads(JSON.stringify({ filePath: '/a.ts', offset: 9, limit: 5 }), 'opencode').ranges).toEqual([{ path: '/a.ts', first: 9, last: 13 }]);
+    expect(callReads(JSON.stringify({ file_path: '/a.ts', offset: 0, limit: 5 }), 'claude-code').ranges).toEqual([]);
+    expect(lineRangesOf(JSON.stringify({ filePath: '/a.ts', offset: 0, limit: 5 }))).toEqual([]);
+  });
+
+  it("reads Gemini CLI's earlier `read_file` (`file_path` or `absolute_path`, `offset` from 0) one line on", () => {
+    expect(callReads(JSON.stringify({ absolute_path: '/w/a.py', offset: 0, limit: 10 }), 'gemini').ranges).toEqual([{ path: '/w/a.py', first: 1, last: 10 }]);
+    expect(callReads(JSON.stringify({ file_path: '/w/a.py', offset: 99, limit: 10 }), 'gemini').ranges).toEqual([{ path: '/w/a.py', first: 100, last: 109 }]);
+    expect(callReads(JSON.stringify({ file_path: '/w/a.py', offset: 99 }), 'gemini').ranges).toEqual([{ path: '/w/a.py', first: 100, last: 2099 }]);
+    // The same arguments of another host count from line 1; `absolute_path` is Gemini CLI's alone.
+    expect(callReads(JSON.stringify({ file_path: '/w/a.py', offset: 99, limit: 10 }), 'claude-code').ranges).toEqual([{ path: '/w/a.py', first: 99, last: 108 }]);
+    expect(callReads(JSON.stringify({ absolute_path: '/w/a.py', offset: 99, limit: 10 }), 'codex').ranges).toEqual([]);
   });
 });
 

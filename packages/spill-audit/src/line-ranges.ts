@@ -10,6 +10,7 @@
  */
 
 import { isNumberedView, isOpenCodeFileView, lineNumberOf } from '@spillway/policy';
+import type { TranscriptFormat } from './transcript.js';
 
 /** A later call's reading of lines `first` to `last` (1-based, inclusive) of the file at `path`. */
 export interface LineRange {
@@ -90,15 +91,26 @@ export interface CallReads {
   readonly viewed?: string;
 }
 
-/** What a tool call, given its arguments as text, reads of files by their lines; its JSON is parsed once. */
-export function callReads(input: string): CallReads {
+/**
+ * What a tool call, given its arguments as text, reads of files by their lines; its JSON is
+ * parsed once. `format` tells how the host counts a Read's `offset`: from line 1 (Claude
+ * Code's, OpenCode's, where `0` is line 1 too), or from 0 (Gemini CLI's `read_file` before
+ * it took `start_line`, whose path was `file_path` or `absolute_path`).
+ */
+export function callReads(input: string, format?: TranscriptFormat): CallReads {
   const ranges: LineRange[] = [];
   const args = objectOf(input);
   // A Read's offset is a line; a search tool's offset skips results, and names no file.
-  const file = args?.file_path ?? args?.filePath;
+  const file = args?.file_path ?? args?.filePath ?? (format === 'gemini' ? args?.absolute_path : undefined);
   const path = typeof file === 'string' && file !== '' ? file : undefined;
-  const offset = positive(args?.offset);
-  if (path !== undefined && offset !== undefined) ranges.push({ path, first: offset, last: offset + (positive(args?.limit) ?? READ_DEFAULT_LIMIT) - 1 });
+  const raw = args?.offset;
+  const fromZero = format === 'gemini' || (format === 'opencode' && typeof args?.filePath === 'string');
+  const offset = fromZero && raw === 0 ? 0 : positive(raw);
+  if (path !== undefined && offset !== undefined) {
+    // Gemini CLI's offset 0 is line 1; OpenCode's (`offset || 1`) too, as is its 1.
+    const first = format === 'gemini' ? offset + 1 : Math.max(1, offset);
+    ranges.push({ path, first, last: first + (positive(args?.limit) ?? READ_DEFAULT_LIMIT) - 1 });
+  }
   const start = positive(args?.start_line);
   const end = positive(args?.end_line);
   if (path !== undefined && offset === undefined && (start !== undefined || end !== undefined)) {

@@ -80,7 +80,7 @@ export class ReferenceAnalyzer {
           }
         }
       }
-      const reads = callReads(event.input);
+      const reads = callReads(event.input, this.format);
       for (const range of reads.ranges) {
         this.ranges.omissions(range, (output, bits) => {
           const figures = this.results[output];
