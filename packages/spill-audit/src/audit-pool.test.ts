@@ -196,6 +196,30 @@ describe('a pooled audit', () => {
     expect(((error as Error).cause as NodeJS.ErrnoException).code).toBe('EISDIR');
   });
 
+  it('reads on its own thread when a worker dies after loading while another still loads', async () => {
+    const d = folder();
+    const script = join(d, 'one-dies.mjs');
+    // The first worker to take the lock says it is ready and exits; the other is ready later.
+    writeFileSync(
+      script,
+      `import { openSync } from 'node:fs';\nimport { parentPort } from 'node:worker_threads';\nlet first = false;\ntry { openSync(${JSON.stringify(join(d, 'lock'))}, 'wx'); first = true; } catch {}\nif (first) { parentPort.postMessage({ kind: 'ready' }); setTimeout(() => process.exit(4), 50); }\nelse setTimeout(() => parentPort.postMessage({ kind: 'ready' }), 400);\n`,
+    );
+    const files = [join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')];
+    expect(await auditInPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${script}`))).toBeUndefined();
+  });
+
+  it("throws an earlier file's error before a progress callback's, as one thread meets them", async () => {
+    const d = folder();
+    const bad = join(d, 'a-dir.jsonl');
+    mkdirSync(bad);
+    const good = join(fixtures, 'claude-code.jsonl');
+    const progress = { read: () => undefined, fileDone: () => { throw new Error('progress'); } };
+    const error: unknown = await auditInPool([bad, good, good], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, progress, WORKER).catch((e: unknown) => e);
+    expect(isAuditError(error, 'AUDIT_UNREADABLE')).toBe(true);
+    // A callback that throws on the first file fails the audit with its own error.
+    await expect(auditInPool([good, bad, good], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, progress, WORKER)).rejects.toThrow('progress');
+  });
+
   it('fails, never waits, when a worker dies on a file', async () => {
     const dying = join(folder(), 'dying-worker.mjs');
     writeFileSync(dying, 'import { parentPort } from "node:worker_threads";\nparentPort.on("message", () => { process.exit(3); });\nparentPort.postMessage({ kind: "ready" });\n');

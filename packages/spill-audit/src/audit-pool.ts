@@ -61,27 +61,31 @@ export interface PoolProgress {
  */
 export async function auditInPool(files: readonly string[], job: FileJob, size: number, progress: PoolProgress | undefined, url: URL = AUDIT_WORKER_URL): Promise<FileAudit[] | undefined> {
   if (!existsSync(fileURLToPath(url))) return undefined;
-  const workers: Worker[] = [];
+  const pool: PoolWorker[] = [];
   try {
     try {
-      for (let i = 0; i < size; i++) workers.push(new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } }));
+      for (let i = 0; i < size; i++) pool.push(poolWorker(new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } })));
     } catch {
       // Node refuses some of the process's flags in a worker (`--input-type`, `-e`).
       return undefined;
     }
-    if (!(await Promise.all(workers.map(started))).every(Boolean)) return undefined;
+    const ready = await Promise.all(pool.map(({ worker }) => started(worker)));
+    // One that died after its `ready`, while another was still loading, counts as failing to start.
+    if (!ready.every(Boolean) || pool.some((w) => w.dead !== undefined)) return undefined;
     const audits: (FileAudit | Error | undefined)[] = [];
-    // The caller's progress callback failing fails the audit, as it does on one thread, rather than escaping a listener.
-    let progressError: { error: unknown } | undefined;
-    const tell = (f: () => void): void => {
+    // The caller's progress callback failing fails the audit, as it does on one thread, rather
+    // than escaping a listener; `file` is the file it was told of.
+    let progressError: { error: unknown; file: number } | undefined;
+    const tell = (file: number, f: () => void): void => {
       if (progressError !== undefined) return;
       try {
         f();
       } catch (error) {
-        progressError = { error };
+        progressError = { error, file };
       }
     };
-    const read = progress === undefined ? undefined : (bytes: number): void => { tell(() => { progress.read(bytes); }); };
+    /** A worker that died while it held no file: the files after the last begun are never read. */
+    let idleDeath: Error | undefined;
     await new Promise<void>((resolve) => {
       let next = 0;
       let firstFailure = files.length;
@@ -89,63 +93,97 @@ export async function auditInPool(files: readonly string[], job: FileJob, size: 
       const done = (index: number, audit: FileAudit): void => {
         busy--;
         audits[index] = audit;
-        if (progress !== undefined) tell(() => { progress.fileDone(); });
+        if (progress !== undefined) tell(index, () => { progress.fileDone(); });
       };
       const fail = (index: number, error: Error): void => {
         busy--;
         audits[index] = error;
         firstFailure = Math.min(firstFailure, index);
       };
-      /** The next file's index for a reader that is free, or -1 when there is none to begin. */
-      const take = (): number => {
-        if (next >= files.length || next > firstFailure || progressError !== undefined) return -1;
-        busy++;
-        return next++;
-      };
       const settle = (): void => {
         if (busy === 0) resolve();
       };
-      for (const worker of workers) {
+      for (const w of pool) {
         let current = -1;
         const give = (): void => {
-          current = take();
-          if (current >= 0) worker.postMessage({ index: current, file: files[current] ?? '', job } satisfies PoolRequest);
+          current = -1;
+          if (w.dead !== undefined || next >= files.length || next > firstFailure || progressError !== undefined) return;
+          busy++;
+          current = next++;
+          w.worker.postMessage({ index: current, file: files[current] ?? '', job } satisfies PoolRequest);
         };
-        worker.on('message', (reply: PoolReply) => {
-          if (reply.kind === 'bytes') read?.(reply.bytes);
-          else if (reply.kind === 'done' || reply.kind === 'failed') {
-            current = -1;
+        w.onMessage = (reply) => {
+          if (reply.kind === 'bytes') {
+            if (progress !== undefined) tell(reply.index, () => { progress.read(reply.bytes); });
+          } else if (reply.kind === 'done' || reply.kind === 'failed') {
+            if (reply.index !== current) return;
             if (reply.kind === 'done') done(reply.index, reply.audit);
             else fail(reply.index, revived(reply.error));
             give();
             settle();
           }
-        });
+        };
         // A worker that dies fails the file it held; the others go on, so nothing waits on it.
-        const died = (error: Error): void => {
-          if (current < 0) return;
-          fail(current, error);
+        w.onDeath = (error) => {
+          if (current < 0) {
+            idleDeath ??= error;
+            return;
+          }
+          const file = files[current] ?? 'a file';
+          fail(current, new Error(`An audit worker stopped while reading ${file} (${error.message}). Run the audit again with one thread (--threads 1).`, { cause: error }));
           current = -1;
           settle();
         };
-        worker.on('error', died);
-        worker.on('messageerror', died);
-        worker.on('exit', (code) => { died(new Error(`An audit worker stopped (exit code ${String(code)}) while reading ${files[current] ?? 'a file'}. Run the audit again with one thread (--threads 1).`)); });
         give();
       }
       settle();
     });
-    if (progressError !== undefined) throw progressError.error;
+    const failure = audits.findIndex((a) => a instanceof Error);
+    // The first fault in file order is the one one thread would have met.
+    if (progressError !== undefined && (failure < 0 || progressError.file <= failure)) throw progressError.error;
     const answer: FileAudit[] = [];
     for (const audit of audits) {
       if (audit === undefined) break;
       if (audit instanceof Error) throw audit;
       answer.push(audit);
     }
+    if (answer.length < files.length) throw new Error(`The audit's worker threads stopped before reading every file (${idleDeath?.message ?? 'no reason given'}). Run the audit again with one thread (--threads 1).`, { cause: idleDeath });
     return answer;
   } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all(pool.map(({ worker }) => worker.terminate()));
   }
+}
+
+/** A pool's worker: what it answers and how it died go to whoever handles them now. */
+interface PoolWorker {
+  readonly worker: Worker;
+  /** Why it died, once it has: an error, an exit, or a reply that could not be read (after which it is stopped). */
+  dead: Error | undefined;
+  onMessage: ((reply: PoolReply) => void) | undefined;
+  onDeath: ((error: Error) => void) | undefined;
+}
+
+/**
+ * Listens to `worker` from its creation, so that a death while another worker still loads
+ * is never missed, and a dead worker's later messages are ignored.
+ */
+function poolWorker(worker: Worker): PoolWorker {
+  const w: PoolWorker = { worker, dead: undefined, onMessage: undefined, onDeath: undefined };
+  const die = (error: Error): void => {
+    if (w.dead !== undefined) return;
+    w.dead = error;
+    w.onDeath?.(error);
+  };
+  worker.on('message', (reply: PoolReply) => {
+    if (w.dead === undefined) w.onMessage?.(reply);
+  });
+  worker.on('error', die);
+  worker.on('messageerror', (error: Error) => {
+    die(error);
+    void worker.terminate();
+  });
+  worker.on('exit', (code) => { die(new Error(`exit code ${String(code)}`)); });
+  return w;
 }
 
 /** How long a worker may take to load before the audit reads on its own thread instead. */
@@ -157,7 +195,7 @@ function started(worker: Worker): Promise<boolean> {
     const ready = (): void => { answer(true); };
     const failed = (): void => { answer(false); };
     const timer = setTimeout(failed, START_TIMEOUT_MS);
-    // Only these listeners go: the worker's own ones keep its port alive.
+    // Only these listeners go: the pool's own ones stay.
     const answer = (ok: boolean): void => {
       clearTimeout(timer);
       worker.off('message', ready).off('error', failed).off('exit', failed);

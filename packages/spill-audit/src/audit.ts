@@ -55,7 +55,7 @@ export interface AuditOptions {
    */
   readonly onProgress?: ((progress: AuditProgress) => void) | undefined;
   /**
-   * Most threads to read files on at once. Default the machine's cores
+   * Most threads to read files on at once (at most 16). Default the machine's cores
    * (`os.availableParallelism()`), at most 2: each thread has a heap of its own, and two keep
    * an audit of a gigabyte under 256 MiB. Never more than there are files. Above 1, an audit
    * of 32 MiB or more spreads its files over that many worker threads, and the report is the

@@ -163,7 +163,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .option('--json', 'print one JSON document with every figure')
     .option('--html <file>', 'also write the report as one self-contained HTML page, to a new file')
     .option('--no-search', 'do not ask whether spill_search, given the later call\'s words, finds each needed-later part')
-    .option('--threads <n>', 'most threads to read transcript files on at once (default: 2, or 1 on one core); each thread adds its own memory', positiveInt)
+    .option('--threads <n>', 'most threads to read transcript files on at once, up to 16 (default: 2, or 1 on one core); each thread adds its own memory', positiveInt)
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: AuditOptions) => {
       const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
