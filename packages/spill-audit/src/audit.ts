@@ -263,7 +263,9 @@ export function wilsonUpper(k: number, n: number): number {
   if (n === 0) return 0;
   const p = k / n;
   const z2 = Z * Z;
-  return Math.min(1, (p + z2 / (2 * n) + Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n));
+  // Never below the rate itself: at k = n the formula is 1, but rounds to just under it
+  // (6 of 6: 0.9999999999999999), which let a cap whose every output was needed qualify.
+  return Math.min(1, Math.max(p, (p + z2 / (2 * n) + Z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n)));
 }
 
 /**
