@@ -27,7 +27,8 @@ function io(dir: string, stdin: string, env: Record<string, string> = {}): HookI
   return {
     stdin: Readable.from([Buffer.from(stdin)]),
     stdout: process.stdout,
-    env: { XDG_STATE_HOME: join(dir, 'state'), ...env },
+    // No sweep in a detached child unless a test asks: one would outlive the test's directory.
+    env: { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_AUTO_GC: 'off', ...env },
     cwd: dir,
     homedir: dir,
   };

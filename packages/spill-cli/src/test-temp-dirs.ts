@@ -1,5 +1,5 @@
 // Temporary directories for this package's tests (excluded from the build by its name).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +11,10 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
  */
 export function tempDirsPerTest(prefix: string): () => string {
   const made: string[] = [];
-  afterEach(() => {
-    // Retried: a detached child the test started (a cleanup, an indexer) may still be writing there.
-    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  afterEach(async () => {
+    // Retried with a growing wait (up to about 11 s in all): a detached child the test started
+    // (a cleanup, an indexer) may still be writing there on a loaded machine.
+    for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   });
   return () => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
