@@ -227,6 +227,22 @@ describe('a pooled audit', () => {
     await expect(auditInPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${dying}`))).rejects.toThrow(/exit code 3/);
   });
 
+  it("throws a worker's built-in error as its own class, and asks for bytes read only when progress is shown", async () => {
+    // The worker fails each file with a TypeError whose message says whether it was asked to tell of bytes read.
+    const failing = join(folder(), 'failing-worker.mjs');
+    writeFileSync(
+      failing,
+      'import { parentPort } from "node:worker_threads";\nparentPort.on("message", (r) => { parentPort.postMessage({ kind: "failed", index: r.index, error: { name: "TypeError", message: `progress ${String(r.progress)}`, stack: undefined, code: undefined, cause: undefined } }); });\nparentPort.postMessage({ kind: "ready" });\n',
+    );
+    const files = [join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')];
+    const job = { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false } as const;
+    const quiet: unknown = await auditInPool(files, job, 2, undefined, new URL(`file://${failing}`)).catch((e: unknown) => e);
+    expect(quiet).toBeInstanceOf(TypeError);
+    expect((quiet as Error).message).toBe('progress false');
+    const told: unknown = await auditInPool(files, job, 2, { read: () => undefined, fileDone: () => undefined }, new URL(`file://${failing}`)).catch((e: unknown) => e);
+    expect((told as Error).message).toBe('progress true');
+  });
+
   it('refuses a thread count that is not a positive whole number', async () => {
     for (const threads of [0, 1.5, -1]) {
       const error: unknown = await runAudit({ format: 'claude-code', paths: [fixtures], env: {}, home: fixtures, threads }).catch((e: unknown) => e);

@@ -21,11 +21,12 @@ const WORKER_YOUNG_MB = 16;
 /** The compiled worker entry, beside this module in `dist`. */
 export const AUDIT_WORKER_URL = new URL('./audit-worker.js', import.meta.url);
 
-/** What a worker is sent: one file to audit, and what for. */
+/** What a worker is sent: one file to audit, what for, and whether to tell of the bytes it reads. */
 export interface PoolRequest {
   readonly index: number;
   readonly file: string;
   readonly job: FileJob;
+  readonly progress: boolean;
 }
 
 /** An error as a worker sends it. */
@@ -110,7 +111,7 @@ export async function auditInPool(files: readonly string[], job: FileJob, size: 
           if (w.dead !== undefined || next >= files.length || next > firstFailure || progressError !== undefined) return;
           busy++;
           current = next++;
-          w.worker.postMessage({ index: current, file: files[current] ?? '', job } satisfies PoolRequest);
+          w.worker.postMessage({ index: current, file: files[current] ?? '', job, progress: progress !== undefined } satisfies PoolRequest);
         };
         w.onMessage = (reply) => {
           if (reply.kind === 'bytes') {
@@ -207,10 +208,14 @@ function started(worker: Worker): Promise<boolean> {
   });
 }
 
+/** The built-in error classes a worker's error is revived as, by name; any other is an `Error` of its name. */
+const BUILT_IN_ERRORS: Readonly<Record<string, ErrorConstructor>> = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+
 /** The error a worker sent, as the thread that read the file would have thrown it. */
 function revived(error: PoolError): Error {
   const cause = error.cause === undefined ? undefined : Object.assign(new Error(error.cause.message), { name: error.cause.name, code: error.cause.code });
-  const e = error.code === undefined ? new Error(error.message, cause === undefined ? {} : { cause }) : new AuditError(error.code, error.message, cause === undefined ? {} : { cause });
+  const options = cause === undefined ? {} : { cause };
+  const e = error.code !== undefined ? new AuditError(error.code, error.message, options) : new (BUILT_IN_ERRORS[error.name] ?? Error)(error.message, options);
   if (error.code === undefined) e.name = error.name;
   if (error.stack !== undefined) e.stack = error.stack;
   return e;

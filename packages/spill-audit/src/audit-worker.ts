@@ -1,7 +1,8 @@
 /**
  * The entry of an audit pool's worker thread: audits each file it is sent with
  * {@link auditFile} and answers its figures, or its error as plain data (an error's class
- * does not cross threads). Loaded by `new Worker`, never imported.
+ * does not cross threads: the pool revives it by its name and code). Loaded by
+ * `new Worker`, never imported.
  */
 import { parentPort } from 'node:worker_threads';
 import { auditFile } from './audit-file.js';
@@ -12,8 +13,9 @@ const port = parentPort;
 if (port !== null) {
   const reply = (message: PoolReply): void => { port.postMessage(message); };
   port.on('message', (request: PoolRequest) => {
-    const { index, file, job } = request;
-    auditFile(file, job, (bytes) => { reply({ kind: 'bytes', index, bytes }); }).then(
+    const { index, file, job, progress } = request;
+    // Without a progress bar to feed, no message per piece read.
+    auditFile(file, job, progress ? (bytes) => { reply({ kind: 'bytes', index, bytes }); } : undefined).then(
       (audit) => { reply({ kind: 'done', index, audit }); },
       (error: unknown) => {
         const e = error instanceof Error ? error : new Error(String(error));
