@@ -1,7 +1,7 @@
 import { utf8ByteLength, type SpillBackend } from '@spillway/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { OUTLINE_END_MARKER } from './list-outline.js';
+import { OUTLINE_END_MARKER, OUTLINE_LINE_BYTES } from './list-outline.js';
 import { createSpillPolicy } from './policy.js';
 import { fixedLocatorBackend } from './test-backends.js';
 
@@ -24,6 +24,8 @@ const listArb = fc
       (i: number, w: string) => `src/${w}.ts:${String(i)}:  export const v${String(i)} = ${String(i)};`,
       (i: number, w: string) => `{"id":${String(i)},"name":"${w}","tags":["é","x"]}`,
       (i: number, w: string) => `-rw-r--r-- 1 u u ${String(i * 31)} Dec  3 06:00 ${w}-${String(i)}`,
+      // 38 to 130 code units, some of them 2 or 3 bytes: around the lengths where a line may need a cut.
+      (i: number, w: string) => `${w}${'é€'.repeat(i % 7)}${'x'.repeat(30 + ((i * 37) % 90))}`,
     ),
     fc.array(fc.stringMatching(/^[a-zé]{1,12}$/), { minLength: 1, maxLength: 8 }),
     fc.integer({ min: 16, max: 3000 }),
@@ -63,7 +65,11 @@ describe('the outline of a list (properties)', () => {
           else expect(body).toBe(original);
         };
         p.lead.forEach((body, k) => {
-          same(body, lines[k] as string);
+          const original = lines[k] as string;
+          same(body, original);
+          // Cut exactly when longer than an outline line, at any mix of ASCII and wider characters.
+          if (utf8ByteLength(original) <= OUTLINE_LINE_BYTES) expect(body).toBe(original);
+          else expect(utf8ByteLength(body)).toBeLessThanOrEqual(OUTLINE_LINE_BYTES + utf8ByteLength(' …'));
         });
         let previous = p.lead.length;
         for (const line of p.outline) {

@@ -50,20 +50,35 @@ interface Lead {
 function lead(source: PreviewSource, budget: number): Lead {
   const plain = cutHead(source.head, budget);
   const head = source.head.slice(0, plain.index);
+  // A line of no more code units than this is never cut (a unit is at most 3 UTF-8 bytes, 1
+  // in ASCII): most lines are shown as they are, and only the others are looked at.
+  const uncut = NON_ASCII.test(head) ? Math.floor(OUTLINE_LINE_BYTES / 3) : OUTLINE_LINE_BYTES;
   let text = '';
+  /** `head[copied, from)` is shown as it is, and not yet in `text`. */
+  let copied = 0;
+  /** UTF-8 bytes of the lines cut, with their line breaks. */
+  let cutBytes = 0;
   let lines = 0;
-  let shown = 0;
   let from = 0;
   for (let at = head.indexOf('\n'); at >= 0; at = head.indexOf('\n', from)) {
-    const line = head.slice(from, at);
-    const item = cutItem(line, false);
-    text += `${item}\n`;
-    if (item === line) shown += utf8ByteLength(line) + 1;
+    if (at - from > uncut) {
+      const line = head.slice(from, at);
+      const item = cutItem(line, false);
+      if (item !== line) {
+        text += `${head.slice(copied, from)}${item}\n`;
+        copied = at + 1;
+        cutBytes += utf8ByteLength(line) + 1;
+      }
+    }
     lines++;
     from = at + 1;
   }
-  return { text, bytes: utf8ByteLength(text), lines, shown };
+  text += head.slice(copied, from);
+  return { text, bytes: utf8ByteLength(text), lines, shown: utf8ByteLength(head.slice(0, from)) - cutBytes };
 }
+
+/** A code unit outside ASCII. */
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** An outline of the middle needs room for at least this many lines to be worth its header. */
 const MIN_OUTLINE_LINES = 4;
