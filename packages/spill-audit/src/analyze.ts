@@ -430,8 +430,8 @@ export class SessionAnalyzer {
     const shown = new Int32Array(fresh.count);
     const { stamp, local } = this.strings;
     const out = this.outputs;
-    const show = (text: string, bit: number): void => {
-      const flag = 1 << bit;
+    /** Marks the strings `text` shows as shown by each preview `flag` names (a bit each). */
+    const show = (text: string, flag: number): void => {
       const take = (start: number, end: number, hash: number): boolean => {
         const id = this.strings.findSpan(text, start, end, hash);
         if (id >= 0 && stamp[id] === out) {
@@ -470,12 +470,16 @@ export class SessionAnalyzer {
       const plain = preview(output, bytes, cap, undefined);
       viewed?.push({ bit: 2 * i, text: plain }, { bit: 2 * i + 1, text: salient });
       if (fresh.count === 0) continue;
-      show(plain, 2 * i);
-      show(salient, 2 * i + 1);
+      // Where the scan found nothing to show, spillway's preview is the plain one: read once.
+      if (salient === plain) show(plain, (1 << (2 * i)) | (1 << (2 * i + 1)));
+      else {
+        show(plain, 1 << (2 * i));
+        show(salient, 1 << (2 * i + 1));
+      }
     }
     if (hostShown !== undefined) {
       viewed?.push({ bit: HOST_BIT, text: hostShown });
-      if (fresh.count > 0) show(hostShown, HOST_BIT);
+      if (fresh.count > 0) show(hostShown, 1 << HOST_BIT);
     }
     const figures: CallFigures = {
       session: event.session,

@@ -15,7 +15,7 @@ export interface FileAudit {
   /** Its lines, skipped lines and the first of them named. */
   readonly stats: ReadStats;
   /**
-   * With `search`, the first {@link MAX_SEARCH_CHECKS} outputs a later call made needed at
+   * With `search`, the first {@link FileJob.maxChecks} outputs a later call made needed at
    * the audited cap, in the order those calls came, each once; each check's `outcome` is
    * the one in `calls` (a message between threads keeps that identity). The caller keeps
    * the first of all files' checks up to the same limit.
@@ -35,6 +35,8 @@ export interface FileJob {
   readonly mcpServers: readonly string[] | undefined;
   /** Whether to find the outputs to search (see {@link FileAudit.checks}). */
   readonly search: boolean;
+  /** The most outputs to search this file may find (default {@link MAX_SEARCH_CHECKS}): the room the files before it left. */
+  readonly maxChecks?: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export interface FileJob {
  */
 export async function auditFile(file: string, job: FileJob, onBytes?: (bytes: number) => void): Promise<FileAudit> {
   const { format, caps, cap, mcpServers, search } = job;
+  const maxChecks = Math.min(job.maxChecks ?? MAX_SEARCH_CHECKS, MAX_SEARCH_CHECKS);
   const stats: ReadStats = { lines: 0, skipped: 0, skippedLines: [] };
   const analyzers = new Map<string, { analyzer: SessionAnalyzer; ordinals: number[] }>();
   const storedOutputs = { read: 0, missing: 0 };
@@ -80,7 +83,7 @@ export async function auditFile(file: string, job: FileJob, onBytes?: (bytes: nu
           if (checkedOutcomes.has(outcome)) continue;
           checkedOutcomes.add(outcome);
           // No more than any audit searches: one file's checks alone may reach the limit.
-          if (checks.length >= MAX_SEARCH_CHECKS) {
+          if (checks.length >= maxChecks) {
             moreNeeded++;
             continue;
           }

@@ -1,12 +1,14 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditWith, runAudit, type AuditOptions, type AuditReport } from './audit.js';
-import { auditInPool } from './audit-pool.js';
+import { auditInPool, type PoolProgress } from './audit-pool.js';
+import type { FileAudit, FileJob } from './audit-file.js';
 import { isAuditError } from './errors.js';
+import { MAX_JSON_DEPTH, TOO_DEEP } from './nesting.js';
 import { MAX_SEARCH_CHECKS, type SearchOutput } from './search-check.js';
 import { MAX_NAMED_SKIPS, type TranscriptFormat } from './transcript.js';
 
@@ -32,6 +34,16 @@ async function pooled(options: AuditOptions, threads: number): Promise<string> {
   const report = await auditWith({ ...options, threads }, { url: WORKER, minBytes: 0, onStart: (n) => { workers = n; } });
   expect(workers).toBe(threads);
   return JSON.stringify(report);
+}
+
+/** {@link auditInPool} with one job for every file, its audits collected in order; `undefined` when the pool did not start. */
+async function inPool(files: readonly string[], job: FileJob, size: number, progress: PoolProgress | undefined, url: URL): Promise<FileAudit[] | undefined> {
+  const taken: FileAudit[] = [];
+  const take = (index: number, audit: FileAudit): void => {
+    expect(index).toBe(taken.length);
+    taken.push(audit);
+  };
+  return (await auditInPool(files, size, progress, { take, jobFor: () => job }, url)) ? taken : undefined;
 }
 
 async function single(options: AuditOptions): Promise<string> {
@@ -138,7 +150,9 @@ describe('a pooled audit', () => {
     const d = folder();
     for (let i = 0; i < 3; i++) copyFileSync(join(fixtures, 'claude-code.jsonl'), join(d, `f${String(i)}.jsonl`));
     const seen: { filesDone: number; bytesDone: number; bytes: number }[] = [];
-    await auditWith({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 2, onProgress: (p) => seen.push(p) }, { url: WORKER, minBytes: 0 });
+    let workers = 0;
+    await auditWith({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 2, onProgress: (p) => seen.push(p) }, { url: WORKER, minBytes: 0, onStart: (n) => { workers = n; } });
+    expect(workers).toBe(2);
     const last = seen.at(-1);
     expect(last?.filesDone).toBe(3);
     expect(last?.bytesDone).toBe(last?.bytes);
@@ -148,13 +162,64 @@ describe('a pooled audit', () => {
   it("fails as one thread does when the caller's progress callback throws, and never waits", async () => {
     const d = folder();
     for (let i = 0; i < 3; i++) copyFileSync(join(fixtures, 'claude-code.jsonl'), join(d, `f${String(i)}.jsonl`));
-    for (const at of [1, 3]) {
-      const onProgress = (p: { filesDone: number }): void => {
-        if (p.filesDone === at) throw new Error(`progress ${String(at)}`);
+    // When a file is done, or as soon as any bytes are read (told from a stream's listener on one thread).
+    const cases: [string, (p: { filesDone: number; bytesDone: number }) => boolean][] = [
+      ['file 1', (p) => p.filesDone === 1],
+      ['file 3', (p) => p.filesDone === 3],
+      ['bytes', (p) => p.bytesDone > 0],
+    ];
+    for (const [name, when] of cases) {
+      const onProgress = (p: { filesDone: number; bytesDone: number }): void => {
+        if (when(p)) throw new Error(`progress ${name}`);
       };
-      await expect(auditWith({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 2, onProgress }, { url: WORKER, minBytes: 0 })).rejects.toThrow(`progress ${String(at)}`);
-      await expect(runAudit({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 1, onProgress })).rejects.toThrow(`progress ${String(at)}`);
+      let workers = 0;
+      await expect(auditWith({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 2, onProgress }, { url: WORKER, minBytes: 0, onStart: (n) => { workers = n; } })).rejects.toThrow(`progress ${name}`);
+      expect(workers).toBe(2);
+      await expect(runAudit({ format: 'claude-code', paths: [d], env: {}, home: d, threads: 1, onProgress })).rejects.toThrow(`progress ${name}`);
     }
+  });
+
+  it(`holds no more outputs to search than files begun before the first ${String(MAX_SEARCH_CHECKS)} were taken, and reports as one thread`, async () => {
+    const d = folder();
+    // 40 files of 250 outputs each, every one needed later by a call that names its id.
+    for (let f = 0; f < 40; f++) {
+      const id = (i: number): string => `blob_${String(f)}_${String(i).padStart(6, '0')}`;
+      const rows = (i: number, w: string): string => Array.from({ length: 20 }, (_, k) => `out${String(i)} ${w} ${String(k).padStart(5, '0')} ok`).join('\n');
+      const lines: string[] = [];
+      for (let i = 0; i < 250; i++) lines.push(JSON.stringify({ session: `s${String(f)}`, tool: 'bash', input: { command: `job ${String(i)}` }, output: `${rows(i, 'head')}\nkept as ${id(i)}\n${rows(i, 'tail')}` }));
+      for (let i = 0; i < 250; i++) lines.push(JSON.stringify({ session: `s${String(f)}`, tool: 'bash', input: { command: `fetch ${id(i)}` }, output: 'ok' }));
+      writeFileSync(join(d, `f${String(f).padStart(2, '0')}.jsonl`), `${lines.join('\n')}\n`);
+    }
+    const held: number[] = [];
+    const jobs: number[] = [];
+    const options: AuditOptions = { format: 'generic', paths: [d], env: {}, home: d, cap: 256, searchOutput: () => Promise.resolve([]) };
+    let workers = 0;
+    const report = await auditWith({ ...options, threads: 2 }, {
+      url: WORKER,
+      minBytes: 0,
+      onStart: (n) => { workers = n; },
+      onTake: (audit) => held.push(audit.checks.length),
+      onJob: (job) => jobs.push(job.maxChecks ?? -1),
+    });
+    expect(workers).toBe(2);
+    expect(held).toHaveLength(40);
+    // Unbounded, every file would bring its own 200 (8,000 in all).
+    expect(held.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(5 * MAX_SEARCH_CHECKS);
+    expect(jobs.filter((m) => m === 0).length).toBeGreaterThan(30);
+    expect(JSON.stringify(report)).toBe(await single(options));
+  });
+
+  it('skips a line nested too deeply on every thread alike, whatever its stack', async () => {
+    const d = folder();
+    // Written by hand: turning them into JSON would overflow this thread's stack. A worker's
+    // stack is larger, and could turn the 6,000-deep input into text where this one cannot.
+    const deep = (depth: number, id: string): string => `{"type":"assistant","sessionId":"s","message":{"content":[{"type":"tool_use","id":"${id}","name":"Bash","input":{"command":"ls","deep":${'['.repeat(depth)}${']'.repeat(depth)}}}]}}`;
+    const fixture = readFileSync(join(fixtures, 'claude-code.jsonl'), 'utf8');
+    for (let i = 0; i < 2; i++) writeFileSync(join(d, `f${String(i)}.jsonl`), `${deep(6000, `a${String(i)}`)}\n${deep(MAX_JSON_DEPTH + 1, `b${String(i)}`)}\n${deep(MAX_JSON_DEPTH - 2, `c${String(i)}`)}\n${fixture}`);
+    const options: AuditOptions = { format: 'claude-code', paths: [d], env: {}, home: d };
+    const one = await runAudit({ ...options, threads: 1 });
+    expect(one.skipped.filter((l) => l.reason === TOO_DEEP).map((l) => l.line)).toEqual([1, 2, 1, 2]);
+    expect(await pooled(options, 2)).toBe(JSON.stringify(one));
   });
 
   it('reads small audits on its own thread', async () => {
@@ -178,7 +243,7 @@ describe('a pooled audit', () => {
   it('reads on its own thread when a worker fails to load', async () => {
     const broken = join(folder(), 'broken-worker.mjs');
     writeFileSync(broken, 'throw new Error("no");\n');
-    expect(await auditInPool([join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${broken}`))).toBeUndefined();
+    expect(await inPool([join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${broken}`))).toBeUndefined();
   });
 
   it('throws the first failing file’s AUDIT_UNREADABLE, as one thread would', async () => {
@@ -189,7 +254,7 @@ describe('a pooled audit', () => {
     mkdirSync(bad1);
     mkdirSync(bad2);
     const job = { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false } as const;
-    const error: unknown = await auditInPool([good, bad1, good, bad2, good], job, 2, undefined, WORKER).catch((e: unknown) => e);
+    const error: unknown = await inPool([good, bad1, good, bad2, good], job, 2, undefined, WORKER).catch((e: unknown) => e);
     expect(isAuditError(error, 'AUDIT_UNREADABLE')).toBe(true);
     expect((error as Error).message).toContain(bad1);
     expect((error as Error).message).toContain('EISDIR');
@@ -205,7 +270,7 @@ describe('a pooled audit', () => {
       `import { openSync } from 'node:fs';\nimport { parentPort } from 'node:worker_threads';\nlet first = false;\ntry { openSync(${JSON.stringify(join(d, 'lock'))}, 'wx'); first = true; } catch {}\nif (first) { parentPort.postMessage({ kind: 'ready' }); setTimeout(() => process.exit(4), 50); }\nelse setTimeout(() => parentPort.postMessage({ kind: 'ready' }), 400);\n`,
     );
     const files = [join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')];
-    expect(await auditInPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${script}`))).toBeUndefined();
+    expect(await inPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${script}`))).toBeUndefined();
   });
 
   it("throws an earlier file's error before a progress callback's, as one thread meets them", async () => {
@@ -214,17 +279,17 @@ describe('a pooled audit', () => {
     mkdirSync(bad);
     const good = join(fixtures, 'claude-code.jsonl');
     const progress = { read: () => undefined, fileDone: () => { throw new Error('progress'); } };
-    const error: unknown = await auditInPool([bad, good, good], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, progress, WORKER).catch((e: unknown) => e);
+    const error: unknown = await inPool([bad, good, good], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, progress, WORKER).catch((e: unknown) => e);
     expect(isAuditError(error, 'AUDIT_UNREADABLE')).toBe(true);
     // A callback that throws on the first file fails the audit with its own error.
-    await expect(auditInPool([good, bad, good], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, progress, WORKER)).rejects.toThrow('progress');
+    await expect(inPool([good, bad, good], { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, progress, WORKER)).rejects.toThrow('progress');
   });
 
   it('fails, never waits, when a worker dies on a file', async () => {
     const dying = join(folder(), 'dying-worker.mjs');
     writeFileSync(dying, 'import { parentPort } from "node:worker_threads";\nparentPort.on("message", () => { process.exit(3); });\nparentPort.postMessage({ kind: "ready" });\n');
     const files = [join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')];
-    await expect(auditInPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${dying}`))).rejects.toThrow(/exit code 3/);
+    await expect(inPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${dying}`))).rejects.toThrow(/exit code 3/);
   });
 
   it("throws a worker's built-in error as its own class, and asks for bytes read only when progress is shown", async () => {
@@ -236,10 +301,10 @@ describe('a pooled audit', () => {
     );
     const files = [join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')];
     const job = { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false } as const;
-    const quiet: unknown = await auditInPool(files, job, 2, undefined, new URL(`file://${failing}`)).catch((e: unknown) => e);
+    const quiet: unknown = await inPool(files, job, 2, undefined, new URL(`file://${failing}`)).catch((e: unknown) => e);
     expect(quiet).toBeInstanceOf(TypeError);
     expect((quiet as Error).message).toBe('progress false');
-    const told: unknown = await auditInPool(files, job, 2, { read: () => undefined, fileDone: () => undefined }, new URL(`file://${failing}`)).catch((e: unknown) => e);
+    const told: unknown = await inPool(files, job, 2, { read: () => undefined, fileDone: () => undefined }, new URL(`file://${failing}`)).catch((e: unknown) => e);
     expect((told as Error).message).toBe('progress true');
   });
 

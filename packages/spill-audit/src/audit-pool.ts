@@ -51,31 +51,49 @@ export interface PoolProgress {
   readonly fileDone: () => void;
 }
 
+/** How a pooled audit hands its results over, and is told of its start. */
+export interface PoolDelivery {
+  /**
+   * Takes file `index`'s audit, files in order, each as soon as it and every file before it
+   * are done: the pool keeps only the files done out of order.
+   */
+  readonly take: (index: number, audit: FileAudit) => void;
+  /** The job of the next file begun (its `maxChecks` may shrink as files are taken). */
+  readonly jobFor: () => FileJob;
+  /** Told the number of workers once every one has loaded. */
+  readonly onStart?: ((workers: number) => void) | undefined;
+}
+
 /**
  * Audits `files` on `size` worker threads loaded from `url`, each handed the next file in
- * order as it finishes one; the calling thread only hands files out and keeps what comes
+ * order as it finishes one; the calling thread only hands files out and takes what comes
  * back (reading there too was no faster, and its larger young generation cost memory).
- * Answers each file's audit in file order, or `undefined` when the pool cannot start (its
- * entry missing, a worker failing to load): the caller then reads on its own thread. Past
- * a file that fails no further file is begun; once those begun are done, the first failing
- * file's error is thrown, as reading in order would.
+ * Hands each file's audit to `delivery.take` in file order, and answers `true`; or answers
+ * `false`, having taken none, when the pool cannot start (its entry missing, a worker failing
+ * to load): the caller then reads on its own thread. Past a file that fails no further file
+ * is begun; once those begun are done, the first failing file's error is thrown, as reading
+ * in order would, the files before it having been taken.
  */
-export async function auditInPool(files: readonly string[], job: FileJob, size: number, progress: PoolProgress | undefined, url: URL = AUDIT_WORKER_URL): Promise<FileAudit[] | undefined> {
-  if (!existsSync(fileURLToPath(url))) return undefined;
+export async function auditInPool(files: readonly string[], size: number, progress: PoolProgress | undefined, delivery: PoolDelivery, url: URL = AUDIT_WORKER_URL): Promise<boolean> {
+  if (!existsSync(fileURLToPath(url))) return false;
   const pool: PoolWorker[] = [];
   try {
     try {
       for (let i = 0; i < size; i++) pool.push(poolWorker(new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } })));
     } catch {
       // Node refuses some of the process's flags in a worker (`--input-type`, `-e`).
-      return undefined;
+      return false;
     }
     const ready = await Promise.all(pool.map(({ worker }) => started(worker)));
     // One that died after its `ready`, while another was still loading, counts as failing to start.
-    if (!ready.every(Boolean) || pool.some((w) => w.dead !== undefined)) return undefined;
-    const audits: (FileAudit | Error | undefined)[] = [];
-    // The caller's progress callback failing fails the audit, as it does on one thread, rather
-    // than escaping a listener; `file` is the file it was told of.
+    if (!ready.every(Boolean) || pool.some((w) => w.dead !== undefined)) return false;
+    delivery.onStart?.(size);
+    /** Files done but not yet taken (out of order), and failed files. */
+    const waiting: (FileAudit | Error | undefined)[] = [];
+    /** Files taken, all before any waiting. */
+    let taken = 0;
+    // The caller's callbacks failing fails the audit, as it does on one thread, rather than
+    // escaping a listener; `file` is the file it was told of.
     let progressError: { error: unknown; file: number } | undefined;
     const tell = (file: number, f: () => void): void => {
       if (progressError !== undefined) return;
@@ -83,6 +101,13 @@ export async function auditInPool(files: readonly string[], job: FileJob, size: 
         f();
       } catch (error) {
         progressError = { error, file };
+      }
+    };
+    const takeReady = (): void => {
+      for (let audit = waiting[taken]; audit !== undefined && !(audit instanceof Error) && progressError === undefined; audit = waiting[taken]) {
+        waiting[taken] = undefined;
+        const index = taken++;
+        tell(index, () => { delivery.take(index, audit as FileAudit); });
       }
     };
     /** A worker that died while it held no file: the files after the last begun are never read. */
@@ -93,12 +118,13 @@ export async function auditInPool(files: readonly string[], job: FileJob, size: 
       let busy = 0;
       const done = (index: number, audit: FileAudit): void => {
         busy--;
-        audits[index] = audit;
+        waiting[index] = audit;
         if (progress !== undefined) tell(index, () => { progress.fileDone(); });
+        takeReady();
       };
       const fail = (index: number, error: Error): void => {
         busy--;
-        audits[index] = error;
+        waiting[index] = error;
         firstFailure = Math.min(firstFailure, index);
       };
       const settle = (): void => {
@@ -111,7 +137,7 @@ export async function auditInPool(files: readonly string[], job: FileJob, size: 
           if (w.dead !== undefined || next >= files.length || next > firstFailure || progressError !== undefined) return;
           busy++;
           current = next++;
-          w.worker.postMessage({ index: current, file: files[current] ?? '', job, progress: progress !== undefined } satisfies PoolRequest);
+          w.worker.postMessage({ index: current, file: files[current] ?? '', job: delivery.jobFor(), progress: progress !== undefined } satisfies PoolRequest);
         };
         w.onMessage = (reply) => {
           if (reply.kind === 'bytes') {
@@ -139,17 +165,23 @@ export async function auditInPool(files: readonly string[], job: FileJob, size: 
       }
       settle();
     });
-    const failure = audits.findIndex((a) => a instanceof Error);
-    // The first fault in file order is the one one thread would have met.
-    if (progressError !== undefined && (failure < 0 || progressError.file <= failure)) throw progressError.error;
-    const answer: FileAudit[] = [];
-    for (const audit of audits) {
-      if (audit === undefined) break;
-      if (audit instanceof Error) throw audit;
-      answer.push(audit);
+    // The first fault in file order is the one one thread would have met: a callback's, or
+    // the first failing file among those done after the last taken.
+    let failure: Error | undefined;
+    let failed = files.length;
+    for (let i = taken; i < files.length; i++) {
+      const w = waiting[i];
+      if (w === undefined) break;
+      if (w instanceof Error) {
+        failure = w;
+        failed = i;
+        break;
+      }
     }
-    if (answer.length < files.length) throw new Error(`The audit's worker threads stopped before reading every file (${idleDeath?.message ?? 'no reason given'}). Run the audit again with one thread (--threads 1).`, { cause: idleDeath });
-    return answer;
+    if (progressError !== undefined && progressError.file <= failed) throw progressError.error;
+    if (failure !== undefined) throw failure;
+    if (taken < files.length) throw new Error(`The audit's worker threads stopped before reading every file (${idleDeath?.message ?? 'no reason given'}). Run the audit again with one thread (--threads 1).`, { cause: idleDeath });
+    return true;
   } finally {
     await Promise.all(pool.map(({ worker }) => worker.terminate()));
   }

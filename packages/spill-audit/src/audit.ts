@@ -171,7 +171,7 @@ export interface AuditReport {
   readonly files: number;
   /** Lines read. */
   readonly lines: number;
-  /** Lines skipped (not JSON, or not the expected shape). */
+  /** Lines skipped (not JSON, not the expected shape, or nested too deeply). */
   readonly skippedLines: number;
   /** The first skipped lines: file, line number, reason. */
   readonly skipped: readonly SkippedLine[];
@@ -339,6 +339,10 @@ export interface PoolSettings {
   readonly minBytes: number;
   /** Told how many workers started, when a pool did. */
   readonly onStart?: (workers: number) => void;
+  /** Told of each file's job as it is handed out, on any thread. */
+  readonly onJob?: (job: FileJob) => void;
+  /** Told of each file's audit as it is added to the report, files in order. */
+  readonly onTake?: (audit: FileAudit) => void;
 }
 
 /** {@link runAudit} with the pool set as `pool` says. */
@@ -389,17 +393,20 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
     }
   };
   const threads = Math.min(options.threads ?? Math.min(availableParallelism(), DEFAULT_MAX_THREADS), MAX_THREADS, files.length);
-  const pooled: (FileAudit | undefined)[] | undefined = threads > 1 && (await bytesOf(files)) >= pool.minBytes ? await auditInPool(files, job, threads, progress, pool.url) : undefined;
-  if (pooled !== undefined) {
-    pool.onStart?.(threads);
-    // Each file's figures let go of as they are added, so its checks are all that stays.
-    for (const [i, audit] of pooled.entries()) {
-      if (audit !== undefined) merge(files[i] ?? '', audit);
-      pooled[i] = undefined;
-    }
-  } else {
+  // Each file finds no more outputs to search than the files before it left room for.
+  const jobFor = (): FileJob => {
+    const next = { ...job, maxChecks: Math.max(0, MAX_SEARCH_CHECKS - checked) };
+    pool.onJob?.(next);
+    return next;
+  };
+  const take = (file: string, audit: FileAudit): void => {
+    pool.onTake?.(audit);
+    merge(file, audit);
+  };
+  const pooled = threads > 1 && (await bytesOf(files)) >= pool.minBytes && (await auditInPool(files, threads, progress, { take: (i, audit) => { take(files[i] ?? '', audit); }, jobFor, onStart: pool.onStart }, pool.url));
+  if (!pooled) {
     for (const file of files) {
-      merge(file, await auditFile(file, job, progress?.read));
+      take(file, await auditFile(file, jobFor(), progress?.read));
       progress?.fileDone();
     }
   }

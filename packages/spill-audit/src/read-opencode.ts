@@ -4,6 +4,7 @@
  * state (input, output or error). Read without writing, by {@link SqliteFile}.
  */
 import { TranscriptFormatError } from './errors.js';
+import { isTooDeep, jsonText, TOO_DEEP } from './nesting.js';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { SqliteFile } from './sqlite-file.js';
 import { readStoredOutput } from './stored-output.js';
@@ -54,7 +55,15 @@ export async function* readOpenCode(file: string, count: () => void, skip: (rowi
           skip(rowid, 'data not a JSON object');
           continue;
         }
-        yield* await partEvents(part, session, dirname(file), split);
+        let events: TranscriptEvent[];
+        try {
+          events = await partEvents(part, session, dirname(file), split);
+        } catch (error) {
+          if (!isTooDeep(error)) throw error;
+          skip(rowid, TOO_DEEP);
+          continue;
+        }
+        yield* events;
         await Promise.resolve();
       }
     }
@@ -82,7 +91,7 @@ async function partEvents(part: Json, session: string, dataDir: string, split: (
   if (part.type !== 'tool' || typeof part.callID !== 'string' || typeof part.tool !== 'string' || !isObject(part.state)) return [];
   const { state } = part;
   const id = part.callID;
-  const input = typeof state.input === 'string' ? state.input : JSON.stringify(state.input ?? null);
+  const input = typeof state.input === 'string' ? state.input : jsonText(state.input ?? null);
   const call: TranscriptEvent = { kind: 'call', session, id, ...split(part.tool), input };
   if (state.status === 'error') return [call, { kind: 'result', session, id, output: typeof state.error === 'string' ? state.error : '' }];
   if (state.status !== 'completed' || typeof state.output !== 'string') return [call];

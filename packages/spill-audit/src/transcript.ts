@@ -6,6 +6,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { isTooDeep, jsonText, TOO_DEEP } from './nesting.js';
 import { readOpenCode } from './read-opencode.js';
 import { readStoredOutput, storedOutputFile } from './stored-output.js';
 
@@ -68,7 +69,7 @@ function str(value: unknown): string | undefined {
 /** Text of a content value: a string, or blocks `[{type:"text", text}]` (other blocks skipped). */
 function contentText(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value)) return value === undefined || value === null ? '' : JSON.stringify(value);
+  if (!Array.isArray(value)) return value === undefined || value === null ? '' : jsonText(value);
   const parts: string[] = [];
   for (const block of value) {
     if (typeof block === 'string') parts.push(block);
@@ -78,7 +79,7 @@ function contentText(value: unknown): string {
 }
 
 function inputText(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  return typeof value === 'string' ? value : jsonText(value ?? null);
 }
 
 /**
@@ -186,7 +187,7 @@ function geminiParser(): LineParser {
       const outputs: string[] = [];
       for (const part of call.result) {
         const response = isObject(part) && isObject(part.functionResponse) ? part.functionResponse.response : undefined;
-        if (isObject(response)) outputs.push(typeof response.output === 'string' ? response.output : typeof response.error === 'string' ? response.error : JSON.stringify(response));
+        if (isObject(response)) outputs.push(typeof response.output === 'string' ? response.output : typeof response.error === 'string' ? response.error : jsonText(response));
         else if (isObject(part) && typeof part.text === 'string') outputs.push(part.text);
       }
       events.push({ kind: 'call', session: s, id: call.id, ...named, input: inputText(call.args) });
@@ -227,6 +228,16 @@ function genericParser(): LineParser {
   };
 }
 
+/** `parse(value, fallback)`, or {@link TOO_DEEP} when the value nests too deeply (see `nesting.ts`). */
+function parsedEvents(parse: LineParser, value: Json, fallback: string): TranscriptEvent[] | string {
+  try {
+    return parse(value, fallback);
+  } catch (error) {
+    if (isTooDeep(error)) return TOO_DEEP;
+    throw error;
+  }
+}
+
 /**
  * Reads one transcript file line by line (node:readline over a file stream) and yields its
  * events in order. Lines that are not JSON objects, or lack the fields their type needs, are
@@ -254,7 +265,16 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
   const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : format === 'gemini' ? geminiParser() : genericParser();
   const fallback = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl$/, '');
   const input = createReadStream(file);
-  if (onBytes !== undefined) input.on('data', (chunk) => { onBytes(chunk.length); });
+  if (onBytes !== undefined) {
+    // A throwing callback ends the reading with its error, rather than escaping a listener.
+    input.on('data', (chunk) => {
+      try {
+        onBytes(chunk.length);
+      } catch (error) {
+        input.destroy(error instanceof Error ? error : new Error(String(error)));
+      }
+    });
+  }
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   const skip = (reason: string): void => {
@@ -276,7 +296,7 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
       skip('not an object');
       continue;
     }
-    const events = parse(value, fallback);
+    const events = parsedEvents(parse, value, fallback);
     if (typeof events === 'string') {
       skip(events);
       continue;
