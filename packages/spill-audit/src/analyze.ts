@@ -4,7 +4,7 @@
  */
 import { composeSpillPreview, createSpillPreviewScanners, type SpillPreviewScan } from '@spillway/policy';
 import { distinctiveStrings, estimateTokens, forEachDistinctiveSpan, utf8Bytes } from './estimate.js';
-import { callReads, LineRangeTracker, type LineRange } from './line-ranges.js';
+import { callReads, LineRangeTracker, shownRange, type LineRange } from './line-ranges.js';
 import { grown, spanHash, StringTable } from './string-table.js';
 import type { TranscriptEvent, TranscriptFormat } from './transcript.js';
 
@@ -355,7 +355,8 @@ export interface SessionAnalyzerOptions {
  * (prompts, replies, earlier arguments and outputs).
  */
 export class SessionAnalyzer {
-  private readonly calls = new Map<string, { tool: string; server?: string; viewed?: string }>();
+  /** Calls whose output has not come: with the line ranges they read that only their output can tell (see {@link CallReads.shownBy}). */
+  private readonly calls = new Map<string, { tool: string; server?: string; viewed?: string; ranges?: LineRange[] }>();
   private readonly ranges = new LineRangeTracker();
   private readonly strings = new Strings();
   private readonly fresh: Fresh = { count: 0, ids: new Int32Array(256), first: new Int32Array(256), last: new Int32Array(256), tailFloor: -1 };
@@ -400,22 +401,20 @@ export class SessionAnalyzer {
           for (const [i, outcome] of figures.caps.entries()) if ((bits & (1 << (2 * i + 1))) !== 0) onNeeded(output, outcome, s);
         });
       }
-      // A line range the call reads of a file an earlier output showed numbered.
+      // A line range the call reads of a file an earlier output showed numbered: known now,
+      // or, where the host may stop short of it, once the output shows what it read.
       const reads = callReads(event.input, this.format);
-      for (const range of reads.ranges) {
-        this.ranges.omissions(range, (output, bits) => {
-          const figures = this.results[output];
-          if (figures !== undefined) markNeeded(figures, bits, rangeExample(range));
-        });
-      }
+      if (reads.shownBy === undefined) this.readRanges(reads.ranges);
       this.see(used);
       const { viewed } = reads;
-      this.calls.set(event.id, { tool: event.tool, ...(event.server === undefined ? {} : { server: event.server }), ...(viewed === undefined ? {} : { viewed }) });
+      const pending = reads.shownBy === undefined || reads.ranges.length === 0 ? {} : { ranges: reads.ranges };
+      this.calls.set(event.id, { tool: event.tool, ...(event.server === undefined ? {} : { server: event.server }), ...(viewed === undefined ? {} : { viewed }), ...pending });
       return;
     }
     const call = this.calls.get(event.id) ?? { tool: '(unknown)' };
     this.calls.delete(event.id);
     const { output } = event;
+    if (call.ranges !== undefined) this.readRanges(call.ranges.map((r) => shownRange(r, output)).filter((r) => r !== undefined));
     const bytes = utf8Bytes(output);
     const tokens = estimateTokens(bytes);
     const over = this.caps.filter((cap) => bytes > cap);
@@ -577,6 +576,16 @@ export class SessionAnalyzer {
 
   /** The figures of every call whose output was seen, in order. */
   readonly results: CallFigures[] = [];
+
+  /** Marks the earlier outputs whose previews left out lines of `ranges` (of a file they showed numbered) as needed. */
+  private readRanges(ranges: readonly LineRange[]): void {
+    for (const range of ranges) {
+      this.ranges.omissions(range, (output, bits) => {
+        const figures = this.results[output];
+        if (figures !== undefined) markNeeded(figures, bits, rangeExample(range));
+      });
+    }
+  }
 
   private see(strings: Iterable<string>): void {
     for (const s of strings) {

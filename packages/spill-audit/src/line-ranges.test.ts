@@ -170,14 +170,43 @@ describe('SessionAnalyzer with line ranges', () => {
       a.push({ kind: 'result', session: 's', id: 'r2', output: 'ok' });
       return a;
     };
+    // What a Read of lines `first` to `last` answers, as OpenCode writes it.
+    const read = (first: number, last: number, footer: string): string =>
+      `<path>${file}</path>\n<type>file</type>\n<content>\n${Array.from({ length: last - first + 1 }, (_, i) => `${String(first + i)}: line ${String(first + i)}`).join('\n')}\n\n${footer}\n</content>`;
     const a = session(view);
     expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
     a.push({ kind: 'call', session: 's', id: 'r3', tool: 'read', input: JSON.stringify({ filePath: file, offset: 1500, limit: 20 }) });
+    // What it read is known from its output: OpenCode may stop a Read short of its limit.
+    expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
+    a.push({ kind: 'result', session: 's', id: 'r3', output: read(1500, 1519, '(Showing lines 1500-1519 of 3000. Use offset=1520 to continue.)') });
     expect(a.results[0]?.caps[0]).toMatchObject({ neededHeadTail: true, neededSpillway: true, example: `${file}:1500-1519` });
     // The same lines without OpenCode's head are a list whose items are numbered, not a view of the file.
     const list = session(body);
     list.push({ kind: 'call', session: 's', id: 'r3', tool: 'read', input: JSON.stringify({ filePath: file, offset: 1500, limit: 20 }) });
+    list.push({ kind: 'result', session: 's', id: 'r3', output: read(1500, 1519, '(Showing lines 1500-1519 of 3000. Use offset=1520 to continue.)') });
     expect(list.results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
+  });
+
+  it("counts only the lines an OpenCode Read's output showed: it stops at 50 KB, whatever its limit", () => {
+    const file = '/app/src/engine.ts';
+    const numbered = (first: number, last: number): string => Array.from({ length: last - first + 1 }, (_, i) => `${String(first + i)}: const value${String(first + i)} = compute(${String(first + i)}); // padding padding padding`).join('\n');
+    const wrap = (body: string, footer: string): string => `<path>${file}</path>\n<type>file</type>\n<content>\n${body}\n\n${footer}\n</content>`;
+    const run = (secondOutput: string): SessionAnalyzer => {
+      const a = new SessionAnalyzer('opencode', [4096]);
+      // Lines 1000 to 1600 of the file, the rest cut at 50 KB; the preview at 4 KiB leaves out most of them.
+      a.push({ kind: 'call', session: 's', id: 'r1', tool: 'read', input: JSON.stringify({ filePath: file, offset: 1000 }) });
+      a.push({ kind: 'result', session: 's', id: 'r1', output: wrap(numbered(1000, 1600), '(Output capped at 50 KB. Showing lines 1000-1600. Use offset=1601 to continue.)') });
+      // From line 1, 2,000 lines asked for.
+      a.push({ kind: 'call', session: 's', id: 'r2', tool: 'read', input: JSON.stringify({ filePath: file, offset: 1 }) });
+      a.push({ kind: 'result', session: 's', id: 'r2', output: secondOutput });
+      return a;
+    };
+    // Cut at 50 KB before line 1000: none of the first output's lines was read again.
+    expect(run(wrap(numbered(1, 600), '(Output capped at 50 KB. Showing lines 1-600. Use offset=601 to continue.)')).results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
+    // Reaching into them: needed.
+    expect(run(wrap(numbered(1, 1200), '(Showing lines 1-1200 of 5000. Use offset=1201 to continue.)')).results[0]?.caps[0]).toMatchObject({ neededHeadTail: true, neededSpillway: true });
+    // An error shows no lines.
+    expect(run('Error: Offset 1 is out of range for this file (0 lines)').results[0]?.caps[0]).toMatchObject({ neededHeadTail: false, neededSpillway: false });
   });
 
   it('counts `sed -n` of lines a Codex `nl -ba` view left out, and not of lines it showed', () => {

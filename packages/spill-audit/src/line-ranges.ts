@@ -87,6 +87,12 @@ export interface CallReads {
    * (Gemini CLI's), `sed -n 'a,bp'` of a file.
    */
   readonly ranges: LineRange[];
+  /**
+   * With `shownBy: 'output'`, the ranges are at most what the call's output shows: OpenCode's
+   * Read stops at 50 KB, whatever its `limit`, so what it read is told by the numbers of the
+   * lines its output shows (see {@link shownRange}), and known only once the output comes.
+   */
+  readonly shownBy?: 'output';
   /** The file it shows with its line numbers (a Read, `nl -ba file`, `cat -n file`), if it does. */
   readonly viewed?: string;
 }
@@ -124,7 +130,22 @@ export function callReads(input: string, format?: TranscriptFormat): CallReads {
   }
   const shown = path ?? NUMBERED_VIEW.exec(command)?.[2];
   const viewed = shown === undefined ? undefined : resolved(shown, args);
-  return { ranges: ranges.filter((r) => r.path !== '' && r.first <= r.last), ...(viewed === undefined ? {} : { viewed }) };
+  const cut = format === 'opencode' && typeof args?.filePath === 'string' ? { shownBy: 'output' as const } : {};
+  return { ranges: ranges.filter((r) => r.path !== '' && r.first <= r.last), ...cut, ...(viewed === undefined ? {} : { viewed }) };
+}
+
+/**
+ * The part of `range` that `output` shows, by the numbers of its lines as OpenCode's Read
+ * numbers them (`12: `): from the first to the last. `undefined` when it shows none (an
+ * error, an empty file).
+ */
+export function shownRange(range: LineRange, output: string): LineRange | undefined {
+  const numbers = numbersIn(output, Number.POSITIVE_INFINITY, true);
+  const first = numbers[0];
+  const last = numbers.at(-1);
+  if (first === undefined || last === undefined) return undefined;
+  const shown = { path: range.path, first: Math.max(range.first, first), last: Math.min(range.last, last) };
+  return shown.first <= shown.last ? shown : undefined;
 }
 
 /**
