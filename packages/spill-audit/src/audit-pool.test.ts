@@ -292,18 +292,19 @@ describe('a pooled audit', () => {
     await expect(inPool(files, { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false }, 2, undefined, new URL(`file://${dying}`))).rejects.toThrow(/exit code 3/);
   });
 
-  it("throws a worker's built-in error as its own class, and asks for bytes read only when progress is shown", async () => {
+  it("throws a worker's built-in error as its own class with its code, and asks for bytes read only when progress is shown", async () => {
     // The worker fails each file with a TypeError whose message says whether it was asked to tell of bytes read.
     const failing = join(folder(), 'failing-worker.mjs');
     writeFileSync(
       failing,
-      'import { parentPort } from "node:worker_threads";\nparentPort.on("message", (r) => { parentPort.postMessage({ kind: "failed", index: r.index, error: { name: "TypeError", message: `progress ${String(r.progress)}`, stack: undefined, code: undefined, cause: undefined } }); });\nparentPort.postMessage({ kind: "ready" });\n',
+      'import { parentPort } from "node:worker_threads";\nparentPort.on("message", (r) => { parentPort.postMessage({ kind: "failed", index: r.index, error: { name: "TypeError", message: `progress ${String(r.progress)}`, stack: undefined, code: undefined, otherCode: "ERR_SOMETHING", cause: undefined } }); });\nparentPort.postMessage({ kind: "ready" });\n',
     );
     const files = [join(fixtures, 'claude-code.jsonl'), join(fixtures, 'claude-code.jsonl')];
     const job = { format: 'claude-code', caps: [64], cap: 64, mcpServers: undefined, search: false } as const;
     const quiet: unknown = await inPool(files, job, 2, undefined, new URL(`file://${failing}`)).catch((e: unknown) => e);
     expect(quiet).toBeInstanceOf(TypeError);
     expect((quiet as Error).message).toBe('progress false');
+    expect((quiet as NodeJS.ErrnoException).code).toBe('ERR_SOMETHING');
     const told: unknown = await inPool(files, job, 2, { read: () => undefined, fileDone: () => undefined }, new URL(`file://${failing}`)).catch((e: unknown) => e);
     expect((told as Error).message).toBe('progress true');
   });

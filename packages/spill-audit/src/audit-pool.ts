@@ -35,6 +35,8 @@ export interface PoolError {
   readonly message: string;
   readonly stack: string | undefined;
   readonly code: AuditErrorCode | undefined;
+  /** The `code` of an error that is not an `AuditError` (Node's `ERR_…`, a system error's `ENOENT`). */
+  readonly otherCode: string | undefined;
   readonly cause: { name: string; message: string; code: string | undefined } | undefined;
 }
 
@@ -248,7 +250,10 @@ function revived(error: PoolError): Error {
   const cause = error.cause === undefined ? undefined : Object.assign(new Error(error.cause.message), { name: error.cause.name, code: error.cause.code });
   const options = cause === undefined ? {} : { cause };
   const e = error.code !== undefined ? new AuditError(error.code, error.message, options) : new (BUILT_IN_ERRORS[error.name] ?? Error)(error.message, options);
-  if (error.code === undefined) e.name = error.name;
+  if (error.code === undefined) {
+    e.name = error.name;
+    if (error.otherCode !== undefined) Object.assign(e, { code: error.otherCode });
+  }
   if (error.stack !== undefined) e.stack = error.stack;
   return e;
 }

@@ -20,7 +20,8 @@ if (port !== null) {
       (error: unknown) => {
         const e = error instanceof Error ? error : new Error(String(error));
         const cause = e.cause instanceof Error ? { name: e.cause.name, message: e.cause.message, code: (e.cause as NodeJS.ErrnoException).code } : undefined;
-        reply({ kind: 'failed', index, error: { name: e.name, message: e.message, stack: e.stack, code: isAuditError(e) ? e.code : undefined, cause } });
+        const own = (e as NodeJS.ErrnoException).code;
+        reply({ kind: 'failed', index, error: { name: e.name, message: e.message, stack: e.stack, code: isAuditError(e) ? e.code : undefined, otherCode: isAuditError(e) || typeof own !== 'string' ? undefined : own, cause } });
       },
     );
   });

@@ -135,6 +135,18 @@ describe('spillway audit', () => {
     expect(bad.code).toBe(2);
     const cap = await spillway(['audit', '--cap', '0'], { env: env() });
     expect(cap.code).toBe(2);
+    for (const threads of ['0', '1.5', 'two']) {
+      const r = await spillway(['audit', '--threads', threads], { env: env() });
+      expect(r.code, threads).toBe(2);
+      expect(r.stderr).toContain('--threads');
+    }
+  });
+
+  it('--threads sets how many threads read, never what the report says', async () => {
+    const one = await spillway(['audit', config, '--json', '--threads', '1'], { env: env() });
+    const two = await spillway(['audit', config, '--json', '--threads', '2'], { env: env() });
+    expect(one.code).toBe(0);
+    expect(two.out).toBe(one.out);
   });
 
   it('--html writes one self-contained page, never among the transcripts', async () => {

@@ -12,10 +12,10 @@ import { afterAll, afterEach, beforeAll } from 'vitest';
 export function tempDirsPerTest(prefix: string): () => string {
   const made: string[] = [];
   afterEach(async () => {
-    // Retried with a growing wait (up to about 11 s in all): a detached child the test started
-    // (a cleanup, an indexer) may still be writing there on a loaded machine.
-    for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
-  });
+    // Retried with a growing wait (up to about 11 s each, side by side): a detached child the
+    // test started (a cleanup, an indexer) may still be writing there on a loaded machine.
+    await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })));
+  }, 30_000);
   return () => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
     made.push(dir);
