@@ -109,7 +109,7 @@ export async function auditInPool(files: readonly string[], size: number, progre
       for (let audit = waiting[taken]; audit !== undefined && !(audit instanceof Error) && progressError === undefined; audit = waiting[taken]) {
         waiting[taken] = undefined;
         const index = taken++;
-        tell(index, () => { delivery.take(index, audit as FileAudit); });
+        tell(index, () => { delivery.take(index, audit); });
       }
     };
     /** A worker that died while it held no file: the files after the last begun are never read. */

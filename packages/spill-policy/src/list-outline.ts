@@ -78,7 +78,7 @@ function lead(source: PreviewSource, budget: number): Lead {
 }
 
 /** A code unit outside ASCII. */
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** An outline of the middle needs room for at least this many lines to be worth its header. */
 const MIN_OUTLINE_LINES = 4;
