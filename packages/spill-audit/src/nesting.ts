@@ -12,7 +12,7 @@ export const TOO_DEEP = 'nested too deeply';
 /** The deepest value turned into text: far below what a thread's stack allows (thousands). */
 export const MAX_JSON_DEPTH = 512;
 
-/** Thrown by {@link jsonText} past {@link MAX_JSON_DEPTH}; a `RangeError`, as the stack's own overflow is. */
+/** Thrown by {@link jsonText} past {@link MAX_JSON_DEPTH}. */
 class TooDeepError extends RangeError {}
 
 /**
@@ -26,9 +26,12 @@ export function jsonText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Whether `error` is a value nesting too deeply (or the stack's own overflow): a line to skip, not a fault to report. */
+/**
+ * Whether `error` is {@link jsonText}'s refusal of a value nesting too deeply: a line to
+ * skip, not a fault to report. Any other error (a string too long, say) still fails the audit.
+ */
 export function isTooDeep(error: unknown): boolean {
-  return error instanceof RangeError;
+  return error instanceof TooDeepError;
 }
 
 /** Whether `value` has more than `max` levels of arrays and objects, found with a stack of our own. */
