@@ -119,4 +119,48 @@ describe('the fast measure answers as the plain one', () => {
     // The sessions drawn reach every branch: spills, and omitted strings used later with either preview.
     expect(Math.min(...Object.values(reached)), JSON.stringify(reached)).toBeGreaterThan(0);
   });
+
+  it('a session analyzed with the memory of a released one answers as the plain measure, and the released one keeps its figures', () => {
+    fc.assert(
+      fc.property(fc.array(event, { minLength: 1, maxLength: 6 }), fc.array(event, { minLength: 1, maxLength: 6 }), (first, second) => {
+        const caps = [256, 1024, 4096];
+        const a = new SessionAnalyzer('claude-code', caps);
+        feed(first, a);
+        const before = structuredClone(a.results);
+        a.release();
+        expect(() => { a.push({ kind: 'text', session: 's1', text: 'more' }); }).toThrow(TypeError);
+        // Made after the release: it takes the released one's strings, cleared.
+        const b = new SessionAnalyzer('claude-code', caps);
+        const plain = new ReferenceAnalyzer('claude-code', caps);
+        feed(second, b);
+        feed(second, plain);
+        expect(b.results).toEqual(plain.results);
+        expect(a.results).toEqual(before);
+        b.release();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a string first met in a text of the next session is not taken for one the released session met in the same output', () => {
+    const caps = [256];
+    const a = new SessionAnalyzer('claude-code', caps);
+    // Its first string is numbered 0, and met fresh in its first output.
+    feed([{ kind: 'pair', tool: 'Bash', input: '{}', output: 'first_1x\nok' }], a);
+    a.release();
+    const second: Drawn[] = [
+      // Numbered 0 again in the next session.
+      { kind: 'text', text: 'zzz_9q' },
+      // Its first fresh string is in the middle, and the string numbered 0 ends it.
+      { kind: 'pair', tool: 'Bash', input: '{}', output: [...Array<string>(2000).fill('ok'), 'needle_77x', ...Array<string>(2000).fill('ok'), 'zzz_9q'].join('\n') },
+      { kind: 'pair', tool: 'Bash', input: '{"command":"cat needle_77x"}', output: 'ok' },
+    ];
+    const b = new SessionAnalyzer('claude-code', caps);
+    const plain = new ReferenceAnalyzer('claude-code', caps);
+    feed(second, b);
+    feed(second, plain);
+    expect(plain.results[0]?.caps[0]?.neededHeadTail).toBe(true);
+    expect(b.results).toEqual(plain.results);
+    b.release();
+  });
 });

@@ -170,8 +170,18 @@ class Strings {
       this.stamp = grown(this.stamp);
       this.local = grown(this.local);
     }
+    // Set, not assumed zero: a cleared table's arrays keep what its earlier strings left.
     this.newest[id] = -1;
+    this.seen[id] = 0;
+    this.stamp[id] = 0;
     return id;
+  }
+
+  /** Forgets every string and omission, keeping the memory grown so far for the next session. */
+  clear(): void {
+    this.table.clear();
+    this.seenCount = 0;
+    this.entries = 0;
   }
 
   /** Marks string `id` seen, unless {@link MAX_SEEN} strings already are. */
@@ -201,6 +211,17 @@ class Strings {
     if (id < 0) return;
     for (let at = this.newest[id] ?? -1; at >= 0; at = this.entryNext[at] ?? -1) f(this.entryOutput[at] ?? 0, this.entryBits[at] ?? 0);
   }
+}
+
+/** The strings of the last analyzer released on this thread, to be cleared and used by the next one. */
+let spare: Strings | undefined;
+
+/** A {@link Strings} for a new session: the spare one, cleared, or a new one. */
+function takeStrings(): Strings {
+  const strings = spare ?? new Strings();
+  spare = undefined;
+  strings.clear();
+  return strings;
 }
 
 /** The preview at `cap`: spillway's when given the scan, else the plain head and tail. */
@@ -358,7 +379,9 @@ export class SessionAnalyzer {
   /** Calls whose output has not come: with the line ranges they read that only their output can tell (see {@link CallReads.shownBy}). */
   private readonly calls = new Map<string, { tool: string; server?: string; viewed?: string; ranges?: LineRange[] }>();
   private readonly ranges = new LineRangeTracker();
-  private readonly strings = new Strings();
+  private readonly strings = takeStrings();
+  /** Set by {@link release}. */
+  private released = false;
   private readonly fresh: Fresh = { count: 0, ids: new Int32Array(256), first: new Int32Array(256), last: new Int32Array(256), tailFloor: -1 };
   /** Outputs met, numbering them for {@link Strings.stamp}. */
   private outputs = 0;
@@ -382,8 +405,13 @@ export class SessionAnalyzer {
     this.maxStrings = options.maxStrings ?? MAX_SESSION_STRINGS;
   }
 
-  /** Takes the next event. */
+  /**
+   * Takes the next event.
+   *
+   * @throws TypeError after {@link release}
+   */
   push(event: TranscriptEvent): void {
+    if (this.released) throw new TypeError('This session analyzer was released: make a new one for more events.');
     if (event.kind === 'text') {
       this.see(distinctiveStrings(event.text, MAX_STRINGS_PER_OUTPUT));
       return;
@@ -567,6 +595,17 @@ export class SessionAnalyzer {
     }
     fresh.count = count;
     return fresh;
+  }
+
+  /**
+   * Ends the session: the memory its strings took (tens of megabytes for a long session) is
+   * handed to the next analyzer made on this thread, which then grows it no more than it
+   * must. {@link results} and {@link unanswered} stay as they are; {@link push} throws.
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    if (spare === undefined || spare.size < this.strings.size) spare = this.strings;
   }
 
   /** Calls seen whose output has not come (yet). */

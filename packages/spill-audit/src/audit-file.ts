@@ -102,6 +102,7 @@ export async function auditFile(file: string, job: FileJob, onBytes?: (bytes: nu
   for (const { analyzer } of analyzers.values()) {
     for (const c of analyzer.results) calls.push(c);
     callsWithoutOutput += analyzer.unanswered;
+    analyzer.release();
   }
   return { calls, callsWithoutOutput, storedOutputs, stats, checks, moreNeeded };
 }

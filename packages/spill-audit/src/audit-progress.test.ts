@@ -50,9 +50,10 @@ describe('runAudit progress', () => {
   });
 
   it('reports a large file in steps as it is read, not only at its end', async () => {
-    const seen = await audit(transcripts([{ calls: 40, size: 100_000 }]));
+    // About 8 MB, read a MiB at a time.
+    const seen = await audit(transcripts([{ calls: 80, size: 100_000 }]));
     const steps = seen.filter((p) => p.filesDone === 0 && p.bytesDone > 0);
-    expect(steps.length).toBeGreaterThan(10);
+    expect(steps.length).toBeGreaterThanOrEqual(7);
   });
 
   it('counts an OpenCode database whole once it is read', async () => {

@@ -66,6 +66,14 @@ export function grown(a: Int32Array): Int32Array {
   return b;
 }
 
+function narrowBlocks(): Blocks<Uint8Array> {
+  return new Blocks((units) => new Uint8Array(units));
+}
+
+function wideBlocks(): Blocks<Uint16Array> {
+  return new Blocks((units) => new Uint16Array(units));
+}
+
 /**
  * Distinct strings numbered from 0 in the order added. Open addressing with linear
  * probing over a power-of-two array of slots, at most half full; each slot holds a number
@@ -79,14 +87,22 @@ export class StringTable {
   /** Per string, three entries: its block (`b` in {@link narrow}, `-1 - b` in {@link wide}), its offset in the block and its length. */
   private where: Int32Array = new Int32Array(3 * 512);
   /** Strings whose code units are all under 256, a byte each. */
-  private readonly narrow = new Blocks((units) => new Uint8Array(units));
+  private narrow = narrowBlocks();
   /** The other strings. */
-  private readonly wide = new Blocks((units) => new Uint16Array(units));
+  private wide = wideBlocks();
   private count = 0;
 
   /** Strings numbered so far. */
   get size(): number {
     return this.count;
+  }
+
+  /** Forgets every string, keeping the slots grown so far: numbering starts again from 0. */
+  clear(): void {
+    this.slots.fill(0);
+    this.narrow = narrowBlocks();
+    this.wide = wideBlocks();
+    this.count = 0;
   }
 
   /** The number of `text[start, end)`, whose hash is `hash`; -1 when it has none. */

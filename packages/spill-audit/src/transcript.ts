@@ -3,9 +3,8 @@
  * so memory is bounded by the longest line, and a line that cannot be read is counted and
  * named, never fatal.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { fileLines } from './file-lines.js';
 import { isTooDeep, jsonText, TOO_DEEP } from './nesting.js';
 import { readOpenCode } from './read-opencode.js';
 import { readStoredOutput, storedOutputFile } from './stored-output.js';
@@ -239,7 +238,7 @@ function parsedEvents(parse: LineParser, value: Json, fallback: string): Transcr
 }
 
 /**
- * Reads one transcript file line by line (node:readline over a file stream) and yields its
+ * Reads one transcript file line by line (see {@link fileLines}) and yields its
  * events in order. Lines that are not JSON objects, or lack the fields their type needs, are
  * counted in `stats` and skipped. The session of a Claude Code line without `sessionId`, or
  * of Codex lines before `session_meta`, is the file's name. An OpenCode database is read
@@ -264,49 +263,39 @@ export async function* readTranscript(file: string, format: TranscriptFormat, st
   }
   const parse = format === 'claude-code' ? parseClaudeCode : format === 'codex' ? codexParser() : format === 'gemini' ? geminiParser() : genericParser();
   const fallback = file.slice(file.lastIndexOf('/') + 1).replace(/\.jsonl$/, '');
-  const input = createReadStream(file);
-  if (onBytes !== undefined) {
-    // A throwing callback ends the reading with its error, rather than escaping a listener.
-    input.on('data', (chunk) => {
-      try {
-        onBytes(chunk.length);
-      } catch (error) {
-        input.destroy(error instanceof Error ? error : new Error(String(error)));
-      }
-    });
-  }
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let n = 0;
   const skip = (reason: string): void => {
     stats.skipped++;
     if (stats.skippedLines.length < MAX_NAMED_SKIPS) stats.skippedLines.push({ file, line: n, reason });
   };
-  for await (const raw of lines) {
-    n++;
-    stats.lines++;
-    if (raw.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      skip('not JSON');
-      continue;
-    }
-    if (!isObject(value)) {
-      skip('not an object');
-      continue;
-    }
-    const events = parsedEvents(parse, value, fallback);
-    if (typeof events === 'string') {
-      skip(events);
-      continue;
-    }
-    for (const event of events) {
-      const file = format === 'claude-code' && event.kind === 'result' ? storedOutputFile(event.output) : undefined;
-      if (file === undefined || event.kind !== 'result') yield event;
-      else {
-        const whole = await readStoredOutput(file);
-        yield { ...event, output: whole ?? event.output, stored: { file, read: whole !== undefined, shown: event.output } };
+  for await (const batch of fileLines(file, onBytes)) {
+    for (const raw of batch) {
+      n++;
+      stats.lines++;
+      if (raw.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        skip('not JSON');
+        continue;
+      }
+      if (!isObject(value)) {
+        skip('not an object');
+        continue;
+      }
+      const events = parsedEvents(parse, value, fallback);
+      if (typeof events === 'string') {
+        skip(events);
+        continue;
+      }
+      for (const event of events) {
+        const file = format === 'claude-code' && event.kind === 'result' ? storedOutputFile(event.output) : undefined;
+        if (file === undefined || event.kind !== 'result') yield event;
+        else {
+          const whole = await readStoredOutput(file);
+          yield { ...event, output: whole ?? event.output, stored: { file, read: whole !== undefined, shown: event.output } };
+        }
       }
     }
   }
