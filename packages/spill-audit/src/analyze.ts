@@ -216,6 +216,17 @@ class Strings {
 /** The strings of the last analyzer released on this thread, to be cleared and used by the next one. */
 let spare: Strings | undefined;
 
+/**
+ * Lets the spare strings go (see {@link SessionAnalyzer.release}), for a thread that
+ * analyzes no more sessions for now; answers whether there were any. Internal: not exported
+ * from the package.
+ */
+export function dropSpareStrings(): boolean {
+  const held = spare !== undefined;
+  spare = undefined;
+  return held;
+}
+
 /** A {@link Strings} for a new session: the spare one, cleared, or a new one. */
 function takeStrings(): Strings {
   const strings = spare ?? new Strings();

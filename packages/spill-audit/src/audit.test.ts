@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CallFigures } from './analyze.js';
+import { dropSpareStrings, SessionAnalyzer, type CallFigures } from './analyze.js';
 import { recommendCap, runAudit, wilsonUpper } from './audit.js';
 import { isAuditError } from './errors.js';
 
@@ -68,6 +68,15 @@ describe('runAudit on a Claude Code config dir', () => {
     const query = report.recommendations[2];
     expect(query?.unproven?.cap).toBe(2048);
     expect(query?.cap).toBeNull();
+  });
+
+  it('keeps no session\'s string tables once it is done on the calling thread', async () => {
+    // A released session leaves its tables for the next one on this thread.
+    const analyzer = new SessionAnalyzer('claude-code', [8192]);
+    analyzer.push({ kind: 'text', session: 's', text: 'some_words here_1' });
+    analyzer.release();
+    await runAudit({ format: 'claude-code', env: { CLAUDE_CONFIG_DIR: claudeConfig() }, home: '/nowhere', threads: 1 });
+    expect(dropSpareStrings()).toBe(false);
   });
 
   it('recommends a cap per MCP server whose tools spill, after the tools', async () => {

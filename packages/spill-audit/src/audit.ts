@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { wholeNumberProblem } from '@spillway/core';
 import { HOSTS } from '@spillway/hosts';
-import { CANDIDATE_CAPS, type CallFigures } from './analyze.js';
+import { CANDIDATE_CAPS, dropSpareStrings, type CallFigures } from './analyze.js';
 import { auditFile, unreadable, type FileAudit, type FileJob } from './audit-file.js';
 import { AUDIT_WORKER_URL, auditInPool } from './audit-pool.js';
 import { findTranscripts } from './discover.js';
@@ -405,9 +405,14 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
   };
   const pooled = threads > 1 && (await bytesOf(files)) >= pool.minBytes && (await auditInPool(files, threads, progress, { take: (i, audit) => { take(files[i] ?? '', audit); }, jobFor, onStart: pool.onStart }, pool.url));
   if (!pooled) {
-    for (const file of files) {
-      take(file, await auditFile(file, jobFor(), progress?.read));
-      progress?.fileDone();
+    try {
+      for (const file of files) {
+        take(file, await auditFile(file, jobFor(), progress?.read));
+        progress?.fileDone();
+      }
+    } finally {
+      // The thread may live on long after the audit: it keeps no session's tables.
+      dropSpareStrings();
     }
   }
   const foundBlind = searchOutput === undefined ? undefined : await searchChecks(checks, searchOutput, format, options.mcpServers);
