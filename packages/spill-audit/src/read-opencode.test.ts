@@ -2,6 +2,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'libsql';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAudit } from './audit.js';
 import { isAuditError } from './errors.js';
@@ -87,6 +88,29 @@ describe('OpenCode sessions', () => {
     copyFileSync(join(wal, 'opencode.db'), join(tmp, 'opencode.db'));
     const withoutLog = await runAudit({ format: 'opencode', paths: [join(tmp, 'opencode.db')], env: {}, home: '/nowhere' });
     expect(withoutLog.total.calls).toBe(3);
+  });
+
+  it('skips a part nested too deeply, named by its rowid, and reads the parts after it', async () => {
+    const file = join(tmp, 'deep.db');
+    copyFileSync(join(data, 'opencode.db'), file);
+    const db = new Database(file);
+    const last = db.prepare('SELECT session_id, message_id, max(time_created) AS t FROM part').get() as { session_id: string; message_id: string; t: number };
+    const insert = db.prepare('INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) VALUES (?, ?, ?, ?, ?, ?)');
+    const add = (id: string, at: number, part: string): number => Number(insert.run(id, last.message_id, last.session_id, at, at, part).lastInsertRowid);
+    // Nested far past what the audit turns into text, and just within it.
+    const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+    const deep = add('prt_deep', last.t + 1, `{"type":"tool","tool":"bash","callID":"call_deep","state":{"status":"completed","input":${nested(6000)},"output":"ok"}}`);
+    add('prt_shallow', last.t + 2, `{"type":"tool","tool":"bash","callID":"call_shallow","state":{"status":"completed","input":${nested(500)},"output":"fine"}}`);
+    add('prt_after', last.t + 3, '{"type":"text","text":"after the deep one"}');
+    db.close();
+    const { events: read, stats } = await events(file);
+    expect(stats.skippedLines).toEqual([{ file, line: deep, reason: 'nested too deeply' }]);
+    expect(read.some((e) => e.kind === 'call' && e.id === 'call_deep')).toBe(false);
+    expect(read.filter((e) => e.kind === 'result' && e.id === 'call_shallow').map((e) => e.kind === 'result' && e.output)).toEqual(['fine']);
+    expect(read.at(-1)).toMatchObject({ kind: 'text', text: 'after the deep one' });
+    // The audit goes on past it, and counts it.
+    const one = await runAudit({ format: 'opencode', paths: [file], env: {}, home: '/nowhere', threads: 1 });
+    expect(one.skippedLines).toBe(1);
   });
 
   it('a file that is not a SQLite database is unreadable, named', async () => {
