@@ -177,7 +177,7 @@ class Strings {
     return id;
   }
 
-  /** Forgets every string and omission, keeping the memory grown so far for the next session. */
+  /** Forgets every string and omission, keeping the tables and arrays grown so far (not the strings' characters) for the next session. */
   clear(): void {
     this.table.clear();
     this.seenCount = 0;
@@ -609,9 +609,11 @@ export class SessionAnalyzer {
   }
 
   /**
-   * Ends the session: the memory its strings took (tens of megabytes for a long session) is
-   * handed to the next analyzer made on this thread, which then grows it no more than it
-   * must. {@link results} and {@link unanswered} stay as they are; {@link push} throws.
+   * Ends the session: the tables its strings were numbered in (tens of megabytes for a long
+   * session; not the strings' characters) are handed to the next analyzer made on this
+   * thread, unless the tables a session released before are larger, so the next session
+   * grows them no more than it must. {@link results} and {@link unanswered} stay as they
+   * are; {@link push} throws. A second call does nothing.
    */
   release(): void {
     if (this.released) return;

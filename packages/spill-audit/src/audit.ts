@@ -325,7 +325,7 @@ export async function runAudit(options: AuditOptions): Promise<AuditReport> {
 const POOL_MIN_BYTES = 32 * 1024 * 1024;
 /**
  * Threads by default, however many cores there are: each has a heap of its own, and two
- * kept an audit of a gigabyte at 206 MiB (see {@link AuditOptions.threads}).
+ * kept an audit of a gigabyte at 206 to 240 MiB (see {@link AuditOptions.threads}).
  */
 const DEFAULT_MAX_THREADS = 2;
 /** Most threads whatever is asked: each is a heap of its own. */

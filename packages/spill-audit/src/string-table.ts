@@ -97,7 +97,7 @@ export class StringTable {
     return this.count;
   }
 
-  /** Forgets every string, keeping the slots grown so far: numbering starts again from 0. */
+  /** Forgets every string, keeping the slots and the per-string entries grown so far (the characters' blocks are dropped): numbering starts again from 0. */
   clear(): void {
     this.slots.fill(0);
     this.narrow = narrowBlocks();
