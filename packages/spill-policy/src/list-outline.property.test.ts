@@ -29,7 +29,7 @@ const listArb = fc
       item(1, (i, w) => `src/${w}.ts:${String(i)}:  export const v${String(i)} = ${String(i)};`),
       item(1, (i, w) => `{"id":${String(i)},"name":"${w}","tags":["é","x"]}`),
       item(1, (i, w) => `-rw-r--r-- 1 u u ${String(i * 31)} Dec  3 06:00 ${w}-${String(i)}`),
-      // 38 to 130 code units, some of them 2 or 3 bytes: around the lengths where a line may need a cut.
+      // 38 to 130 code units, some of them 2 or 3 bytes: not list items, so only the cap is checked.
       item(1, (i, w) => `${w}${'é€'.repeat(i % 7)}${'x'.repeat(30 + ((i * 37) % 90))}`),
       // The same in a list (git log --oneline), its lines mostly long enough for an outline.
       item(3, (i, w) => `${(0x2000000 + i * 7919).toString(16)} ${w}${'é€'.repeat(i % 7)} ${'x'.repeat(70 + ((i * 37) % 120))}`),
