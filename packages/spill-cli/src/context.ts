@@ -243,13 +243,19 @@ export class CliContext {
   }
 }
 
-/** Adds the options every command shares: `--root`, `--debug`, `--verbose`, and optionally `--json`. */
+/**
+ * `--debug`, which every command takes (the commands that do not take
+ * {@link addCommonOptions}'s set add it alone): a failure's stack trace is what a bug report needs.
+ */
+export const DEBUG_OPTION = ['--debug', 'print stack traces on failure'] as const;
+
+/** Adds the options every command that uses the store shares: `--root`, `--store`, `--debug`, `--verbose`, and optionally `--json`. */
 export function addCommonOptions(command: Command, { json }: { readonly json: boolean }): Command {
   command.option('--root <dir>', 'storage root (default: $SPILLWAY_ROOT, else $XDG_STATE_HOME/spillway, else ~/.local/state/spillway)');
   command.option('--store <url>', 'store instead of a root: s3://bucket/prefix, file:///dir, memory:, or a scheme of $SPILLWAY_BACKENDS (default: $SPILLWAY_STORE)');
   if (json) command.option('--json', 'print one JSON document instead of text (see docs/cli.md)');
   command.option('--verbose', 'print status lines on stderr');
-  command.option('--debug', 'print stack traces on failure');
+  command.option(...DEBUG_OPTION);
   return command;
 }
 

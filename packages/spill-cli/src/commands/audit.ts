@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditProgress, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { searchOutputOnDemand } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { DEBUG_OPTION, type CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
 import { positiveInt } from '../options.js';
 import { ProgressLine, itemsProgressText } from '../progress-line.js';
@@ -164,6 +164,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .option('--html <file>', 'also write the report as one self-contained HTML page, to a new file')
     .option('--no-search', 'do not ask whether spill_search, given the later call\'s words, finds each needed-later part')
     .option('--threads <n>', 'most threads to read transcript files on at once, up to 16 (default: 2, or 1 on one core); each thread adds its own memory', positiveInt)
+    .option(...DEBUG_OPTION)
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: AuditOptions) => {
       const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { HOSTS, HOST_IDS, isHostId, setupHost, shellQuote, undoHost, type SetupReport } from '@spillway/hosts';
 import { SPILLWAY_SCRIPT } from '../auto-gc.js';
 import { CliError } from '../cli-error.js';
-import type { CliContext } from '../context.js';
+import { DEBUG_OPTION, type CliContext } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { jsonLine } from '../json.js';
 import { positiveInt } from '../options.js';
@@ -82,6 +82,7 @@ export function registerSetup(program: Command, ctx: CliContext): void {
     .option('--max-inline-bytes <bytes>', "the cap to write instead of the host's own pick", positiveInt)
     .option('--absolute-paths', "write node's and spillway's absolute paths even into a project file git tracks")
     .option('--json', 'print one JSON document instead of text')
+    .option(...DEBUG_OPTION)
     .addHelpText('after', EXAMPLES)
     .action((host: string, options: SetupOptions) => {
       if (!isHostId(host)) throw new CliError('USAGE', `Unknown host '${host}'; choose one of ${HOST_IDS.join(', ')}.`);

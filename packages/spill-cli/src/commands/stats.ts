@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { resolve } from 'node:path';
 import { splitMcpName } from '@spillway/audit';
 import { createUsageLog, summarizeUsage, usageBreakdown, type UsageRow } from '@spillway/usage';
-import type { CliContext } from '../context.js';
+import { DEBUG_OPTION, type CliContext } from '../context.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
 import { renderStatsHtml } from '../stats-html.js';
@@ -66,6 +66,7 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .option('--session <id>', 'only this session (the id as the host or harness knows it)')
     .option('--json', 'print one JSON document instead of text')
     .option('--html <file>', 'also write the figures as one self-contained HTML page, to a new file')
+    .option(...DEBUG_OPTION)
     .addHelpText('after', EXAMPLES)
     .action(async (options: StatsOptions) => {
       const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
