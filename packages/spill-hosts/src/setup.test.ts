@@ -121,6 +121,7 @@ describe.each(HOST_IDS)('setup %s', (host) => {
     const report = setupHost(host, env);
     const entry = report.files.find((f) => f.path === broken);
     expect(entry?.status).toBe('refused');
+    expect(entry?.code).toBe('CONFIG_REFUSED');
     expect(entry?.error).toContain(broken);
     expect(readFileSync(broken)).toEqual(before[0]);
     expect(existsSync(undoRecordPath(env, broken))).toBe(false);
@@ -283,6 +284,7 @@ describe('what each host gets', () => {
     const before = readFileSync(file);
     const entry = undoHost('gemini', env).files[0];
     expect(entry?.status).toBe('refused');
+    expect(entry?.code).toBe('CONFIG_REFUSED');
     expect(entry?.error).toContain('hook');
     expect(readFileSync(file)).toEqual(before);
   });

@@ -265,7 +265,7 @@ function writeSettingFile(file: NonNullable<ConfigFileSpec['setting']>['file']):
 
 function refused(spec: ConfigFileSpec, error: unknown): FileReport {
   const message = error instanceof ConfigParseError || error instanceof ConfigRefusal ? error.message : `Cannot use ${spec.path}: ${error instanceof Error ? error.message : String(error)}; it was left untouched.`;
-  return { path: spec.path, scope: spec.scope, status: 'refused', changes: [], error: message };
+  return { path: spec.path, scope: spec.scope, status: 'refused', changes: [], error: message, code: 'CONFIG_REFUSED' };
 }
 
 /**

@@ -148,6 +148,12 @@ export interface FileReport {
   readonly diff?: string | undefined;
   /** For `refused`: why. */
   readonly error?: string | undefined;
+  /**
+   * For `refused`: `CONFIG_REFUSED`, the stable code of a config setup will not touch (it does
+   * not parse, is not a regular file, is another user's…), the code `spillway doctor` gives
+   * the same file. `error` says which and what to do.
+   */
+  readonly code?: 'CONFIG_REFUSED' | undefined;
 }
 
 /** What setup or undo did. */
