@@ -1,4 +1,5 @@
 import type { GrepResult, ReadResult, SpillEntry } from '@spillway/core';
+import { eastAsianWidth } from 'get-east-asian-width';
 import type { Style } from './color.js';
 import { shellWord } from './cli-error.js';
 
@@ -133,10 +134,32 @@ export function lsRow(entry: SpillEntry, long = false): string {
   if (long) return `${head}${entry.session}  ${entry.locator}\n`;
   const session = entry.session.replace(/^session-/, '').slice(0, LS_SESSION_CHARS).padEnd(LS_SESSION_CHARS);
   const leaf = entry.locator.slice(entry.locator.lastIndexOf('/') + 1);
-  const chars = Array.from(leaf);
-  const room = LS_WIDTH - LS_FIXED;
-  const shown = chars.length > room ? `${chars.slice(0, room - 1).join('')}…` : leaf;
-  return `${head}${session}  ${shown}\n`;
+  return `${head}${session}  ${fitColumns(leaf, LS_WIDTH - LS_FIXED)}\n`;
+}
+
+/**
+ * The terminal columns `text` takes: two for each East Asian wide or fullwidth character
+ * (CJK, most emoji), one for any other. Combining marks count one too, so a text with them
+ * is shown shorter than it could be, never wider.
+ */
+export function columnsOf(text: string): number {
+  let columns = 0;
+  for (const ch of text) columns += eastAsianWidth(ch.codePointAt(0) ?? 0);
+  return columns;
+}
+
+/** `text` when it fits in `room` columns; else its start, cut at a whole character, and `…`, in at most `room`. */
+function fitColumns(text: string, room: number): string {
+  if (columnsOf(text) <= room) return text;
+  let shown = '';
+  let columns = 0;
+  for (const ch of text) {
+    const width = eastAsianWidth(ch.codePointAt(0) ?? 0);
+    if (columns + width > room - 1) break;
+    shown += ch;
+    columns += width;
+  }
+  return `${shown}…`;
 }
 
 /** Oldest first, then by locator, so the order is stable whatever the backend yields. */

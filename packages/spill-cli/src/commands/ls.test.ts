@@ -7,7 +7,8 @@ import { createLocalBackend } from '@spillway/local';
 import { localBackendFactory, type BackendFactory, type CliBackend } from '../context.js';
 import { main } from '../main.js';
 import { testIO } from '../test-io.js';
-import { LS_WIDTH } from '../format.js';
+import fc from 'fast-check';
+import { columnsOf, lsRow, LS_WIDTH } from '../format.js';
 
 let base: string;
 beforeAll(async () => {
@@ -73,12 +74,42 @@ describe('spillway ls', () => {
   it(`fits ${String(LS_WIDTH)} columns by default, without repeating the session key in each row`, async () => {
     const r = await ls([], listing(SHUFFLED));
     const lines = r.stdout.trimEnd().split('\n');
-    for (const line of lines) expect(Array.from(line).length, line).toBeLessThanOrEqual(LS_WIDTH);
+    for (const line of lines) expect(columnsOf(line), line).toBeLessThanOrEqual(LS_WIDTH);
     expect(lines[0]).toBe('CREATED                     SIZE  SESSION   ARTIFACT');
     expect(lines[1]).toBe('2026-01-02T03:10:00Z     4.6 MiB  4fbb9b35  a1b2c3d4e5f60718293a-web_fetch.txt');
     expect(lines[4]).toMatch(/^2026-01-02T03:50:00Z {7}100 B {2}4fbb9b35 {2}ffeeddccbbaa99887766-very_long_tool_name_.*…$/);
     expect(r.stdout).not.toContain(KEY);
     expect(lines.at(-1)).toBe('4 artifacts, 4.6 MiB (--long or --json prints whole locators)');
+  });
+
+  it(`keeps a name of wide characters (CJK, emoji) within ${String(LS_WIDTH)} columns, counting each as two`, async () => {
+    const wide = entry(40, `00112233445566778899-${'検索結果の一覧'.repeat(8)}.txt`);
+    const emoji = entry(41, `00112233445566778899-${'📦'.repeat(40)}.txt`);
+    const r = await ls([], listing([wide, emoji]));
+    const rows = r.stdout.split('\n').filter((l) => l.startsWith('2026'));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) {
+      expect(columnsOf(row), row).toBeLessThanOrEqual(LS_WIDTH);
+      // Cut as near the edge as whole characters allow: one column short at most.
+      expect(columnsOf(row), row).toBeGreaterThanOrEqual(LS_WIDTH - 1);
+      expect(row.endsWith('…')).toBe(true);
+    }
+    expect(rows[0]).toContain('00112233445566778899-検索結果の一覧検索');
+    expect(columnsOf('検索 a📦')).toBe(8);
+  });
+
+  it(`never prints a default row wider than ${String(LS_WIDTH)} columns, and never cuts a name that fits`, () => {
+    // A name is one path segment: no `/`.
+    const name = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 120, size: 'max' }), fc.string({ unit: fc.constantFrom('a', '検', '📦', 'é', '-'), maxLength: 120, size: 'max' })).filter((s) => !s.includes('/'));
+    fc.assert(
+      fc.property(name, (leaf) => {
+        const row = lsRow(entry(1, `00112233445566778899-${leaf}`)).slice(0, -1);
+        expect(columnsOf(row)).toBeLessThanOrEqual(LS_WIDTH);
+        const shown = row.slice(row.indexOf('00112233445566778899-'));
+        if (!shown.endsWith('…')) expect(shown).toBe(`00112233445566778899-${leaf}`);
+        else expect(`00112233445566778899-${leaf}`.startsWith(shown.slice(0, -1))).toBe(true);
+      }),
+    );
   });
 
   it('--long (and -l) prints the whole session key and locator of each row, sorted too', async () => {
@@ -112,7 +143,7 @@ describe('spillway ls', () => {
     const r = await ls(['--root', root], () => backend);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
-    for (const line of lines) expect(Array.from(line).length, line).toBeLessThanOrEqual(LS_WIDTH);
+    for (const line of lines) expect(columnsOf(line), line).toBeLessThanOrEqual(LS_WIDTH);
     expect(lines.slice(1, -1).map((l) => l.replace(/^.*-/, ''))).toEqual(expect.arrayContaining(['first.txt', 'second.txt']));
   });
 
