@@ -23,6 +23,24 @@ describe('spillway doctor, in process', () => {
     expect(check.stdout.text()).toMatch(/covered\s+files \[mcp_servers, stdio, cap 8192\]/);
   });
 
+  it('shows a setting of several lines (Codex\'s AGENTS.md block) by its first line, and --json whole', async () => {
+    const dir = tmp();
+    const codex = join(dir, 'codex');
+    mkdirSync(codex);
+    writeFileSync(join(codex, 'config.toml'), 'model = "m"\n');
+    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    expect(await main(['setup', 'codex', '--config-dir', codex], testIO({ homedir: dir, cwd: dir, env }).io)).toBe(0);
+    const text = testIO({ homedir: dir, cwd: dir, env });
+    expect(await main(['doctor', '--host', 'codex', '--config-dir', codex], text.io)).toBe(0);
+    const line = text.stdout.text().split('\n').find((l) => l.includes('spillway block = ')) ?? '';
+    expect(line).toMatch(/covered\s+spillway block = ## Long command output … \(\d+ lines; --json has them all\)$/);
+    const json = testIO({ homedir: dir, cwd: dir, env });
+    expect(await main(['doctor', '--host', 'codex', '--config-dir', codex, '--json'], json.io)).toBe(0);
+    const doc = JSON.parse(json.stdout.text()) as { hosts: { settings: { name: string; value: string }[] }[] };
+    const block = doc.hosts[0]?.settings.find((x) => x.name === 'spillway block')?.value ?? '';
+    expect(block.split('\n').length).toBe(Number(/\((\d+) lines/.exec(line)?.[1]));
+  });
+
   it('warns of a cap above the host\'s own, with a setup command that brings it down', async () => {
     const dir = tmp();
     const codex = join(dir, 'codex');

@@ -135,12 +135,23 @@ function hostText(d: HostDiagnosis): string[] {
   }
   for (const s of d.settings) {
     const status = s.status === 'not-covered' ? 'NOT COVERED' : s.status === 'broken' ? 'BROKEN' : s.status;
-    lines.push(`    ${status.padEnd(12)} ${s.name}${s.value === undefined ? '' : ` = ${s.value}`}${s.detail === undefined ? '' : ` (${s.detail})`}`);
+    lines.push(`    ${status.padEnd(12)} ${s.name}${s.value === undefined ? '' : ` = ${settingValueText(s.value)}`}${s.detail === undefined ? '' : ` (${s.detail})`}`);
   }
   if (d.foreignHooks.length > 0) lines.push('  Other hooks on the same events:');
   for (const h of d.foreignHooks) lines.push(`    ${h.event} ${h.matcher ?? '*'}: ${h.command}`);
   lines.push(`  Not covered by design: ${d.notCovered}.`);
   return lines;
+}
+
+/**
+ * A setting's value as the text shows it: one of several lines (a whole file, as OpenCode's
+ * plugin, or a text block, as Codex's AGENTS.md block) by its first line and how many there
+ * are, since on one line, its breaks escaped, it would run to thousands of characters.
+ */
+function settingValueText(value: string): string {
+  const lines = value.split('\n');
+  if (lines.length === 1) return value;
+  return `${lines[0] ?? ''} … (${String(lines.length)} lines; --json has them all)`;
 }
 
 function duration(ms: number): string {
