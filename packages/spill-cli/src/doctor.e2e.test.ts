@@ -172,6 +172,35 @@ describe('spillway doctor', () => {
     expect(second.out).not.toContain('Everything found runs behind spillway.');
   });
 
+  it('a missing root named by --root or SPILLWAY_ROOT is not covered (it is never made), and the printed mkdir fixes it', async () => {
+    const w = world();
+    const root = join(w.home, 'named-root');
+    const fromOption = await run(w, ['doctor', '--host', 'claude-code', '--root', root, '--json']);
+    expect(fromOption.code).toBe(1);
+    const doc = JSON.parse(fromOption.out) as { ok: boolean; store: { exists: boolean; rootSource: string; findings: unknown[] } };
+    expect(doc.ok).toBe(false);
+    expect(doc.store).toMatchObject({ exists: false, rootSource: 'option' });
+    expect(doc.store.findings).toEqual([{ code: 'STORE_UNSAFE', message: expect.stringContaining('--root') as unknown, hint: `mkdir -m 700 ${root}` }]);
+    // The other commands refuse the same root.
+    expect((await run(w, ['ls', '--root', root])).code).toBe(6);
+    const env = { ...w.env, SPILLWAY_ROOT: root };
+    const fromEnv = await spillway(['doctor', '--host', 'claude-code'], { env, cwd: w.project });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.out).toContain(`root         ${root} (env): MISSING`);
+    expect(fromEnv.out).toContain('STORE_UNSAFE: ');
+    expect(fromEnv.out).toContain('unset SPILLWAY_ROOT');
+    const fixes = hints(fromEnv.out);
+    expect(fixes).toEqual([['mkdir', '-m', '700', root]]);
+    for (const fix of fixes) await runHint({ ...w, env }, fix);
+    const fixed = await spillway(['doctor', '--host', 'claude-code'], { env, cwd: w.project });
+    expect(fixed.code).toBe(0);
+    expect(fixed.out).toContain(`root         ${root} (env): mode 0700, private`);
+    // The default root is made on the first spill: its absence is no finding.
+    const byDefault = await run(w, ['doctor', '--host', 'claude-code', '--json']);
+    expect(byDefault.code).toBe(0);
+    expect(JSON.parse(byDefault.out)).toMatchObject({ ok: true, store: { rootSource: 'default', exists: false, findings: [] } });
+  });
+
   it('usage errors: --config-dir without --host, an unknown host', async () => {
     const w = world();
     const noHost = await run(w, ['doctor', '--config-dir', w.home]);

@@ -70,8 +70,10 @@ export function indexBytes(path: string): number | null {
 
 /**
  * The health of a local root: whether it exists and is private, the free space under it,
- * the last automatic sweep and the search index's size. `rootOption` is the `--root` to
- * put in hints (`undefined` when the root is not from `--root`).
+ * the last automatic sweep and the search index's size. A missing root is a finding
+ * (`STORE_UNSAFE`) unless it is the default one (`rootSource` `default`), which the first
+ * spill makes. `rootOption` is the `--root` to put in hints (`undefined` when the root is
+ * not from `--root`).
  */
 export function localStoreHealth(
   root: string,
@@ -100,7 +102,15 @@ export function localStoreHealth(
       });
     }
   } catch {
-    // Not made yet: the default root is made on the first spill.
+    // Only the default root is made on the first spill; a named one must exist already.
+    if (rootSource !== 'default') {
+      const named = rootSource === 'env' ? 'SPILLWAY_ROOT' : '--root';
+      findings.push({
+        code: 'STORE_UNSAFE',
+        message: `The root ${root} (from ${named}) does not exist, and a root named by ${named} is never created: the other commands refuse it (SPILL_UNSAFE_ROOT), and run, mcp and the hook store in the default root instead. Create it with mode 0700, or ${rootSource === 'env' ? 'unset SPILLWAY_ROOT to use the default root' : 'leave --root out to use the default root'}.`,
+        hint: `mkdir -m 700 ${shellWord(root)}`,
+      });
+    }
   }
   let freeBytes: number | null = null;
   let totalBytes: number | null = null;

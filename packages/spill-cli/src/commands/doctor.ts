@@ -162,7 +162,12 @@ function storeText(store: StoreHealth): string[] {
   const lines = ['Store:'];
   if (store.kind === 'object-store') lines.push(`  object store ${store.url ?? ''} (not probed)`);
   else {
-    const state = store.exists === true ? `mode ${store.mode ?? '?'}, ${store.private === true ? 'private' : 'NOT PRIVATE'}` : 'not made yet (made on the first spill)';
+    const state =
+      store.exists === true
+        ? `mode ${store.mode ?? '?'}, ${store.private === true ? 'private' : 'NOT PRIVATE'}`
+        : store.rootSource === 'default'
+          ? 'not made yet (made on the first spill)'
+          : 'MISSING (a named root is never made)';
     lines.push(`  root         ${store.root ?? ''} (${store.rootSource ?? ''}): ${state}`);
     if (store.freeBytes !== null) lines.push(`  free space   ${formatBytes(store.freeBytes)} of ${formatBytes(store.totalBytes ?? 0)}`);
     lines.push(`  last cleanup ${store.lastAutoCleanup ?? 'never'}`);
