@@ -2,8 +2,9 @@
 // `pnpm protect <host> [setup options]`: from a clone (after `pnpm install`) to a protected
 // agent host in one command. It builds the CLI and the packages it needs (not the rest),
 // puts `spillway` on PATH (`pnpm link-cli`), and runs `spillway setup <host>` with the
-// options given (`--dry-run`, `--config-dir DIR`, `--max-inline-bytes N`…). Undo with
-// `spillway setup <host> --undo`.
+// options given (`--dry-run`, `--config-dir DIR`, `--max-inline-bytes N`…). With
+// `--dry-run` nothing is written, the link on PATH included; with `--undo` setup takes back
+// what it added and no link is made. Undo with `spillway setup <host> --undo`.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -31,8 +32,19 @@ step('1/3 building spillway (the CLI and the packages it uses)', 'pnpm', ['exec'
 // The hosts are known once, in @spillway/hosts; it is built by now, and nothing is changed yet.
 const { HOST_IDS } = await import(pathToFileURL(`${repo}/packages/spill-hosts/dist/index.js`).href);
 if (!HOST_IDS.includes(host)) usage(HOST_IDS);
-step('2/3 putting spillway on PATH', process.execPath, ['scripts/link-cli.mjs']);
-step(`3/3 setting ${host} up`, process.execPath, ['packages/spill-cli/bin/spillway.js', 'setup', ...args]);
+const dryRun = args.includes('--dry-run');
+const undo = args.includes('--undo');
+// A dry run writes nothing, and taking protection back needs no command on PATH.
+if (dryRun || undo) process.stdout.write(`\n[${seconds()}] 2/3 putting spillway on PATH: skipped (${dryRun ? '--dry-run writes nothing' : '--undo'})\n`);
+else step('2/3 putting spillway on PATH', process.execPath, ['scripts/link-cli.mjs']);
+step(`3/3 ${undo ? `taking spillway out of ${host}` : `setting ${host} up`}${dryRun ? ' (dry run)' : ''}`, process.execPath, ['packages/spill-cli/bin/spillway.js', 'setup', ...args]);
 const configDir = args.indexOf('--config-dir');
 const where = configDir === -1 || args[configDir + 1] === undefined ? '' : ` --config-dir ${JSON.stringify(args[configDir + 1])}`;
-process.stdout.write(`\n[${seconds()}] done: ${host} is protected. Check it with: spillway doctor --host ${host}${where}\n`);
+const shellWord = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+const again = args.filter((a) => a !== '--dry-run').map(shellWord).join(' ');
+const done = dryRun
+  ? `dry run: nothing was changed. To make the change shown above: pnpm protect ${again}`
+  : undo
+    ? `done: ${host} is no longer protected by spillway. A spillway link pnpm protect put on PATH stays; remove it if you no longer want the command.`
+    : `done: ${host} is protected. Check it with: spillway doctor --host ${host}${where}`;
+process.stdout.write(`\n[${seconds()}] ${done}\n`);

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// The two ways the README gives to run `spillway` from a clone, before any package is
-// published: the root script `pnpm spillway -- <args>`, and `pnpm link-cli`, which puts
-// the command on PATH.
+// The ways the README gives to run `spillway` from a clone, before any package is
+// published: the root script `pnpm spillway -- <args>`, `pnpm link-cli`, which puts the
+// command on PATH, and `pnpm protect <host>`, which does that and sets the host up.
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO, 'packages/spill-cli/package.json'), 'utf8')) as { version: string }).version;
@@ -78,5 +78,48 @@ describe('pnpm link-cli', () => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('exists and is not a symlink');
     expect(fs.readFileSync(path.join(other, 'spillway'), 'utf8')).toBe('#!/bin/sh\n');
+  });
+});
+
+describe('pnpm protect', () => {
+  // protect.mjs builds through `pnpm exec turbo` (a cache hit once the suite has built); a
+  // scratch HOME keeps corepack's cache where it is, so that no pnpm is downloaded again.
+  const protect = (home: string, args: readonly string[]) =>
+    run(process.execPath, [path.join(REPO, 'scripts/protect.mjs'), ...args], {
+      HOME: home,
+      COREPACK_HOME: process.env.COREPACK_HOME ?? path.join(os.homedir(), '.cache/node/corepack'),
+      COREPACK_ENABLE_DOWNLOAD_PROMPT: '0',
+      SPILLWAY_USAGE: 'off',
+      SPILLWAY_AUTO_GC: 'off',
+    });
+
+  it('--dry-run writes nothing (not even the link) and says so; --undo says protection is gone', () => {
+    expect(ROOT_SCRIPTS.protect).toBe('node scripts/protect.mjs');
+    const home = path.join(work, 'home-protect');
+    const claude = path.join(home, '.claude');
+    fs.mkdirSync(claude, { recursive: true, mode: 0o700 });
+    const settings = path.join(claude, 'settings.json');
+    const before = '{\n  // mine\n  "theme": "dark"\n}\n';
+    fs.writeFileSync(settings, before);
+    const link = path.join(home, '.local/bin/spillway');
+
+    const dry = protect(home, ['claude-code', '--dry-run']);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('dry run: nothing was changed. To make the change shown above: pnpm protect claude-code');
+    expect(dry.stdout).not.toContain('is protected');
+    expect(fs.readFileSync(settings, 'utf8')).toBe(before);
+    expect(fs.existsSync(link)).toBe(false);
+
+    const done = protect(home, ['claude-code']);
+    expect(done.status, done.stderr).toBe(0);
+    expect(done.stdout).toContain('done: claude-code is protected.');
+    expect(fs.readFileSync(settings, 'utf8')).toContain('spillway');
+    expect(fs.lstatSync(link).isSymbolicLink()).toBe(true);
+
+    const undo = protect(home, ['claude-code', '--undo']);
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain('done: claude-code is no longer protected by spillway.');
+    expect(undo.stdout).not.toContain('is protected');
+    expect(fs.readFileSync(settings, 'utf8')).toBe(before);
   });
 });
