@@ -135,6 +135,17 @@ describe('spillway audit', () => {
     expect(bad.code).toBe(2);
     const cap = await spillway(['audit', '--cap', '0'], { env: env() });
     expect(cap.code).toBe(2);
+    // A bare number is a share, a number with % a percentage: never one read as the other.
+    for (const [value, share] of [['0.5', 0.5], ['50%', 0.5], ['1', 1], ['100%', 1], ['1%', 0.01], ['0', 0]] as const) {
+      const r = await spillway(['audit', '--max-needed', value, '--json'], { env: env() });
+      expect(r.code, value).toBe(0);
+      expect((JSON.parse(r.out) as { maxNeeded: number }).maxNeeded, value).toBe(share);
+    }
+    for (const value of ['1.5', '2', '101', '101%']) {
+      const r = await spillway(['audit', '--max-needed', value], { env: env() });
+      expect(r.code, value).toBe(2);
+      expect(r.stderr).toContain('a share between 0 and 1, or a percentage such as 10%');
+    }
     for (const threads of ['0', '1.5', 'two']) {
       const r = await spillway(['audit', '--threads', threads], { env: env() });
       expect(r.code, threads).toBe(2);

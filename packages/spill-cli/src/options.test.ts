@@ -7,10 +7,50 @@ import {
   DEFAULT_SESSION_ID,
   locatorArgument,
   nonNegativeInt,
+  parseShare,
   positiveInt,
   resolveRoot,
   resolveSession,
 } from './options.js';
+
+describe('share options (audit --max-needed)', () => {
+  it('reads a bare number as a share in [0, 1] and a number with % as a percentage in [0, 100]', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 10_000 }), (k) => {
+        // Every share to four places, written bare and as a percentage, means the same.
+        expect(parseShare(String(k / 10_000))).toBe(k / 10_000);
+        expect(parseShare(`${String(k / 100)}%`)).toBeCloseTo(k / 10_000, 12);
+      }),
+    );
+    expect(parseShare('1')).toBe(1);
+    expect(parseShare('0')).toBe(0);
+    expect(parseShare('.5')).toBe(0.5);
+    expect(parseShare('100%')).toBe(1);
+  });
+
+  it('refuses a bare number over 1 and a percentage over 100, never reading either as another scale', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), (k) => {
+        // Over 1 by k thousandths, and over 100 % by k thousandths of a percent.
+        expect(parseShare(String(1 + k / 1000))).toBeUndefined();
+        expect(parseShare(`${String(100 + k / 1000)}%`)).toBeUndefined();
+      }),
+    );
+  });
+
+  it.each(['', '%', ' 0.1', '0.1 ', '-0.1', '-1%', '1e-1', '0x1', 'abc', '10 %', '10%%', 'NaN', 'Infinity', '1.5', '2', '101', '101%'])('refuses %j', (value) => {
+    expect(parseShare(value)).toBeUndefined();
+  });
+
+  it('gives every string it accepts as a share in [0, 1]', () => {
+    fc.assert(
+      fc.property(fc.string(), (value) => {
+        const share = parseShare(value);
+        if (share !== undefined) expect(share >= 0 && share <= 1).toBe(true);
+      }),
+    );
+  });
+});
 
 describe('integer options', () => {
   it('accepts every safe non-negative integer written in plain decimal', () => {

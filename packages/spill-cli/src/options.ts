@@ -18,6 +18,22 @@ function parseInteger(value: string, min: number, what: string): number {
   return n;
 }
 
+/** A plain decimal: digits with an optional fraction, or a fraction alone (`.5`); no sign or exponent. */
+const SHARE = /^(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$/;
+
+/**
+ * A share written as a bare number between 0 and 1 (`0.1`), or as a percentage between
+ * 0% and 100% (`10%`), as a number between 0 and 1; `undefined` for anything else (`2`,
+ * `101%`, `1e-1`, `abc`), so that the caller refuses it with its own code.
+ */
+export function parseShare(value: string): number | undefined {
+  const percent = value.endsWith('%');
+  const digits = percent ? value.slice(0, -1) : value;
+  if (!SHARE.test(digits)) return undefined;
+  const share = percent ? Number(digits) / 100 : Number(digits);
+  return share >= 0 && share <= 1 ? share : undefined;
+}
+
 /** A commander argument parser for integers `>= 0` written in plain decimal. */
 export function nonNegativeInt(value: string): number {
   return parseInteger(value, 0, 'a whole number of 0 or more');

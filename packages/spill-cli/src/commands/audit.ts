@@ -5,7 +5,7 @@ import { searchOutputOnDemand } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
 import { DEBUG_OPTION, type CliContext } from '../context.js';
 import { jsonLine } from '../json.js';
-import { positiveInt } from '../options.js';
+import { parseShare, positiveInt } from '../options.js';
 import { ProgressLine, itemsProgressText } from '../progress-line.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
@@ -74,11 +74,9 @@ function parseHost(value: string): TranscriptFormat {
 }
 
 function parseRate(value: string): number {
-  const percent = value.endsWith('%');
-  const n = Number(percent ? value.slice(0, -1) : value);
-  const rate = percent || n > 1 ? n / 100 : n;
-  if (value.trim() === '' || !Number.isFinite(n) || rate < 0 || rate > 1) throw new InvalidArgumentError('a share between 0 and 1, or a percentage such as 10%.');
-  return rate;
+  const share = parseShare(value);
+  if (share === undefined) throw new InvalidArgumentError('a share between 0 and 1, or a percentage such as 10%.');
+  return share;
 }
 
 function tokens(n: number): string {
@@ -158,7 +156,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
     .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
     .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', positiveInt)
-    .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts', parseRate, 0.1)
+    .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts: 0 to 1 (0.1), or a percentage (10%)', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
     .option('--html <file>', 'also write the report as one self-contained HTML page, to a new file')
