@@ -131,10 +131,12 @@ describe('spillway audit', () => {
     const codex = await spillway(['audit', '--host', 'codex'], { env: env() });
     expect(codex.code).toBe(3);
     expect(codex.stderr).toContain('[AUDIT_NOT_FOUND]');
-    const bad = await spillway(['audit', '--host', 'emacs'], { env: env() });
-    expect(bad.code).toBe(2);
-    const cap = await spillway(['audit', '--cap', '0'], { env: env() });
-    expect(cap.code).toBe(2);
+    // An option runAudit refuses is refused with its code, also when the CLI sees it first.
+    for (const [option, value] of [['--host', 'emacs'], ['--cap', '0'], ['--cap', 'abc'], ['--max-needed', '1.5'], ['--max-needed', '101%'], ['--threads', '0']] as const) {
+      const r = await spillway(['audit', option, value, '--json'], { env: env() });
+      expect(r.code, `${option} ${value}`).toBe(2);
+      expect(JSON.parse(r.stderr), `${option} ${value}`).toMatchObject({ error: { code: 'AUDIT_INVALID_OPTION', exitCode: 2, message: expect.stringContaining(`${option} '${value}'`) as unknown } });
+    }
     // A bare number is a share, a number with % a percentage: never one read as the other.
     for (const [value, share] of [['0.5', 0.5], ['50%', 0.5], ['1', 1], ['100%', 1], ['1%', 0.01], ['0', 0]] as const) {
       const r = await spillway(['audit', '--max-needed', value, '--json'], { env: env() });
@@ -145,6 +147,7 @@ describe('spillway audit', () => {
       const r = await spillway(['audit', '--max-needed', value], { env: env() });
       expect(r.code, value).toBe(2);
       expect(r.stderr).toContain('a share between 0 and 1, or a percentage such as 10%');
+      expect(r.stderr).toContain('[AUDIT_INVALID_OPTION]');
     }
     for (const threads of ['0', '1.5', 'two']) {
       const r = await spillway(['audit', '--threads', threads], { env: env() });

@@ -1,6 +1,6 @@
 import { relative, resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
-import { renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditProgress, type AuditReport, type TranscriptFormat } from '@spillway/audit';
+import type { Command } from 'commander';
+import { AuditError, renderAuditHtml, runAudit, setupCapFor, transcriptRoot, type AuditGroup, type AuditProgress, type AuditReport, type TranscriptFormat } from '@spillway/audit';
 import { searchOutputOnDemand } from '../audit-search.js';
 import { CliError, oneLine } from '../cli-error.js';
 import { DEBUG_OPTION, type CliContext } from '../context.js';
@@ -67,16 +67,32 @@ export function renderAuditProgress(p: AuditProgress): string {
   return itemsProgressText('reading', 'transcript file', { items: p.files, itemsDone: p.filesDone, bytes: p.bytes, bytesDone: p.bytesDone });
 }
 
+// A bad --host, --cap, --max-needed or --threads is refused with the code runAudit gives
+// for the same value (AUDIT_INVALID_OPTION, exit 2), whichever of the two sees it first.
+function invalidOption(option: string, value: string, expected: string): AuditError {
+  return new AuditError('AUDIT_INVALID_OPTION', `${option} '${value}' is not valid: give ${expected}.`);
+}
+
 function parseHost(value: string): TranscriptFormat {
   const found = FORMATS.find((f) => f === value);
-  if (found === undefined) throw new InvalidArgumentError(`use one of ${FORMATS.join(', ')}.`);
+  if (found === undefined) throw invalidOption('--host', value, `one of ${FORMATS.join(', ')}`);
   return found;
 }
 
 function parseRate(value: string): number {
   const share = parseShare(value);
-  if (share === undefined) throw new InvalidArgumentError('a share between 0 and 1, or a percentage such as 10%.');
+  if (share === undefined) throw invalidOption('--max-needed', value, 'a share between 0 and 1, or a percentage such as 10%');
   return share;
+}
+
+function wholeNumber(option: string, what: string): (value: string) => number {
+  return (value) => {
+    try {
+      return positiveInt(value);
+    } catch {
+      throw invalidOption(option, value, what);
+    }
+  };
 }
 
 function tokens(n: number): string {
@@ -155,13 +171,13 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .description('Tell, from the transcripts a host keeps, what spilling would keep out of context and which cap to set.')
     .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
     .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
-    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', positiveInt)
+    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', wholeNumber('--cap', 'a whole number of bytes, 1 or more'))
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts: 0 to 1 (0.1), or a percentage (10%)', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
     .option('--html <file>', 'also write the report as one self-contained HTML page, to a new file')
     .option('--no-search', 'do not ask whether spill_search, given the later call\'s words, finds each needed-later part')
-    .option('--threads <n>', 'most threads to read transcript files on at once, up to 16 (default: 2, or 1 on one core); each thread adds its own memory', positiveInt)
+    .option('--threads <n>', 'most threads to read transcript files on at once, up to 16 (default: 2, or 1 on one core); each thread adds its own memory', wholeNumber('--threads', 'a whole number of threads, 1 or more'))
     .option(...DEBUG_OPTION)
     .addHelpText('after', EXAMPLES)
     .action(async (paths: string[], options: AuditOptions) => {
