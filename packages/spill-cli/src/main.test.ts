@@ -2,6 +2,8 @@ import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SpillError, spillLocator, type SpillEntry, type SpillErrorCode } from '@spillway/core';
+import { HOSTS, hostFiles } from '@spillway/hosts';
+import { EXIT_CODES } from './exit-codes.js';
 import { localBackendFactory, type BackendFactory, type CliBackend } from './test-node-backends.js';
 import { main, wantsJson } from './main.js';
 import { testIO } from './test-io.js';
@@ -98,6 +100,34 @@ describe('help and usage', () => {
       expect(r.stdout, name).toContain('Examples:');
       expect(r.stdout, name).toContain('--root');
     }
+  });
+
+  it('names every exit code of its own in the program help', async () => {
+    const top = await cli(['--help']);
+    const section = top.stdout.slice(top.stdout.indexOf('Exit codes:'));
+    for (const [name, code] of Object.entries(EXIT_CODES)) {
+      expect(section, name).toMatch(new RegExp(`\\b${String(code)}\\b`));
+    }
+  });
+
+  it("shows the hooks setup writes in hook's help, and every option the hook takes", async () => {
+    const help = (await cli(['hook', '--help'])).stdout;
+    const env = { home: '/h', cwd: '/c', env: {}, command: { node: '/usr/bin/node', spillway: '/s/spillway.js' } };
+    const written = (['claude-code', 'gemini'] as const).flatMap((id) => hostFiles(HOSTS[id], env, 1).flatMap((spec) => (spec.hook === undefined ? [] : [spec.hook.matcher])));
+    expect(written).toHaveLength(2);
+    expect([...help.matchAll(/"matcher": "([^"]*)"/g)].map((m) => m[1])).toEqual(written);
+    for (const option of ['--max-inline-bytes <bytes>', '--root <dir>', '--store <url>']) expect(help).toContain(option);
+  });
+
+  it('hook takes --store on the program path too', async () => {
+    const store = join(base, 'hook-store');
+    await makePrivateDir(store);
+    const output = Array.from({ length: 2000 }, (_, i) => `line ${String(i)} of a long build`).join('\n');
+    const stdin = JSON.stringify({ session_id: 's', tool_name: 'Bash', tool_use_id: 't', cwd: '/', tool_input: { command: 'make' }, tool_response: { stdout: output, stderr: '', interrupted: false, isImage: false } });
+    const r = await cli(['hook', 'claude-code', '--max-inline-bytes', '4096', '--store', `file://${store}`], { stdin, env: { SPILLWAY_AUTO_GC: 'off', SPILLWAY_USAGE: 'off' } });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain(`stored at: ${store}/`);
   });
 
   it('prints the version', async () => {

@@ -23,7 +23,8 @@ Environment:
   NO_COLOR          disables colour; FORCE_COLOR=0 too, FORCE_COLOR=1 forces it
 
 Exit codes: 0 ok, 1 failure, 2 usage, 3 not found, 4 invalid locator, 5 expired,
-6 unsafe root, 7 storage failure, 8 timeout; run: the command's code, 126, 127, 128+N.
+6 unsafe root, 7 storage failure, 8 timeout, 9 done but part of the root skipped (ls, gc);
+run: the command's code, 126, 127, 128+N.
 `;
 
 function version(): string {

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 const EXAMPLES = `
 Examples (spillway setup writes these for you):
   Claude Code, ~/.claude/settings.json:
-    "hooks": { "PostToolUse": [ { "matcher": "Bash", "hooks": [
+    "hooks": { "PostToolUse": [ { "matcher": "Bash|Grep|Glob|WebFetch|WebSearch|Agent", "hooks": [
       { "type": "command", "command": "/usr/bin/node /…/spillway.js hook claude-code --max-inline-bytes 24576" } ] } ] }
   Gemini CLI, ~/.gemini/settings.json:
     "hooks": { "AfterTool": [ { "matcher": "run_shell_command|web_fetch|google_web_search", "hooks": [
@@ -25,11 +25,13 @@ export function registerHook(program: Command, ctx: CliContext): void {
     .argument('<host>', 'claude-code or gemini')
     .option('--max-inline-bytes <bytes>', 'largest output, in UTF-8 bytes, left as it is (default: 24576 for claude-code, 32768 for gemini)')
     .option('--root <dir>', 'storage root (default: $SPILLWAY_ROOT, else $XDG_STATE_HOME/spillway, else ~/.local/state/spillway)')
+    .option('--store <url>', 'store instead of a root: s3://bucket/prefix, file:///dir, memory:, or a scheme of $SPILLWAY_BACKENDS (default: $SPILLWAY_STORE unless --root is given)')
     .addHelpText('after', EXAMPLES)
-    .action(async (host: string, options: { maxInlineBytes?: string; root?: string }) => {
+    .action(async (host: string, options: { maxInlineBytes?: string; root?: string; store?: string }) => {
       const args = [host];
       if (options.maxInlineBytes !== undefined) args.push('--max-inline-bytes', options.maxInlineBytes);
       if (options.root !== undefined) args.push('--root', options.root);
+      if (options.store !== undefined) args.push('--store', options.store);
       let out = '';
       try {
         out = await answerHook(args, ctx.io);
