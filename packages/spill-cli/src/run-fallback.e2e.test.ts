@@ -1,6 +1,6 @@
 // No flood when the configured store fails: `spillway run` stores the output in the private
-// per-user root instead and says so; only when no store at all can be written does the
-// whole output pass.
+// per-user root instead and says so, under --json too; only when no store at all can be
+// written does the whole output pass.
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +42,21 @@ describe('spillway run when the store cannot take the output', () => {
     expect(run.stderr).toContain('fallback root');
   });
 
+  it('--json takes the same fallback: the preview and a locator in the fallback root, said on stderr', async () => {
+    const home = tmp();
+    const shared = join(home, 'shared');
+    mkdirSync(shared, { mode: 0o777 });
+    const e = env(home, {});
+    const run = await spillway(['run', '--json', '--root', shared, '--max-inline-bytes', '320', '--', 'seq', '1', '100000'], { env: e });
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.out) as { text: string; spilled: boolean; locator: string | null };
+    expect(Buffer.byteLength(doc.text)).toBeLessThanOrEqual(320);
+    expect(doc.spilled).toBe(true);
+    expect(doc.locator?.startsWith(join(home, 'state', 'spillway'))).toBe(true);
+    expect(run.stderr).toContain(`fallback root ${join(home, 'state', 'spillway')}`);
+    expect((await spillway(['cat', doc.locator ?? ''], { env: e })).stdout.length).toBe(WHOLE);
+  });
+
   it('the default root cannot be made either: spillway-<uid> in the temp directory takes the output (a sandbox that lets commands write only there)', async () => {
     const home = tmp();
     writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
@@ -65,6 +80,17 @@ describe('spillway run when the store cannot take the output', () => {
     const run = await spillway(['run', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, { TMPDIR: join(home, 'state') }) });
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBe(WHOLE);
+    expect(run.stderr).toContain('printed in full');
+  });
+
+  it('--json with no store at all: the whole output in the document, said on stderr', async () => {
+    const home = tmp();
+    writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
+    const run = await spillway(['run', '--json', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, { TMPDIR: join(home, 'state') }) });
+    expect(run.code).toBe(0);
+    const doc = JSON.parse(run.out) as { text: string; spilled: boolean };
+    expect(Buffer.byteLength(doc.text)).toBe(WHOLE);
+    expect(doc.spilled).toBe(false);
     expect(run.stderr).toContain('printed in full');
   });
 });

@@ -79,6 +79,9 @@ async function dispatch(input: RouteInput): Promise<void> {
       const fallbackWarning = `${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`;
       return dispatch({ ...input, backend: fallback.backend, fallenBack: true, fallbackWarning });
     }
+    // --json needs the text as one value: the policy keeps it whole when it cannot store,
+    // and says so once the output is past the cap.
+    if (options.json === true) return runThroughPolicy(input);
     if (input.fallbackWarning !== undefined) await ctx.warn(input.fallbackWarning);
     await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
     await passThrough(ctx, file, args, onSpawn);
@@ -93,12 +96,11 @@ async function dispatch(input: RouteInput): Promise<void> {
       }
       return;
     }
-    // --json needs the text as one value: the policy keeps it when it cannot store.
-    return options.json === true ? runThroughPolicy(input) : printInFull(failure);
+    return printInFull(failure);
   }
   // A store that cannot be used would otherwise fail only once the output is past the
   // cap. Find out first, and then stream the output straight through, in bounded memory.
-  const unusable = options.json === true ? undefined : await probeRoot(backend);
+  const unusable = await probeRoot(backend);
   if (unusable !== undefined) return printInFull(unusable);
   if (backend.saveBytesStream !== undefined) return runIntoByteStream(input, byteSaveOf(input));
   await ctx.warn(textOnlyWarning(backend.name, 'the output'));
