@@ -4,7 +4,7 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ensureBuilt, spillway, type BinResult } from './test-bin.js';
+import { BIN, COMMAND, ensureBuilt, spillway, type BinResult } from './test-bin.js';
 import { privateRootPerFile } from './test-temp-dirs.js';
 
 // End-to-end, on the BUILT binary: `run` stores the output byte for byte, bounds what it
@@ -99,6 +99,17 @@ describe('spillway run stores the output byte for byte', () => {
     const bad = await run(['run', '--', 'true'], { SPILLWAY_MAX_STORED_BYTES: '12k' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/SPILLWAY_MAX_STORED_BYTES must be a whole number/);
+  });
+
+  it('bin/spillway.js refuses a malformed SPILLWAY_MAX_STORED_BYTES before the command starts, for a small and a large output', async () => {
+    for (const [value, lines] of [['12k', 1], ['abc', 1000]] as const) {
+      const marker = join(base, `started-${value}`);
+      const r = await spillway(['run', '--max-inline-bytes', '100', '--', 'sh', '-c', `seq 1 ${String(lines)}; touch '${marker}'`], { env: env({ SPILLWAY_MAX_STORED_BYTES: value }), entry: COMMAND });
+      expect(r.code, value).toBe(2);
+      expect(r.stderr).toContain(`SPILLWAY_MAX_STORED_BYTES must be a whole number of bytes, 1 or more; got '${value}'. [USAGE]`);
+      expect(r.out).toBe('');
+      expect(await stat(marker).then(() => true, () => false), `${value}: the command ran`).toBe(false);
+    }
   });
 
   it('save stores stdin byte for byte (cmp against the source)', async () => {

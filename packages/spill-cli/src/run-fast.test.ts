@@ -47,6 +47,9 @@ describe('parseFastRun: which calls of spillway run the fast path takes', () => 
     ]) {
       expect(parseFastRun(args, env), args.join(' ')).toBeUndefined();
     }
+    // A malformed SPILLWAY_MAX_STORED_BYTES is refused by the program before the command starts; --max-stored-bytes overrides it.
+    for (const value of ['12k', 'abc', '0']) expect(parseFastRun(['true'], { ...env, SPILLWAY_MAX_STORED_BYTES: value }), value).toBeUndefined();
+    expect(parseFastRun(['--max-stored-bytes', '10', 'true'], { ...env, SPILLWAY_MAX_STORED_BYTES: 'abc' })?.options.maxStoredBytes).toBe(10);
   });
 
   it('leaves a command it cannot start, and an object store named in the environment, to the full program (which says why)', () => {
@@ -106,7 +109,7 @@ describe('privateRoot: whether the fast path keeps a run whose output may pass t
 });
 
 describe('maxStoredFrom: the limit the file route checks the volume against', () => {
-  it('takes the option, else SPILLWAY_MAX_STORED_BYTES, else 1 GiB, and leaves a value the program refuses to it', () => {
+  it('takes the option, else SPILLWAY_MAX_STORED_BYTES, else 1 GiB, and answers undefined for a value the program refuses', () => {
     expect(maxStoredFrom(5000, { SPILLWAY_MAX_STORED_BYTES: '7' })).toBe(5000);
     expect(maxStoredFrom(undefined, { SPILLWAY_MAX_STORED_BYTES: '7' })).toBe(7);
     expect(maxStoredFrom(undefined, { SPILLWAY_MAX_STORED_BYTES: '' })).toBe(1024 ** 3);

@@ -66,6 +66,10 @@ export function parseFastRun(args: readonly string[], env: Readonly<Record<strin
       return undefined;
     }
   }
+  // The program refuses a malformed SPILLWAY_MAX_STORED_BYTES before the command starts;
+  // run here, the command would run and its output be lost to the refusal past the cap.
+  const maxStoredBytes = options.maxStoredBytes;
+  if (maxStoredFrom(typeof maxStoredBytes === 'number' ? maxStoredBytes : undefined, env) === undefined) return undefined;
   const file = args[i];
   if (file === undefined || file === '' || file.startsWith('-') || !startable(file, env) || !startable(SHELL, env)) return undefined;
   return {
@@ -109,8 +113,8 @@ export function privateRoot(run: FastRun, env: Readonly<Record<string, string | 
 
 /**
  * The most bytes the run stores: `--max-stored-bytes`, else `SPILLWAY_MAX_STORED_BYTES`,
- * else the default; `undefined` for a variable the full program would refuse, which it
- * then does once the output is past the cap.
+ * else the default; `undefined` for a variable the full program refuses, so that
+ * {@link parseFastRun} leaves the call to it.
  */
 export function maxStoredFrom(option: number | undefined, env: Readonly<Record<string, string | undefined>>): number | undefined {
   if (option !== undefined) return option;
