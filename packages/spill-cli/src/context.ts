@@ -206,8 +206,8 @@ export class CliContext {
   }
 
   /**
-   * The first of {@link fallbackBackends} whose root can be used (`spillway run`, its hooks
-   * and `spillway mcp` store there rather than print a flood), or `undefined`.
+   * The first of {@link fallbackBackends} whose root can be used (`spillway run` and
+   * `spillway mcp` store there rather than print a flood), or `undefined`.
    */
   async usableFallback(options: CommonOptions): Promise<{ readonly path: string; readonly backend: CliBackend } | undefined> {
     for (const fallback of this.fallbackBackends(options)) {

@@ -1,7 +1,7 @@
 // No flood when the configured store fails: `spillway run` stores the output in the private
 // per-user root instead and says so, under --json too; only when no store at all can be
 // written does the whole output pass.
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
@@ -72,6 +72,21 @@ describe('spillway run when the store cannot take the output', () => {
     const locator = /stored at: (\S+?)\. /.exec(run.out)?.[1] ?? '';
     expect(locator.startsWith(root)).toBe(true);
     expect((await spillway(['cat', locator], { env: e })).stdout.length).toBe(WHOLE);
+  });
+
+  it('a spillway-<uid> in the temp directory that is a symlink is refused, never written through: the output is printed in full', async () => {
+    const home = tmp();
+    writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
+    const temp = join(home, 'tmp');
+    const target = join(home, 'target');
+    mkdirSync(temp);
+    mkdirSync(target, { mode: 0o700 });
+    symlinkSync(target, join(temp, `spillway-${String(process.getuid?.() ?? 'user')}`));
+    const run = await spillway(['run', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, { TMPDIR: temp }) });
+    expect(run.code).toBe(0);
+    expect(run.stdout.length).toBe(WHOLE);
+    expect(run.stderr).toContain('printed in full');
+    expect(readdirSync(target)).toEqual([]);
   });
 
   it('prints in full only when no store at all can be written', async () => {

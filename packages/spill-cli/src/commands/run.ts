@@ -24,7 +24,8 @@ printed when it ends: in full when they fit in --max-inline-bytes, otherwise as 
 head/tail preview plus a notice telling where the full output is stored (spillway cat
 copies it out). Past --max-stored-bytes nothing more is stored and the command is stopped
 (SIGTERM). When the root or store cannot take the output, it goes to the private per-user
-root instead (said on stderr); only when no store can be written is it printed in full.
+root instead, else to spillway-<uid> in the temp directory (said on stderr); only when no
+store can be written is it printed in full.
 spillway exits with the command's exit code (128+N when signal N ended it); SIGINT,
 SIGTERM and SIGHUP are passed on to it.
 `;
