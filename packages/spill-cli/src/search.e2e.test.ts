@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseSpillNotice } from '@spillway/policy/notice';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, spillway } from './test-bin.js';
+import { COMMAND, ensureBuilt, spillway } from './test-bin.js';
 import { host, INIT, text } from './test-mcp-host.js';
 
 const mcpDir = dirname(createRequire(import.meta.url).resolve('@spillway/mcp/package.json'));
@@ -88,5 +88,15 @@ describe('spill_search through spillway mcp, and spillway search', () => {
     expect(human.out).toContain(NEEDLE);
     const both = await spillway(['search', '--session', 'x', '--all-sessions', 'q'], { env });
     expect(both.code).toBe(2);
+  });
+
+  it('says that snippets matched when none fits in --max-bytes, in text as in JSON', async () => {
+    const json = await spillway(['search', '--json', '--max-bytes', '100', 'disk', 'quota'], { env, entry: COMMAND });
+    expect(JSON.parse(json.out)).toMatchObject({ results: [], more: true });
+    const human = await spillway(['search', '--max-bytes', '100', 'disk', 'quota'], { env, entry: COMMAND });
+    expect(human.code).toBe(0);
+    expect(human.out).toBe('Snippets match "disk quota" but none fits in --max-bytes 100: raise it (e.g. --max-bytes 4096) to see them.\n');
+    const none = await spillway(['search', '--max-bytes', '100', 'zebra'], { env, entry: COMMAND });
+    expect(none.out).toBe('No spilled artifact matches "zebra".\n');
   });
 });

@@ -82,9 +82,12 @@ function bytes(text: string): number {
   return encoder.encode(text).length;
 }
 
+function hitRange(hit: SpillSearchHit): string {
+  return hit.endLine === hit.startLine ? `line ${String(hit.startLine)}` : `lines ${String(hit.startLine)}-${String(hit.endLine)}`;
+}
+
 function hitHeader(hit: SpillSearchHit, n: number): string {
-  const range = hit.endLine === hit.startLine ? `line ${String(hit.startLine)}` : `lines ${String(hit.startLine)}-${String(hit.endLine)}`;
-  return `[${String(n)}] ${hit.locator} ${range}${hit.truncated ? ' (long lines cut)' : ''}`;
+  return `[${String(n)}] ${hit.locator} ${hitRange(hit)}${hit.truncated ? ' (long lines cut)' : ''}`;
 }
 
 function hitBlock(hit: SpillSearchHit, n: number): string {
@@ -96,7 +99,8 @@ function hitBlock(hit: SpillSearchHit, n: number): string {
  * Words a search result for the model within `maxBytes`: one block a snippet (its
  * locator and lines, the section line above it, the lines themselves), then one line
  * in parentheses on how to go on. Blocks that do not fit are left out, and the data
- * answered keeps only the blocks shown.
+ * answered keeps only the blocks shown; when none fits, the text names where the best
+ * snippet starts, so that `spill_read` can follow it.
  */
 export function formatSearchAnswer(
   result: SpillSearchResult,
@@ -127,8 +131,16 @@ export function formatSearchAnswer(
     used += cost;
   }
   if (shown.length === 0) {
-    const text = `(Matches for ${quoted} exist but none fits in ${String(maxBytes)} bytes; ask for fewer results or use spill_grep.)`;
-    return { text: bytes(text) <= maxBytes ? text : '(No room.)', shown: { hits: [], more: true } };
+    // No snippet fits, but the best one's place does: the model can read it from there.
+    const best = result.hits[0] as SpillSearchHit;
+    const cap = String(maxBytes);
+    const texts = [
+      `(Snippets match ${quoted} but none fits in ${cap} bytes. The best is ${best.locator} ${hitRange(best)}: read it with spill_read { locator, offset: ${String(best.startLine)} }.)`,
+      `(Snippets match but none fits in ${cap} bytes. The best is ${best.locator} line ${String(best.startLine)}; use spill_read.)`,
+      `(Snippets match but none fits in ${cap} bytes.)`,
+    ];
+    const text = texts.find((t) => bytes(t) <= maxBytes) ?? '(No room.)';
+    return { text, shown: { hits: [], more: true } };
   }
   return { text: `${blocks.join('\n\n')}\n\n${footerFor(shown.length, more)}`, shown: { hits: shown, more } };
 }

@@ -1,11 +1,13 @@
 // The model-facing retrieval tools over a real backend: every argument the model can get
 // wrong answers a readable error, and good calls answer what the reader answers.
+import { spillLocator } from '@spillway/core';
 import { describe, expect, it } from 'vitest';
 import {
   SPILL_GREP_TOOL,
   SPILL_READ_TOOL,
   formatGrepAnswer,
   formatReadAnswer,
+  formatSearchAnswer,
   runSpillGrep,
   runSpillRead,
   runSpillTool,
@@ -128,5 +130,20 @@ describe('definitions and dispatch', () => {
     expect(formatGrepAnswer({ matches: [{ line: 7, text: 'ab', truncated: true }], limitReached: false, totalBytes: 9 }, 'a')).toBe(
       '7: ab [line cut]\n(1 matching line for "a".)',
     );
+  });
+});
+
+describe('spill_search answers', () => {
+  it('names where the best snippet starts when none fits in the cap, never "no match"', () => {
+    const locator = `/state/spillway/session-1/${'a'.repeat(40)}-seq.txt`;
+    const hit = { locator: spillLocator(locator), startLine: 99979, endLine: 100000, text: '99999\n'.repeat(40), truncated: false, score: 1 };
+    const answer = formatSearchAnswer({ hits: [hit], more: false }, '99999', 400);
+    expect(answer.shown).toEqual({ hits: [], more: true });
+    expect(answer.text).toBe(
+      `(Snippets match "99999" but none fits in 400 bytes. The best is ${locator} lines 99979-100000: read it with spill_read { locator, offset: 99979 }.)`,
+    );
+    // Tighter caps keep the place as long as it fits, then at least say that snippets matched.
+    expect(formatSearchAnswer({ hits: [hit], more: false }, 'x'.repeat(150), 200).text).toBe(`(Snippets match but none fits in 200 bytes. The best is ${locator} line 99979; use spill_read.)`);
+    expect(formatSearchAnswer({ hits: [hit], more: false }, '99999', 64).text).toBe('(Snippets match but none fits in 64 bytes.)');
   });
 });

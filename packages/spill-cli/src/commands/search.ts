@@ -132,7 +132,11 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         return;
       }
       if (result.hits.length === 0) {
-        await ctx.print(`${ctx.out.dim(`No spilled artifact matches ${JSON.stringify(query)}.`)}\n`);
+        // Empty with more set: snippets matched, but not one fits the byte budget.
+        const line = result.more
+          ? `Snippets match ${JSON.stringify(query)} but none fits in --max-bytes ${String(options.maxBytes)}: raise it (e.g. --max-bytes ${String(Math.max(DEFAULT_SEARCH_MAX_BYTES, options.maxBytes * 2))}) to see them.`
+          : `No spilled artifact matches ${JSON.stringify(query)}.`;
+        await ctx.print(`${ctx.out.dim(line)}\n`);
         return;
       }
       for (const hit of result.hits) {
