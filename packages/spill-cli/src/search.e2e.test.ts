@@ -90,6 +90,17 @@ describe('spill_search through spillway mcp, and spillway search', () => {
     expect(both.code).toBe(2);
   });
 
+  it('refuses a query over the length limit as a usage error that gives the limit', async () => {
+    const long = await spillway(['search', 'a'.repeat(2500)], { env, entry: COMMAND });
+    expect(long.code).toBe(2);
+    expect(long.stderr).toBe('spillway: error: The query is 2500 characters long; the limit is 2000. Search for a few distinctive words or a short "quoted phrase". [USAGE]\n');
+    const json = await spillway(['search', '--json', 'a'.repeat(2001)], { env, entry: COMMAND });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'USAGE', exitCode: 2 } });
+    const atLimit = await spillway(['search', 'a'.repeat(2000)], { env, entry: COMMAND });
+    expect(atLimit.code).toBe(0);
+  });
+
   it('says that snippets matched when none fits in --max-bytes, in text as in JSON', async () => {
     const json = await spillway(['search', '--json', '--max-bytes', '100', 'disk', 'quota'], { env, entry: COMMAND });
     expect(JSON.parse(json.out)).toMatchObject({ results: [], more: true });

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, type SpillSearchResult, type SpillSearcher } from '@spillway/core';
+import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, MAX_SEARCH_QUERY_LENGTH, type SpillSearchResult, type SpillSearcher } from '@spillway/core';
 import type { SpillSearchProgress } from '@spillway/search';
 import { runSpillSearch } from '@spillway/tools';
 import { CliError } from '../cli-error.js';
@@ -95,6 +95,10 @@ export function registerSearch(program: Command, ctx: CliContext): void {
       throw new CliError('USAGE', 'Give either --session or --all-sessions, not both.');
     }
     const query = words.join(' ');
+    // The searcher refuses it as malformed input; from a shell it is the user's to shorten.
+    if (query.length > MAX_SEARCH_QUERY_LENGTH) {
+      throw new CliError('USAGE', `The query is ${String(query.length)} characters long; the limit is ${String(MAX_SEARCH_QUERY_LENGTH)}. Search for a few distinctive words or a short "quoted phrase".`);
+    }
     const session = options.allSessions === true ? undefined : ctx.session(options.session);
     const backend = ctx.backend(options);
     const place = ctx.searchIndexPlace(options, options.indexCache);
