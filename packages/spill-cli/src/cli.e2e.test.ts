@@ -123,6 +123,13 @@ describe('spillway run', () => {
     const locator = locatorIn(r.out);
     const page = await run(['read', locator, '--offset', '1500', '--limit', '2']);
     expect(page.out).toBe(`  1500\trow 1500\n  1501\trow 1501\n… more lines follow: use --offset 1502 to continue (${String(Buffer.byteLength(Array.from({ length: 3000 }, (_, i) => `row ${String(i + 1)}\n`).join('')))} bytes in all).\n`);
+    // A page of no lines would only name the same --offset again: refused like --max-bytes 0.
+    for (const args of [['--limit', '0'], ['--max-bytes', '0']]) {
+      const none = await run(['read', locator, '--offset', '1500', ...args]);
+      expect(none.code).toBe(2);
+      expect(none.out).toBe('');
+      expect(none.stderr.split('\n')[0]).toMatch(new RegExp(`^spillway: error: option '${String(args[0])} <[a-z]+>' argument '0' is invalid\\. expected a whole number of 1 or more`));
+    }
     const grep = await run(['grep', locator, '^row 29[0-9]9$']);
     expect(grep.out).toBe(['2909:row 2909', '2919:row 2919', '2929:row 2929', '2939:row 2939', '2949:row 2949', '2959:row 2959', '2969:row 2969', '2979:row 2979', '2989:row 2989', '2999:row 2999', ''].join('\n'));
   });

@@ -3,7 +3,7 @@ import { DEFAULT_READ_LIMIT, DEFAULT_READ_MAX_BYTES } from '@spillway/core';
 import { addCommonOptions, type CliContext, type CommonOptions } from '../context.js';
 import { formatReadLines, readStoppedNote, readTrailer } from '../format.js';
 import { jsonLine, readJson } from '../json.js';
-import { locatorArgument, nonNegativeInt, positiveInt } from '../options.js';
+import { locatorArgument, positiveInt } from '../options.js';
 
 interface ReadOptions extends CommonOptions {
   readonly offset: number;
@@ -31,7 +31,7 @@ export function registerRead(program: Command, ctx: CliContext): void {
     .description('Print lines of a spilled artifact, numbered like cat -n, capped in bytes.')
     .argument('<locator>', 'the locator from a spill notice (for files: the absolute path)')
     .option('--offset <line>', 'first line to print, 1-based', positiveInt, 1)
-    .option('--limit <lines>', 'how many lines to print at most', nonNegativeInt, DEFAULT_READ_LIMIT)
+    .option('--limit <lines>', 'how many lines to print at most', positiveInt, DEFAULT_READ_LIMIT)
     .option('--max-bytes <bytes>', 'byte cap on the text printed', positiveInt, DEFAULT_READ_MAX_BYTES)
     .option('--raw', 'print the text verbatim: no line numbers, no trailing hint');
   addCommonOptions(command, { json: true });
