@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { SPILL_ERROR_CODES, SpillError } from '@spillway/core';
 import { CliError, cliMessage, describeError, isCliError, oneLine } from './cli-error.js';
 import { EXIT_CODES, exitCodeForSpillError } from './exit-codes.js';
-import { ensureBuilt, PACKAGE_DIR } from './test-bin.js';
+import { COMMAND, ensureBuilt, PACKAGE_DIR, spillway } from './test-bin.js';
 
 describe('exit codes', () => {
   it('tells not-found, invalid locator, expired, unsafe root and storage apart', () => {
@@ -154,5 +154,28 @@ describe('isCliError across realms and duplicate installs', () => {
     expect(isCliError(null)).toBe(false);
     expect(isCliError('USAGE')).toBe(false);
     expect(isCliError(new CliError('FAILED', 'y'))).toBe(true);
+  });
+});
+
+describe('the argument parser\'s errors, as the command prints them', () => {
+  it.each([
+    [['read']],
+    [['read', '/x', '--bogus']],
+    [['ls', '--sess', 'x']],
+    [['rm', 'a', 'b']],
+    [['nosuch']],
+    [['search']],
+    [['search', '--bogus', 'q']],
+    [['search', '--max', '0', 'q']],
+  ])('end in [USAGE] in text and carry code USAGE in JSON: %j', async (args) => {
+    ensureBuilt();
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', NO_COLOR: '1', SPILLWAY_USAGE: 'off' };
+    const text = await spillway(args, { env, entry: COMMAND });
+    expect(text.code).toBe(2);
+    // The message may run over lines (commander's "Did you mean"); the code closes it.
+    expect(text.stderr).toMatch(/^spillway: error: \S[^]* \[USAGE\]\n\(add --help for usage\)\n$/);
+    const json = await spillway([...args, '--json'], { env, entry: COMMAND });
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'USAGE', exitCode: 2 } });
   });
 });

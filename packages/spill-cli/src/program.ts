@@ -52,8 +52,9 @@ export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(text),
       writeErr: (text) => ctx.io.stderr.write(text),
+      // Every error line ends in its code; the parser's own errors are all usage errors.
       outputError: (text, write) => {
-        if (!ctx.jsonRequested) write(text.replace(/^error:/, ctx.err.red('spillway: error:')));
+        if (!ctx.jsonRequested) write(`${text.trimEnd().replace(/^error:/, ctx.err.red('spillway: error:'))}${ctx.err.dim(' [USAGE]')}\n`);
       },
     })
     .addHelpText('after', EXAMPLES)
