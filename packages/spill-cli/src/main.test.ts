@@ -146,6 +146,8 @@ describe('help and usage', () => {
     [['rm', 'a', 'b'], /too many arguments/],
     [['run'], /missing required argument/],
     [['run', '--max-inline-bytes', 'lots', '--', 'true'], /--max-inline-bytes/],
+    [['ls', '--session', ''], /^spillway: error: --session needs a non-empty id\. \[USAGE\]$/],
+    [['stats', '--session', ''], /^spillway: error: --session needs a non-empty id\. \[USAGE\]$/],
   ])('exits 2 with a one-line reason for %j', async (args, reason) => {
     const r = await cli(args);
     expect(r.code).toBe(2);

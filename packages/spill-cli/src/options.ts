@@ -93,9 +93,17 @@ export function resolveRootFor(
   return { path: named, source: 'locator' };
 }
 
+/**
+ * Refuses an empty `--session`, which names no session, for every command that takes one.
+ * @throws CliError `USAGE` when `option` is the empty string.
+ */
+export function checkSessionOption(option: string | undefined): void {
+  if (option === '') throw new CliError('USAGE', '--session needs a non-empty id.');
+}
+
 /** Picks the session id: `--session`, else `SPILLWAY_SESSION`, else {@link DEFAULT_SESSION_ID}. */
 export function resolveSession(option: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
-  if (option === '') throw new CliError('USAGE', '--session needs a non-empty id.');
+  checkSessionOption(option);
   return sessionFrom(option, env);
 }
 

@@ -5,6 +5,7 @@ import { createUsageLog, summarizeUsage, usageBreakdown, type UsageRow } from '@
 import { DEBUG_OPTION, type CliContext } from '../context.js';
 import { formatBytes } from '../format.js';
 import { jsonLine } from '../json.js';
+import { checkSessionOption } from '../options.js';
 import { renderStatsHtml } from '../stats-html.js';
 import { assertNewPage, writeNewPage } from '../write-page.js';
 
@@ -69,6 +70,8 @@ export function registerStats(program: Command, ctx: CliContext): void {
     .option(...DEBUG_OPTION)
     .addHelpText('after', EXAMPLES)
     .action(async (options: StatsOptions) => {
+      // The id as the host knows it, so not resolved through $SPILLWAY_SESSION; but never empty.
+      checkSessionOption(options.session);
       const html = options.html === undefined ? undefined : resolve(ctx.io.cwd, options.html);
       if (html !== undefined) assertNewPage(html);
       const log = createUsageLog({ env: ctx.io.env, home: ctx.io.homedir });
