@@ -167,13 +167,16 @@ describe('the argument parser\'s errors, as the command prints them', () => {
     [['search']],
     [['search', '--bogus', 'q']],
     [['search', '--max', '0', 'q']],
+    [['lss']],
+    [['ls', '--jsn']],
   ])('end in [USAGE] in text and carry code USAGE in JSON: %j', async (args) => {
     ensureBuilt();
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: '/nonexistent', NO_COLOR: '1', SPILLWAY_USAGE: 'off' };
     const text = await spillway(args, { env, entry: COMMAND });
     expect(text.code).toBe(2);
-    // The message may run over lines (commander's "Did you mean"); the code closes it.
-    expect(text.stderr).toMatch(/^spillway: error: \S[^]* \[USAGE\]\n\(add --help for usage\)\n$/);
+    // The code closes the error line itself, before commander's "(Did you mean …?)" line.
+    expect(text.stderr).toMatch(/^spillway: error: \S[^\n]* \[USAGE\]\n(?:\(Did you mean [^\n]*\?\)\n)?\(add --help for usage\)\n$/);
+    if (args[0] === 'lss' || args[1] === '--jsn') expect(text.stderr).toContain('\n(Did you mean');
     const json = await spillway([...args, '--json'], { env, entry: COMMAND });
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stderr)).toMatchObject({ error: { code: 'USAGE', exitCode: 2 } });

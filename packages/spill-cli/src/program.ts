@@ -52,9 +52,12 @@ export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand
     .configureOutput({
       writeOut: (text) => ctx.io.stdout.write(text),
       writeErr: (text) => ctx.io.stderr.write(text),
-      // Every error line ends in its code; the parser's own errors are all usage errors.
+      // Every error line ends in its code; the parser's own errors are all usage errors. The
+      // code goes on the error line itself, before a "(Did you mean …?)" line the parser adds.
       outputError: (text, write) => {
-        if (!ctx.jsonRequested) write(`${text.trimEnd().replace(/^error:/, ctx.err.red('spillway: error:'))}${ctx.err.dim(' [USAGE]')}\n`);
+        if (ctx.jsonRequested) return;
+        const [first = '', ...rest] = text.trimEnd().split('\n');
+        write(`${[`${first.replace(/^error:/, ctx.err.red('spillway: error:'))}${ctx.err.dim(' [USAGE]')}`, ...rest].join('\n')}\n`);
       },
     })
     .addHelpText('after', EXAMPLES)

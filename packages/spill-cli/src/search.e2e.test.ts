@@ -101,6 +101,18 @@ describe('spill_search through spillway mcp, and spillway search', () => {
     expect(atLimit.code).toBe(0);
   });
 
+  it('says that snippets matched when the search itself had no room for one (a long section line)', async () => {
+    const doc = `# ${'Section heading that is quite long indeed '.repeat(4)}\n${Array.from({ length: 50 }, (_, i) => `line ${String(i)} filler`).join('\n')}\nthe zebrafish quota exceeded here\n`;
+    const own = { ...env, SPILLWAY_SESSION: 'conversation-long-section' };
+    expect((await spillway(['save', '--name', 'a.md'], { env: own, entry: COMMAND, input: doc })).code).toBe(0);
+    const json = await spillway(['search', '--json', '--max-bytes', '1000', 'zebrafish'], { env: own, entry: COMMAND });
+    expect(JSON.parse(json.out)).toMatchObject({ results: [], more: true });
+    const human = await spillway(['search', '--max-bytes', '1000', 'zebrafish'], { env: own, entry: COMMAND });
+    expect(human.out).toMatch(/^Snippets match "zebrafish" but none fits in --max-bytes 1000/);
+    const roomy = await spillway(['search', '--json', '--max-bytes', '4096', 'zebrafish'], { env: own, entry: COMMAND });
+    expect((JSON.parse(roomy.out) as { results: { text: string }[] }).results[0]?.text).toContain('zebrafish quota exceeded');
+  });
+
   it('says that snippets matched when none fits in --max-bytes, in text as in JSON', async () => {
     const json = await spillway(['search', '--json', '--max-bytes', '100', 'disk', 'quota'], { env, entry: COMMAND });
     expect(JSON.parse(json.out)).toMatchObject({ results: [], more: true });

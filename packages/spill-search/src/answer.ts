@@ -51,7 +51,11 @@ export async function assembleAnswer(order: readonly Candidate[], ctx: AnswerCon
     const sectionCost = section0 === undefined ? 0 : byteLength(section0.text) + 1;
     const cap = Math.min(maxSnippetBytes, budget - sectionCost);
     const snippet = growSnippet(page.lines, page.first, { from: c.startLine, to: c.endLine }, terms, weights, cap);
-    if (snippet === undefined) continue;
+    if (snippet === undefined) {
+      // Left out for want of room (not for want of a line to show): it matched all the same.
+      if (cap < maxSnippetBytes) more = true;
+      continue;
+    }
     // A line cut by the read is not whole: say so.
     const readCut = page.truncated && snippet.endLine === page.endLine;
     let section = ctx.sectionBefore(c.artifact, snippet.startLine);

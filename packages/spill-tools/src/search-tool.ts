@@ -108,6 +108,12 @@ export function formatSearchAnswer(
   maxBytes: number = DEFAULT_SEARCH_MAX_BYTES,
 ): { readonly text: string; readonly shown: SpillSearchResult } {
   const quoted = JSON.stringify(query.length > 200 ? `${query.slice(0, 200)}…` : query);
+  if (result.hits.length === 0 && result.more) {
+    // The searcher itself found no room for a snippet of what matched.
+    // Fewer results leave each snippet more of the answer's bytes.
+    const texts = [`(Snippets match ${quoted} but none fits in ${String(maxBytes)} bytes; ask again with maxResults: 1.)`, `(Snippets match but none fits in ${String(maxBytes)} bytes.)`];
+    return { text: texts.find((t) => bytes(t) <= maxBytes) ?? '(No room.)', shown: { hits: [], more: true } };
+  }
   if (result.hits.length === 0) {
     const text = `(No stored result matches ${quoted}. Try other words: an identifier, a path, a version or an error message.)`;
     return { text: bytes(text) <= maxBytes ? text : '(No match.)', shown: { hits: [], more: false } };

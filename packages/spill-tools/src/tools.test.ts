@@ -145,5 +145,10 @@ describe('spill_search answers', () => {
     // Tighter caps keep the place as long as it fits, then at least say that snippets matched.
     expect(formatSearchAnswer({ hits: [hit], more: false }, 'x'.repeat(150), 200).text).toBe(`(Snippets match but none fits in 200 bytes. The best is ${locator} line 99979; use spill_read.)`);
     expect(formatSearchAnswer({ hits: [hit], more: false }, '99999', 64).text).toBe('(Snippets match but none fits in 64 bytes.)');
+    // The searcher found no room for any: no hit, but more set. Not "no match".
+    expect(formatSearchAnswer({ hits: [], more: true }, '99999', 400)).toEqual({
+      text: '(Snippets match "99999" but none fits in 400 bytes; ask again with maxResults: 1.)',
+      shown: { hits: [], more: true },
+    });
   });
 });

@@ -149,7 +149,8 @@ function hostText(d: HostDiagnosis): string[] {
  * are, since on one line, its breaks escaped, it would run to thousands of characters.
  */
 function settingValueText(value: string): string {
-  const lines = value.split('\n');
+  // A final line break ends the last line; it does not start another.
+  const lines = (value.endsWith('\n') ? value.slice(0, -1) : value).split('\n');
   if (lines.length === 1) return value;
   return `${lines[0] ?? ''} … (${String(lines.length)} lines; --json has them all)`;
 }
