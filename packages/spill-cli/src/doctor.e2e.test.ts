@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway, type BinResult } from './test-bin.js';
@@ -199,6 +199,51 @@ describe('spillway doctor', () => {
     const byDefault = await run(w, ['doctor', '--host', 'claude-code', '--json']);
     expect(byDefault.code).toBe(0);
     expect(JSON.parse(byDefault.out)).toMatchObject({ ok: true, store: { rootSource: 'default', exists: false, findings: [] } });
+  });
+
+  // Only ENOENT says a root is missing: any other lstat error is said as it is, and no mkdir is offered.
+  const uncheckable = async (w: World, root: string, errno: string): Promise<void> => {
+    const json = await run(w, ['doctor', '--host', 'claude-code', '--root', root, '--json']);
+    expect(json.code).toBe(1);
+    const doc = JSON.parse(json.out) as { ok: boolean; store: { exists: boolean | null; checkError: string | null; findings: { message: string }[] } };
+    expect(doc.ok).toBe(false);
+    expect(doc.store).toMatchObject({ exists: null, checkError: errno });
+    expect(doc.store.findings).toEqual([{ code: 'STORE_UNSAFE', message: expect.stringContaining(`The root ${root} (from --root) cannot be checked: lstat failed with ${errno}`) as unknown, hint: null }]);
+    expect(doc.store.findings[0]?.message).toContain('directories above it');
+    const text = await spillway(['doctor', '--host', 'claude-code'], { env: { ...w.env, SPILLWAY_ROOT: root }, cwd: w.project });
+    expect(text.code).toBe(1);
+    expect(text.out).toContain(`root         ${root} (env): CANNOT BE CHECKED (${errno})`);
+    expect(text.out).toContain('unset SPILLWAY_ROOT');
+    expect(text.out).not.toContain('MISSING');
+    expect(text.out).not.toContain('does not exist');
+    expect(hints(text.out)).toEqual([]);
+  };
+
+  it('a named root under a regular file (ENOTDIR) is said to be uncheckable, not missing', async () => {
+    const w = world();
+    writeFileSync(join(w.home, 'file'), '');
+    await uncheckable(w, join(w.home, 'file', 'root'), 'ENOTDIR');
+    // The default root too: the first spill could not make it.
+    const byDefault = await spillway(['doctor', '--host', 'claude-code', '--json'], { env: { ...w.env, XDG_STATE_HOME: join(w.home, 'file') }, cwd: w.project });
+    expect(byDefault.code).toBe(1);
+    expect(JSON.parse(byDefault.out)).toMatchObject({ store: { rootSource: 'default', exists: null, checkError: 'ENOTDIR', findings: [{ code: 'STORE_UNSAFE', hint: null }] } });
+  });
+
+  it('a named root through a symbolic link loop (ELOOP) is said to be uncheckable, not missing', async () => {
+    const w = world();
+    symlinkSync('loop', join(w.home, 'loop'));
+    await uncheckable(w, join(w.home, 'loop', 'root'), 'ELOOP');
+  });
+
+  it.skipIf(process.getuid?.() === 0)('a named root under a directory of mode 000 (EACCES) is said to be uncheckable, not missing', async () => {
+    const w = world();
+    const shut = join(w.home, 'shut');
+    mkdirSync(shut, { mode: 0o000 });
+    try {
+      await uncheckable(w, join(shut, 'root'), 'EACCES');
+    } finally {
+      chmodSync(shut, 0o700);
+    }
   });
 
   it('usage errors: --config-dir without --host, an unknown host', async () => {

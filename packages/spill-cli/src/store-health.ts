@@ -23,7 +23,10 @@ export interface StoreHealth {
   /** Where the root came from: `option`, `env` or `default`. */
   readonly rootSource: string | null;
   readonly url: string | null;
+  /** Whether the root exists; `null` when it cannot be checked (see `checkError`). */
   readonly exists: boolean | null;
+  /** The code of the error that kept `lstat` from checking the root (`EACCES`, `ENOTDIR`, `ELOOP`…); `null` when it could, or when the root is simply missing (`ENOENT`). */
+  readonly checkError: string | null;
   /** The root's mode, as four octal digits. */
   readonly mode: string | null;
   /** Whether the root is a directory of yours that nobody else can enter. */
@@ -72,8 +75,9 @@ export function indexBytes(path: string): number | null {
  * The health of a local root: whether it exists and is private, the free space under it,
  * the last automatic sweep and the search index's size. A missing root is a finding
  * (`STORE_UNSAFE`) unless it is the default one (`rootSource` `default`), which the first
- * spill makes. `rootOption` is the `--root` to put in hints (`undefined` when the root is
- * not from `--root`).
+ * spill makes; a root that `lstat` cannot reach (any error but ENOENT) is one whatever its
+ * source. `rootOption` is the `--root` to put in hints (`undefined` when the root is not
+ * from `--root`).
  */
 export function localStoreHealth(
   root: string,
@@ -83,7 +87,8 @@ export function localStoreHealth(
   indexPath: string,
 ): StoreHealth {
   const findings: StoreFinding[] = [];
-  let exists = false;
+  let exists: boolean | null = false;
+  let checkError: string | null = null;
   let mode: string | null = null;
   let isPrivate: boolean | null = null;
   try {
@@ -101,10 +106,24 @@ export function localStoreHealth(
         hint: fixable ? `chmod 700 ${shellWord(root)}` : null,
       });
     }
-  } catch {
-    // Only the default root is made on the first spill; a named one must exist already.
-    if (rootSource !== 'default') {
-      const named = rootSource === 'env' ? 'SPILLWAY_ROOT' : '--root';
+  } catch (error) {
+    const named = rootSource === 'default' ? undefined : rootSource === 'env' ? 'SPILLWAY_ROOT' : '--root';
+    const code = (error as NodeJS.ErrnoException).code ?? 'an unknown error';
+    if (code !== 'ENOENT') {
+      // Only ENOENT says the root is missing. EACCES, ENOTDIR or ELOOP on the way to it say
+      // nothing of the root, and the first spill could not make it either.
+      exists = null;
+      checkError = code;
+      const where = named === undefined ? '' : ` (from ${named})`;
+      const fallback = named === undefined ? '' : ' (run, mcp and the hook store in the default root instead)';
+      const instead = named === undefined ? 'point SPILLWAY_ROOT at a private directory of yours' : rootSource === 'env' ? 'unset SPILLWAY_ROOT to use the default root' : 'leave --root out to use the default root';
+      findings.push({
+        code: 'STORE_UNSAFE',
+        message: `The root ${root}${where} cannot be checked: lstat failed with ${code}, so every spill there fails${fallback}. Check the directories above it: each must be a directory you may enter (a file on the way gives ENOTDIR, a symbolic link loop ELOOP, a directory you may not search EACCES). Or ${instead}.`,
+        hint: null,
+      });
+    } else if (named !== undefined) {
+      // Only the default root is made on the first spill; a named one must exist already.
       findings.push({
         code: 'STORE_UNSAFE',
         message: `The root ${root} (from ${named}) does not exist, and a root named by ${named} is never created: the other commands refuse it (SPILL_UNSAFE_ROOT), and run, mcp and the hook store in the default root instead. Create it with mode 0700, or ${rootSource === 'env' ? 'unset SPILLWAY_ROOT to use the default root' : 'leave --root out to use the default root'}.`,
@@ -142,6 +161,7 @@ export function localStoreHealth(
     rootSource,
     url: null,
     exists,
+    checkError,
     mode,
     private: isPrivate,
     freeBytes,
@@ -161,6 +181,7 @@ export function objectStoreHealth(url: string, settings: AutoGcSettings, indexPa
     rootSource: null,
     url,
     exists: null,
+    checkError: null,
     mode: null,
     private: null,
     freeBytes: null,

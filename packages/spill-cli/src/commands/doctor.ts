@@ -166,7 +166,9 @@ function storeText(store: StoreHealth): string[] {
     const state =
       store.exists === true
         ? `mode ${store.mode ?? '?'}, ${store.private === true ? 'private' : 'NOT PRIVATE'}`
-        : store.rootSource === 'default'
+        : store.checkError !== null
+          ? `CANNOT BE CHECKED (${store.checkError})`
+          : store.rootSource === 'default'
           ? 'not made yet (made on the first spill)'
           : 'MISSING (a named root is never made)';
     lines.push(`  root         ${store.root ?? ''} (${store.rootSource ?? ''}): ${state}`);
