@@ -5,6 +5,7 @@ import { isLastingStore, openLoadedBackend } from './backend-registry.js';
 import { createUsageLog, type UsageEvent, type UsageLog } from '@spillway/usage';
 import { colorEnabled, makeStyle, type Style } from './color.js';
 import { oneLine } from './cli-error.js';
+import type { RefusedRoot } from './fallback-warning.js';
 import { resolveRoot, resolveRootFor, resolveSession, type ResolvedRoot } from './options.js';
 import { storeIndexPlace, type SearchIndexPlace } from './search-support.js';
 import { openStore, resolveStore, storeOfLocator, storeSetting, type ResolvedStore } from './store.js';
@@ -32,6 +33,12 @@ export type CliBackend = SpillBackend & {
   readonly catalog: SpillCatalog;
   root?(): Promise<string>;
 };
+
+/** What {@link CliContext.usableFallback} found: the fallback to store in, if any, and the roots refused before it. */
+export interface FallbackChoice {
+  readonly fallback: { readonly path: string; readonly backend: CliBackend } | undefined;
+  readonly refused: readonly RefusedRoot[];
+}
 
 /** Makes the backend for a command, given the root it resolved. */
 export type BackendFactory = (root: ResolvedRoot) => CliBackend;
@@ -207,18 +214,20 @@ export class CliContext {
 
   /**
    * The first of {@link fallbackBackends} whose root can be used (`spillway run` and
-   * `spillway mcp` store there rather than print a flood), or `undefined`.
+   * `spillway mcp` store there rather than print a flood), or `undefined`; and those tried
+   * before it and refused, with why, for the warning (see `fallbackWarning`).
    */
-  async usableFallback(options: CommonOptions): Promise<{ readonly path: string; readonly backend: CliBackend } | undefined> {
+  async usableFallback(options: CommonOptions): Promise<FallbackChoice> {
+    const refused: RefusedRoot[] = [];
     for (const fallback of this.fallbackBackends(options)) {
       try {
         await fallback.backend.root?.();
-        return fallback;
-      } catch {
-        // The next one.
+        return { fallback, refused };
+      } catch (error) {
+        refused.push({ path: fallback.path, error });
       }
     }
-    return undefined;
+    return { fallback: undefined, refused };
   }
 
   /**

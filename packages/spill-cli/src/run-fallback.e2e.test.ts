@@ -1,7 +1,7 @@
 // No flood when the configured store fails: `spillway run` stores the output in the private
 // per-user root instead and says so, under --json too; only when no store at all can be
 // written does the whole output pass.
-import { mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spillway } from './test-bin.js';
@@ -68,6 +68,7 @@ describe('spillway run when the store cannot take the output', () => {
     expect(run.stdout.length).toBeLessThanOrEqual(321);
     const root = join(temp, `spillway-${String(process.getuid?.() ?? 'user')}`);
     expect(run.stderr).toContain(`fallback root ${root}`);
+    expect(run.stderr).toContain(`the fallback root ${join(home, 'state', 'spillway')} was refused too: Storage failed (ENOTDIR)`);
     expect(statSync(root).mode & 0o777).toBe(0o700);
     const locator = /stored at: (\S+?)\. /.exec(run.out)?.[1] ?? '';
     expect(locator.startsWith(root)).toBe(true);
@@ -96,6 +97,28 @@ describe('spillway run when the store cannot take the output', () => {
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBe(WHOLE);
     expect(run.stderr).toContain('printed in full');
+  });
+
+  it('both fallback roots refused: one warning names each root tried and why it was refused, with --json too', async () => {
+    const home = tmp();
+    // The default root under a file (ENOTDIR), spillway-<uid> open to others (0777): two reasons.
+    writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
+    const temp = join(home, 'tmp');
+    const tempRoot = join(temp, `spillway-${String(process.getuid?.() ?? 'user')}`);
+    mkdirSync(tempRoot, { recursive: true });
+    chmodSync(tempRoot, 0o777);
+    const e = env(home, { TMPDIR: temp });
+    for (const json of [[], ['--json']]) {
+      const run = await spillway(['run', ...json, '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: e });
+      expect(run.code).toBe(0);
+      const warnings = run.stderr.split('\n').filter((line) => line.startsWith('spillway: warning:'));
+      expect(warnings, json.join(' ')).toHaveLength(1);
+      const [warning = ''] = warnings;
+      expect(warning).toContain(`The spill root ${join(home, 'rd-missing')} does not exist`);
+      expect(warning).toContain(`the fallback root ${join(home, 'state', 'spillway')} was refused too: Storage failed (ENOTDIR)`);
+      expect(warning).toContain(`the fallback root ${tempRoot} was refused too: The spill root ${tempRoot} has mode 0777`);
+      expect(warning).toContain('printed in full');
+    }
   });
 
   it('--json with no store at all: the whole output in the document, said on stderr', async () => {

@@ -10,6 +10,8 @@ import { BIN } from './test-bin.js';
 export interface Rpc {
   call(method: string, params?: unknown): Promise<Record<string, unknown>>;
   end(): Promise<void>;
+  /** What the proxy wrote on stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `spillway mcp …args`. */
@@ -20,6 +22,10 @@ export function host(args: readonly string[], env: NodeJS.ProcessEnv): Rpc {
   createInterface({ input: child.stdout }).on('line', (line) => {
     const m = JSON.parse(line) as Record<string, unknown>;
     if (typeof m.id === 'number') waiting.get(m.id)?.(m);
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
   });
   const closed = once(child, 'close');
   return {
@@ -34,6 +40,7 @@ export function host(args: readonly string[], env: NodeJS.ProcessEnv): Rpc {
       child.stdin.end();
       await closed;
     },
+    stderr: () => stderr,
   };
 }
 

@@ -1,8 +1,9 @@
 import { Command } from 'commander';
-import { isSpillError, type SpillReader } from '@spillway/core';
+import type { SpillReader } from '@spillway/core';
 import type { SpillProxyUpstream } from '@spillway/mcp';
 import { startAutoGc } from '../auto-gc.js';
-import { CliError, cliMessage } from '../cli-error.js';
+import { CliError } from '../cli-error.js';
+import { fallbackWarning } from '../fallback-warning.js';
 import { addCommonOptions, type CliBackend, type CliContext, type CommonOptions } from '../context.js';
 import { EXIT_CODES } from '../exit-codes.js';
 import { lazySearcher } from '../search-support.js';
@@ -176,14 +177,13 @@ async function usableBackend(ctx: CliContext, options: McpOptions): Promise<{ ba
   const configuredRoot = store === undefined ? ctx.root(options).path : store.path;
   const failure = await rootFailure(configured);
   if (failure === undefined) return { backend: configured, root: configuredRoot };
-  const why = isSpillError(failure) ? `${cliMessage(failure.code, failure.message)} [${failure.code}]` : failure instanceof Error ? failure.message : 'the store cannot be used';
-  const fallback = await ctx.usableFallback(options);
+  const { fallback, refused } = await ctx.usableFallback(options);
   if (fallback !== undefined) {
-    await ctx.warn(`${why}: results are stored in the fallback root ${fallback.path} instead.`);
+    await ctx.warn(fallbackWarning(failure, refused, `results are stored in the fallback root ${fallback.path} instead.`));
     return { backend: fallback.backend, root: fallback.path };
   }
   // The proxy still serves; every spill keeps its result, as the policy does.
-  await ctx.warn(`${why}: results are passed on in full, without spilling.`);
+  await ctx.warn(fallbackWarning(failure, refused, 'results are passed on in full, without spilling.'));
   return { backend: configured, root: undefined };
 }
 

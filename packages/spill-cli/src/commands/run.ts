@@ -3,13 +3,14 @@ import { Command, Option } from 'commander';
 import { fileSinkOf } from '@spillway/core/file-sink';
 import type { CliBackend, CliContext } from '../context.js';
 import { addCommonOptions } from '../context.js';
+import { fallbackWarning } from '../fallback-warning.js';
 import { DEFAULT_MAX_INLINE_BYTES, nonNegativeInt, positiveInt, resolveMaxStoredBytes } from '../options.js';
 import { textOnlyWarning } from './save.js';
 import { byteSaveOf, runIntoByteStream } from './run/byte-stream-route.js';
 import { openSink, runWithSink } from './run/file-sink-route.js';
 import { passThrough } from './run/pass-through.js';
 import { runThroughPolicy } from './run/policy-route.js';
-import { describeError, type RouteInput, type RunOptions } from './run/shared.js';
+import type { RouteInput, RunOptions } from './run/shared.js';
 
 const EXAMPLES = `
 Examples:
@@ -75,16 +76,20 @@ async function dispatch(input: RouteInput): Promise<void> {
   const { ctx, backend, file, args, options, onSpawn } = input;
   const printInFull = async (failure: unknown): Promise<void> => {
     // No flood while any store can be written: the private per-user root takes the output.
-    const fallback = input.fallenBack === true ? undefined : await ctx.usableFallback(options);
-    if (fallback !== undefined) {
-      const fallbackWarning = `${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`;
-      return dispatch({ ...input, backend: fallback.backend, fallenBack: true, fallbackWarning });
+    const given = input.givenUp;
+    if (given === undefined) {
+      const { fallback, refused } = await ctx.usableFallback(options);
+      if (fallback !== undefined) return dispatch({ ...input, backend: fallback.backend, fallenBack: true, givenUp: { failure, refused, path: fallback.path } });
+      // --json needs the text as one value: the policy keeps it whole when it cannot store,
+      // and says so once the output is past the cap.
+      if (options.json === true) return runThroughPolicy({ ...input, givenUp: { failure, refused } });
+      await ctx.warn(fallbackWarning(failure, refused, 'the output is printed in full, without spilling.'));
+    } else {
+      // The fallback root passed its check but failed here: it is refused too.
+      const refused = given.path === undefined ? given.refused : [...given.refused, { path: given.path, error: failure }];
+      if (options.json === true) return runThroughPolicy({ ...input, givenUp: { failure: given.failure, refused } });
+      await ctx.warn(fallbackWarning(given.failure, refused, 'the output is printed in full, without spilling.'));
     }
-    // --json needs the text as one value: the policy keeps it whole when it cannot store,
-    // and says so once the output is past the cap.
-    if (options.json === true) return runThroughPolicy(input);
-    if (input.fallbackWarning !== undefined) await ctx.warn(input.fallbackWarning);
-    await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
     await passThrough(ctx, file, args, onSpawn);
   };
   if (fileSinkOf(backend) !== undefined) {

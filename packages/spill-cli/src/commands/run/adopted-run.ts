@@ -10,6 +10,7 @@ import type { LocalFileSink } from '@spillway/local';
 import { discardIncomingFile, type IncomingFile } from '@spillway/local/incoming';
 import { stopRunning, type ChildOutcome } from '../../child.js';
 import { CliContext, type CliIO } from '../../context.js';
+import { fallbackWarning } from '../../fallback-warning.js';
 import { resolveMaxStoredBytes } from '../../options.js';
 import type { FastRun, FileTakeover, OutputTakeover } from '../../run-fast.js';
 import { cappedSinkWriter, type StoredReader } from '../../sink-run.js';
@@ -40,14 +41,16 @@ export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
   const failure = opened.failure;
   let sink = opened.sink;
   if (sink === undefined) {
-    const fallback = await ctx.usableFallback(options);
+    const { fallback, refused } = await ctx.usableFallback(options);
     const second = fallback === undefined ? undefined : await openSink({ ...base, backend: fallback.backend, fallenBack: true });
     if (fallback !== undefined && second?.sink !== undefined) {
-      await ctx.warn(`${describeError(failure)}: the output is stored in the fallback root ${fallback.path} instead.`);
+      await ctx.warn(fallbackWarning(failure, refused, `the output is stored in the fallback root ${fallback.path} instead.`));
       input = { ...base, backend: fallback.backend, fallenBack: true };
       sink = second.sink;
     } else {
-      await ctx.warn(`${describeError(failure)}: the output is printed in full, without spilling.`);
+      // A fallback root that passed its check but whose sink would not open is refused too.
+      const all = fallback === undefined ? refused : [...refused, { path: fallback.path, error: second?.failure ?? 'it has no file sink' }];
+      await ctx.warn(fallbackWarning(failure, all, 'the output is printed in full, without spilling.'));
     }
   }
   return sink === undefined ? printedInFull(ctx, spec.file) : intoSink(input, sink, spec.child, await outputScan(options.maxInlineBytes));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { callId, type SpillRef } from '@spillway/core';
 import { fileSinkOf, type SpillFileSinkHandle } from '@spillway/core/file-sink';
 import type { ChildOutcome } from '../../child.js';
+import { fallbackWarning } from '../../fallback-warning.js';
 import { copyOut, readRange, runIntoSink, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { LiveOutput } from './live-output.js';
@@ -132,7 +133,8 @@ async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored:
     options.json === true
       ? { text: (await readRange(sink, 0, stored)).toString('utf8'), storedBytes: stored }
       : { text: '', storedBytes: stored, copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) };
-  if (input.fallbackWarning !== undefined) await ctx.warn(input.fallbackWarning);
+  const given = input.givenUp;
+  if (given?.path !== undefined) await ctx.warn(fallbackWarning(given.failure, given.refused, `the output is stored in the fallback root ${given.path} instead.`));
   let ref: SpillRef;
   try {
     ref = await sink.publish();

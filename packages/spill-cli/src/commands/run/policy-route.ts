@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SpillEvent, SpillSpilledEvent } from '@spillway/policy';
 import { exitCodeOf, runChild, type ChildOutcome } from '../../child.js';
+import { refusalsText } from '../../fallback-warning.js';
 import { describeError, loadPolicy, show, type RouteInput } from './shared.js';
 
 /**
@@ -34,15 +35,15 @@ export async function runThroughPolicy(input: RouteInput): Promise<void> {
   const result = await stream.finish({ isError: exitCodeOf(outcome) !== 0 });
   const text = result.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('');
   const where = ctx.root(options).path;
-  for (const event of problems) await ctx.warn(describeProblem(event, where, options.maxInlineBytes));
+  for (const event of problems) await ctx.warn(describeProblem(event, where, options.maxInlineBytes, input.givenUp));
   if (spilled !== undefined) {
     await ctx.info(`spilled ${String(spilled.bytes)} bytes (${String(spilled.shownBytes)} shown) to ${spilled.locator} in ${spilled.ms.toFixed(0)} ms`);
   }
   await show(input, spilled === undefined ? { text } : { text, locator: spilled.locator, omittedBytes: spilled.bytes - spilled.shownBytes, storedBytes: spilled.bytes }, outcome);
 }
 
-/** One warning line for a spill that did not happen as it should have. */
-function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: string, cap: number): string {
+/** One warning line for a spill that did not happen as it should have; `givenUp`, when the store and the fallback roots were refused before the run. */
+function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: string, cap: number, givenUp: RouteInput['givenUp']): string {
   const size = `the output (${String(event.bytes)} bytes)`;
   if (event.type === 'truncated') {
     if (event.reason === 'notice-too-large') {
@@ -59,5 +60,6 @@ function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: st
     const leftover = event.locator !== undefined && event.removed !== true ? ` (its stored copy ${event.locator} is left for spillway gc)` : '';
     return `--max-inline-bytes ${String(cap)} cannot hold the spill notice, so ${size} is printed in full${leftover}.`;
   }
-  return `${size} could not be spilled under ${root} and is printed in full: ${describeError(event.error ?? event.reason)}`;
+  const why = givenUp === undefined ? describeError(event.error ?? event.reason) : refusalsText(givenUp.failure, givenUp.refused);
+  return `${size} could not be spilled under ${root} and is printed in full: ${why}`;
 }

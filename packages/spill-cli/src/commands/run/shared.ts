@@ -1,8 +1,8 @@
 import { retrievalHintFor, type SpillNoticeReader } from '@spillway/core/notice';
-import { isSpillError, type SessionId, type SpillRef } from '@spillway/core';
+import type { SessionId, SpillRef } from '@spillway/core';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
-import { cliMessage } from '../../cli-error.js';
 import type { CliBackend, CliContext, CommonOptions } from '../../context.js';
+import type { RefusedRoot } from '../../fallback-warning.js';
 import { spillHintLine } from '../../format.js';
 import { jsonLine, type RunJson } from '../../json.js';
 import { looksUtf8 } from '../../sink-run.js';
@@ -44,11 +44,12 @@ export interface RouteInput {
   /** The configured store could not be used, and this is the fallback root's backend. */
   readonly fallenBack?: boolean;
   /**
-   * Why the fallback root is used, said once the output is stored there (or printed in full
-   * when it cannot be): an output that fits stores nothing and says nothing, as the fast
-   * path of `spillway run` (`run-fast.ts`) does.
+   * Why the configured store was given up (`failure`), the fallback roots refused before
+   * this one, and this one's `path` (absent when none could be used), said once the output
+   * is stored (or printed in full): an output that fits stores nothing and says nothing, as
+   * the fast path of `spillway run` (`run-fast.ts`) does.
    */
-  readonly fallbackWarning?: string;
+  readonly givenUp?: { readonly failure: unknown; readonly refused: readonly RefusedRoot[]; readonly path?: string };
 }
 
 /** What `run` says when the output went past `--max-stored-bytes` and `file` was stopped. */
@@ -93,10 +94,7 @@ export async function finish(ctx: CliContext, file: string, outcome: ChildOutcom
 }
 
 /** One line for a failure inside a warning: the CLI's wording and the stable code. */
-export function describeError(error: unknown): string {
-  if (isSpillError(error)) return `${cliMessage(error.code, error.message)} [${error.code}]`;
-  return error instanceof Error ? error.message : String(error);
-}
+export { failureText as describeError } from '../../fallback-warning.js';
 
 /**
  * The preview and notice for stored output, from its first and last bytes, with the

@@ -6,10 +6,11 @@ import { fileSinkOf } from '@spillway/core/file-sink';
 import type { ChildOutcome } from '../../child.js';
 import type { CliBackend } from '../../context.js';
 import { decodeUtf8 } from '../../decode.js';
+import { fallbackWarning, refusalsText } from '../../fallback-warning.js';
 import { suggestedNameFor, textOnlyWarning } from '../save.js';
 import { endWithSink, type PublishableOutput } from './file-sink-route.js';
 import { LiveOutput } from './live-output.js';
-import { describeError, type RouteInput } from './shared.js';
+import type { RouteInput } from './shared.js';
 
 const read = promisify(readCallback);
 
@@ -79,10 +80,17 @@ export function takenOutput(input: RouteInput, reader: number, stored: number): 
       try {
         return await storeTaken(input, input.backend, readAt, stored);
       } catch (error) {
-        const fallback = await input.ctx.usableFallback(input.options);
-        if (fallback === undefined) throw error;
-        await input.ctx.warn(`${describeError(error)}: the output is stored in the fallback root ${fallback.path} instead.`);
-        return storeTaken(input, fallback.backend, readAt, stored);
+        const { fallback, refused } = await input.ctx.usableFallback(input.options);
+        // The caller says why the output is printed in full: every root tried, with why.
+        if (fallback === undefined) throw new Error(refusalsText(error, refused), { cause: error });
+        let ref: SpillRef;
+        try {
+          ref = await storeTaken(input, fallback.backend, readAt, stored);
+        } catch (second) {
+          throw new Error(refusalsText(error, [...refused, { path: fallback.path, error: second }]), { cause: error });
+        }
+        await input.ctx.warn(fallbackWarning(error, refused, `the output is stored in the fallback root ${fallback.path} instead.`));
+        return ref;
       }
     },
   };
