@@ -100,6 +100,9 @@ describe('run on a backend that stores bytes through saveBytesStream', () => {
     expect(r.code).toBe(0);
     expect(r.bytes.equals(written(200_000))).toBe(true);
     expect(r.stderr).toMatch(/^spillway: warning: the output \(200000 bytes\) could not be spilled and is printed in full: .*\[SPILL_NO_SPACE\]\n$/);
+    const json = await cli(['run', '--json', '--max-inline-bytes', '500', '--', node, '-e', 'process.stdout.write("t".repeat(200000))'], factory);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ text: 't'.repeat(200_000), spilled: false, locator: null, storeError: { code: 'SPILL_NO_SPACE' } });
   });
 
   it('shows head and tail, and says so, when the save fails on output too large to keep', async () => {
@@ -116,6 +119,8 @@ describe('run on a backend that stores bytes through saveBytesStream', () => {
     expect(r.stderr).toMatch(/could not be stored, so only its head and tail are shown: .*\[SPILL_STORAGE_FAILED\]/);
     expect(r.stdout).toMatch(/bytes not stored and not shown/);
     expect(r.bytes.length).toBeLessThan(10_000);
+    const json = await cli(['run', '--json', '--max-inline-bytes', '500', '--', node, '-e', writer(3_000_000)], factory);
+    expect(JSON.parse(json.stdout)).toMatchObject({ text: expect.stringContaining('bytes not stored and not shown') as unknown, spilled: false, storeError: { code: 'SPILL_STORAGE_FAILED' } });
   });
 });
 

@@ -233,8 +233,8 @@ describe('spillway run', () => {
     const r = await run(['run', '--json', '--max-inline-bytes', '2000', '--', node, '-e', 'console.log("y".repeat(10000)); process.exit(3)']);
     expect(r.code).toBe(3);
     const json = JSON.parse(r.out) as Record<string, unknown>;
-    expect(Object.keys(json).sort()).toEqual(['exitCode', 'isError', 'locator', 'omittedBytes', 'signal', 'spilled', 'text']);
-    expect(json).toMatchObject({ spilled: true, exitCode: 3, signal: null, isError: true });
+    expect(Object.keys(json).sort()).toEqual(['exitCode', 'isError', 'locator', 'omittedBytes', 'signal', 'spilled', 'storeError', 'text']);
+    expect(json).toMatchObject({ spilled: true, exitCode: 3, signal: null, isError: true, storeError: null });
     expect(json.text).toContain(json.locator);
   });
 });

@@ -19,6 +19,11 @@ export interface RunJson {
   readonly signal: string | null;
   /** True when the command did not exit 0. */
   readonly isError: boolean;
+  /**
+   * Why the output was not stored, when storing it failed (`text` then holds the whole
+   * output, or its head and tail when even that could not be kept); `null` otherwise.
+   */
+  readonly storeError: { readonly code: string; readonly message: string } | null;
 }
 
 /** `spillway save --json`. */

@@ -368,10 +368,12 @@ describe('run', () => {
       exitCode: 4,
       signal: null,
       isError: true,
+      storeError: null,
     });
     const big = await cli(['run', '--json', '--max-inline-bytes', '1000', '--', node, '-e', 'console.log("z".repeat(100000))'], { backend: factory });
-    const parsed = JSON.parse(big.stdout) as { text: string; spilled: boolean; locator: string; omittedBytes: number };
+    const parsed = JSON.parse(big.stdout) as { text: string; spilled: boolean; locator: string; omittedBytes: number; storeError: unknown };
     expect(parsed.spilled).toBe(true);
+    expect(parsed.storeError).toBeNull();
     expect(parsed.text).toContain(parsed.locator);
     expect(parsed.text).toContain(`(Omitted ${String(parsed.omittedBytes)} bytes.`);
   });
@@ -390,7 +392,7 @@ describe('run', () => {
     expect(r.stdout).toBe('q'.repeat(800));
     expect(r.stderr).toMatch(/^spillway: warning: the output \(800 bytes\) could not be spilled .*SPILL_NO_SPACE/);
     const json = await cli(['run', '--json', '--max-inline-bytes', '500', '--', node, '-e', 'process.stdout.write("q".repeat(800))'], { backend: factory });
-    expect(JSON.parse(json.stdout)).toMatchObject({ text: 'q'.repeat(800), spilled: false, isError: false });
+    expect(JSON.parse(json.stdout)).toMatchObject({ text: 'q'.repeat(800), spilled: false, isError: false, storeError: { code: 'SPILL_NO_SPACE', message: expect.stringContaining('Injected SPILL_NO_SPACE.') as unknown } });
   });
 
   it('stores in the fallback root, and says so, when the root is unusable', async () => {
@@ -461,6 +463,27 @@ describe('run', () => {
     expect(r.bytes.equals(binaryWritten())).toBe(true);
     expect(r.stderr).toMatch(/Injected ENOSPC\..*\[SPILL_NO_SPACE\]: the output could not be stored under .*, so it is printed in full\./);
     expect(await readdirDeep(root)).toEqual([]);
+  });
+
+  it('--json: the whole output in the document, and why it was not stored, when publishing fails (injected)', async () => {
+    const root = join(base, 'refuses-publish');
+    await makePrivateDir(root);
+    const refusing: BackendFactory = () => {
+      const real = localBackendFactory({ path: root, source: 'option' });
+      return {
+        ...real,
+        fileSink: {
+          async open(input, options) {
+            const sink = await real.fileSink!.open(input, options); // eslint-disable-line @typescript-eslint/no-non-null-assertion
+            return { ...sink, fd: sink.fd, publish: () => Promise.reject(new SpillError('SPILL_NO_SPACE', 'Injected ENOSPC at publish.')) };
+          },
+        },
+      };
+    };
+    const r = await cli(['run', '--json', '--max-inline-bytes', '1000', '--', node, '-e', 'process.stdout.write("p".repeat(50000)); process.exit(5)'], { backend: refusing });
+    expect(r.code).toBe(5);
+    expect(JSON.parse(r.stdout)).toMatchObject({ text: 'p'.repeat(50_000), spilled: false, locator: null, exitCode: 5, storeError: { code: 'SPILL_NO_SPACE', message: expect.stringContaining('Injected ENOSPC at publish.') as unknown } });
+    expect(r.stderr).toMatch(/could not be stored under .* and is printed in full: Injected ENOSPC at publish\..*\[SPILL_NO_SPACE\]/);
   });
 
   it('warns when the cap cannot hold even a notice, and prints the output in full', async () => {
@@ -584,7 +607,7 @@ describe('--json prints one complete document on stdout, or nothing', () => {
     if (args[0] === 'run') {
       // run keeps the output when storage fails: stdout is its one document.
       expect(r.code).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ spilled: false, text: 'z'.repeat(100) });
+      expect(JSON.parse(r.stdout)).toMatchObject({ spilled: false, text: 'z'.repeat(100), storeError: { code: 'SPILL_UNSAFE_ROOT' } });
       return;
     }
     expect(r.code, json.join(' ')).not.toBe(0);

@@ -4,8 +4,9 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { RunJson } from './json.js';
 import { BIN, COMMAND, ensureBuilt, spillway, type BinResult } from './test-bin.js';
-import { privateRootPerFile } from './test-temp-dirs.js';
+import { makePrivateDir, privateRootPerFile } from './test-temp-dirs.js';
 
 // End-to-end, on the BUILT binary: `run` stores the output byte for byte, bounds what it
 // stores, and never loses the output when the store fails (read-only root, full disk).
@@ -254,4 +255,64 @@ describe('spillway run never loses the output to a failing store', () => {
       spawnSync('umount', [small]);
     }
   }, 120_000);
+});
+
+/**
+ * Starts spillway under a file size limit (RLIMIT_FSIZE) of `blocks` 512-byte blocks, which
+ * it and its command inherit: spillway's writes past it fail with EFBIG (Node ignores
+ * SIGXFSZ), as on a disk that fills midway, with no mount and no root.
+ */
+function underFileSizeLimit(blocks: number): string[] {
+  return ['/bin/sh', '-c', `ulimit -f ${String(blocks)} && exec "$@"`, 'sh'];
+}
+
+describe('spillway run when its writes fail midway (a file size limit: EFBIG)', () => {
+  // Far more than any volume has free, so the output passes through spillway, whose own
+  // writes then fail. (On the direct route the command writes the file itself, and it is
+  // the command that meets the limit, with SIGXFSZ, as with `> file`.)
+  const piped = ['--max-stored-bytes', String(Number.MAX_SAFE_INTEGER)];
+  const command = ['sh', '-c', 'seq 1 200000; exit 3'];
+  // 1288895 bytes: far past the cap and the limit (100 KiB in dash's blocks, 200 KiB in bash's).
+  const whole = Array.from({ length: 200_000 }, (_, i) => `${String(i + 1)}\n`).join('');
+  let roots = 0;
+  const freshRoot = async (): Promise<string> => {
+    const dir = join(base, `fsize-root-${String(++roots)}`);
+    await makePrivateDir(dir);
+    return dir;
+  };
+
+  it('--json: one document whose text is the whole output, with the failure\'s code and the command\'s exit code', async () => {
+    const fresh = await freshRoot();
+    const r = await spillway(['run', '--json', '--verbose', '--root', fresh, ...piped, '--', ...command], { env: env(), through: underFileSizeLimit(200), timeoutMs: 60_000 });
+    expect(r.stderr).toContain('the output passes through spillway into the spill file');
+    expect(r.code).toBe(3);
+    const doc = JSON.parse(r.out) as RunJson;
+    expect(doc.text.length).toBe(whole.length);
+    expect(doc.text === whole, 'the text is every line of the output, in order').toBe(true);
+    expect({ ...doc, text: undefined }).toEqual({
+      text: undefined,
+      spilled: false,
+      locator: null,
+      omittedBytes: null,
+      exitCode: 3,
+      signal: null,
+      isError: true,
+      storeError: { code: 'SPILL_STORAGE_FAILED', message: expect.stringContaining('EFBIG') as unknown },
+    });
+    expect(r.stderr).toMatch(/EFBIG.*\[SPILL_STORAGE_FAILED\]: the output could not be stored under .*, so it is given in the JSON document in full\./);
+    expect(await storedNames(fresh)).toEqual([]); // the partial temp file was removed
+  });
+
+  it.each([
+    ['the program', BIN],
+    ['the installed command (its quick path)', COMMAND],
+  ])('text, %s: prints the whole output, with the command\'s exit code', async (_name, entry) => {
+    const fresh = await freshRoot();
+    const r = await spillway(['run', '--root', fresh, ...piped, '--', ...command], { env: env({ SPILLWAY_CODE_CACHE: '0' }), entry, through: underFileSizeLimit(200), timeoutMs: 60_000 });
+    expect(r.code).toBe(3);
+    expect(r.out.length).toBe(whole.length);
+    expect(r.out === whole, 'stdout is every line of the output, in order').toBe(true);
+    expect(r.stderr).toMatch(/EFBIG.*\[SPILL_STORAGE_FAILED\]: the output could not be stored under .*, so it is printed in full\./);
+    expect(await storedNames(fresh)).toEqual([]);
+  });
 });

@@ -49,9 +49,10 @@ describe('spillway run when the store cannot take the output', () => {
     const e = env(home, {});
     const run = await spillway(['run', '--json', '--root', shared, '--max-inline-bytes', '320', '--', 'seq', '1', '100000'], { env: e });
     expect(run.code).toBe(0);
-    const doc = JSON.parse(run.out) as { text: string; spilled: boolean; locator: string | null };
+    const doc = JSON.parse(run.out) as { text: string; spilled: boolean; locator: string | null; storeError: unknown };
     expect(Buffer.byteLength(doc.text)).toBeLessThanOrEqual(320);
     expect(doc.spilled).toBe(true);
+    expect(doc.storeError).toBeNull(); // the fallback root stored it
     expect(doc.locator?.startsWith(join(home, 'state', 'spillway'))).toBe(true);
     expect(run.stderr).toContain(`fallback root ${join(home, 'state', 'spillway')}`);
     expect((await spillway(['cat', doc.locator ?? ''], { env: e })).stdout.length).toBe(WHOLE);
@@ -126,9 +127,10 @@ describe('spillway run when the store cannot take the output', () => {
     writeFileSync(join(home, 'state'), 'a file where the state directory would be\n');
     const run = await spillway(['run', '--json', '--max-inline-bytes', '320', '--root', join(home, 'rd-missing'), '--', 'seq', '1', '100000'], { env: env(home, { TMPDIR: join(home, 'state') }) });
     expect(run.code).toBe(0);
-    const doc = JSON.parse(run.out) as { text: string; spilled: boolean };
+    const doc = JSON.parse(run.out) as { text: string; spilled: boolean; storeError: { code: string } | null };
     expect(Buffer.byteLength(doc.text)).toBe(WHOLE);
     expect(doc.spilled).toBe(false);
+    expect(doc.storeError?.code).toBe('SPILL_UNSAFE_ROOT');
     expect(run.stderr).toContain('printed in full');
   });
 });

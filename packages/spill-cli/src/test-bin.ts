@@ -46,6 +46,8 @@ export interface BinOptions {
   readonly onStart?: (child: ChildProcess) => void;
   /** The script to run: {@link BIN} (the default) or {@link COMMAND}. */
   readonly entry?: string;
+  /** A command to start node through, which runs the arguments after it (`['/bin/sh', '-c', 'ulimit -f 200 && exec "$@"', 'sh']`). */
+  readonly through?: readonly string[];
 }
 
 /**
@@ -57,7 +59,8 @@ const DEFAULT_TIMEOUT_MS = 50_000;
 /** Runs `node dist/bin.js …args` (or another entry) and collects everything it prints. */
 export function spillway(args: readonly string[], options: BinOptions): Promise<BinResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [options.entry ?? BIN, ...args], { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const [file = process.execPath, ...argv] = [...(options.through ?? []), process.execPath, options.entry ?? BIN, ...args];
+    const child = spawn(file, argv, { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));

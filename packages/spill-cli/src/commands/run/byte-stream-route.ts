@@ -143,13 +143,13 @@ async function shownFor(
   if (ref === undefined && retained !== undefined) {
     await ctx.warn(`the output (${String(stored)} bytes) could not be spilled and is printed in full: ${describeError(saved.error)}`);
     const bytes = Buffer.concat(retained);
-    return { text: bytes.toString('utf8'), bytes };
+    return { text: bytes.toString('utf8'), bytes, storeError: { error: saved.error } };
   }
   if (ref === undefined) {
     // The output went into the store as it came and nothing kept it here: its middle is lost.
     await ctx.warn(`the output (${String(stored)} bytes) could not be stored, so only its head and tail are shown: ${describeError(saved.error)}`);
     const omitted = Math.max(0, stored - head.length - tail.length);
-    return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}`, storedBytes: stored };
+    return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}`, storedBytes: stored, storeError: { error: saved.error } };
   }
   await ctx.info(`spilled ${String(stored)} bytes to ${ref.locator}`);
   const preview = await previewFromEnds({ head, tail, stored, dropped, maxStoredBytes, cap, ref, scan, reader: options.noticeReader });

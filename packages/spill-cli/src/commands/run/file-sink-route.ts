@@ -51,18 +51,22 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
     if (live !== undefined) void live.follow(sink, size);
     follower?.follow(size);
   };
+  // Under --json the output is one JSON value: once storing fails, what the text route
+  // prints as it comes is held here for the document instead.
+  const held: Uint8Array[] | undefined = options.json === true ? [] : undefined;
   const run = await runIntoSink(file, args, {
     sink,
     maxStoredBytes,
     direct,
     onSpawn,
     ...(live === undefined && follower === undefined ? {} : { onSize }),
-    print: (bytes) => ctx.printBytes(bytes),
-    onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
+    print: held === undefined ? (bytes) => ctx.printBytes(bytes) : (bytes) => { held.push(bytes); return Promise.resolve(); },
+    onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is ${held === undefined ? 'printed' : 'given in the JSON document'} in full.`),
   });
   const { outcome, storedBytes: stored, droppedBytes: dropped } = run;
   if (run.failure !== undefined) {
-    await finish(ctx, file, outcome);
+    if (held === undefined) await finish(ctx, file, outcome);
+    else await show(input, { text: Buffer.concat(held).toString('utf8'), storeError: run.failure }, outcome);
     return;
   }
   if (dropped > 0) {
@@ -129,10 +133,12 @@ export async function endWithSink(input: RouteInput, sink: PublishableOutput, en
  */
 async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored: number, dropped: number, cap: number, scanned: () => Promise<FinishedScan>): Promise<Shown> {
   const { ctx, backend, options, maxStoredBytes } = input;
-  const whole = async (): Promise<Shown> =>
-    options.json === true
+  const whole = async (storeError?: Shown['storeError']): Promise<Shown> => ({
+    ...(options.json === true
       ? { text: (await readRange(sink, 0, stored)).toString('utf8'), storedBytes: stored }
-      : { text: '', storedBytes: stored, copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) };
+      : { text: '', storedBytes: stored, copyOut: () => copyOut(sink, stored, (bytes) => ctx.printBytes(bytes)) }),
+    ...(storeError === undefined ? {} : { storeError }),
+  });
   const given = input.givenUp;
   if (given?.path !== undefined) await ctx.warn(fallbackWarning(given.failure, given.refused, `the output is stored in the fallback root ${given.path} instead.`));
   let ref: SpillRef;
@@ -140,7 +146,7 @@ async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored:
     ref = await sink.publish();
   } catch (error) {
     await ctx.warn(`the output (${String(stored)} bytes) could not be stored under ${ctx.root(options).path} and is printed in full: ${describeError(error)}`);
-    return whole();
+    return whole({ error });
   }
   const window = previewWindow(cap);
   const head = await readRange(sink, 0, Math.min(window, stored));

@@ -39,8 +39,13 @@ export async function runThroughPolicy(input: RouteInput): Promise<void> {
   if (spilled !== undefined) {
     await ctx.info(`spilled ${String(spilled.bytes)} bytes (${String(spilled.shownBytes)} shown) to ${spilled.locator} in ${spilled.ms.toFixed(0)} ms`);
   }
-  await show(input, spilled === undefined ? { text } : { text, locator: spilled.locator, omittedBytes: spilled.bytes - spilled.shownBytes, storedBytes: spilled.bytes }, outcome);
+  const failed = problems.find((event) => SAVE_FAILURES.has(event.reason));
+  const storeError = failed === undefined ? {} : { storeError: { error: failed.error ?? failed.reason } };
+  await show(input, spilled === undefined ? { text, ...storeError } : { text, locator: spilled.locator, omittedBytes: spilled.bytes - spilled.shownBytes, storedBytes: spilled.bytes }, outcome);
 }
+
+/** The reasons of a `kept` or `truncated` event that mean the store failed (not, say, a cap too small for the notice). */
+const SAVE_FAILURES: ReadonlySet<string> = new Set(['save-threw', 'save-rejected', 'malformed-ref', 'timeout']);
 
 /** One warning line for a spill that did not happen as it should have; `givenUp`, when the store and the fallback roots were refused before the run. */
 function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: string, cap: number, givenUp: RouteInput['givenUp']): string {

@@ -1,6 +1,7 @@
 import { retrievalHintFor, type SpillNoticeReader } from '@spillway/core/notice';
 import type { SessionId, SpillRef } from '@spillway/core';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
+import { describeError as describedError } from '../../cli-error.js';
 import type { CliBackend, CliContext, CommonOptions } from '../../context.js';
 import type { RefusedRoot } from '../../fallback-warning.js';
 import { spillHintLine } from '../../format.js';
@@ -69,6 +70,8 @@ export interface Shown {
   readonly storedBytes?: number;
   /** Prints the whole output, when it is neither in `text` nor in `bytes`. */
   readonly copyOut?: () => Promise<void>;
+  /** Why the output is shown without a notice: storing it failed (`storeError` under --json). */
+  readonly storeError?: { readonly error: unknown };
 }
 
 let policyModule: Promise<typeof import('@spillway/policy')> | undefined;
@@ -171,6 +174,7 @@ export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcom
       exitCode: outcome.code,
       signal: outcome.signal,
       isError: exitCodeOf(outcome) !== 0,
+      storeError: shown.storeError === undefined ? null : storeErrorJson(shown.storeError.error),
     };
     await ctx.print(jsonLine(out));
   } else if (shown.bytes !== undefined) {
@@ -185,6 +189,12 @@ export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcom
   if (shown.locator !== undefined && ctx.io.stderr.isTTY === true) await ctx.note(spillHintLine(shown.locator));
   if (shown.locator !== undefined) await indexInBackground(input);
   await finish(ctx, file, outcome);
+}
+
+/** The code and message of a storage failure, as the error document on stderr would give them. */
+function storeErrorJson(error: unknown): RunJson['storeError'] {
+  const { code, message } = describedError(error);
+  return { code, message };
 }
 
 /** A searched store's index is brought up to date in a detached child (see `auto-index.ts`). */
