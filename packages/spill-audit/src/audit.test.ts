@@ -89,6 +89,29 @@ describe('runAudit on a Claude Code config dir', () => {
     expect(report.recommendations[4]?.candidates[0]).toMatchObject({ cap: 2048, spilled: 2 });
   });
 
+  it('gives as examples only outputs whose needed string spillway\'s preview omitted', async () => {
+    const file = join(dir, 'kept-by-preview.jsonl');
+    const log = (word: string, middle: string): string => [...Array.from({ length: 1500 }, (_, i) => `${word} line ${String(i)} ok`), middle, ...Array.from({ length: 1500 }, (_, i) => `${word} end ${String(i)} ok`)].join('\n');
+    const line = (tool: string, input: unknown, output: string): string => JSON.stringify({ session: 's1', server: 'ops', tool, input, output });
+    writeFileSync(
+      file,
+      [
+        // An error line: spillway's preview shows it among its excerpts, a plain head+tail does not.
+        line('fetch_logs', { q: 'logs' }, log('fetch', 'ERROR: TypeError at srv/app/src/payment_v2.ts:42')),
+        line('read', { path: 'srv/app/src/payment_v2.ts' }, 'ok'),
+        // A plain line in the middle: both previews leave it out.
+        line('dump', { q: 'all' }, log('dump', 'stored as blob_5e6f7a8b')),
+        line('read', { path: 'out/blob_5e6f7a8b' }, 'ok'),
+      ].join('\n'),
+    );
+    const report = await runAudit({ format: 'generic', paths: [file], env: {}, home: '/nowhere' });
+    const at = (tool: string) => report.calls.find((c) => c.tool === tool)?.caps.find((o) => o.cap === report.cap);
+    expect(at('fetch_logs')).toMatchObject({ neededSpillway: false, neededHeadTail: true, example: 'srv/app/src/payment_v2.ts' });
+    expect(at('dump')).toMatchObject({ neededSpillway: true, neededHeadTail: true, example: 'blob_5e6f7a8b' });
+    expect(report.total).toMatchObject({ spilled: 2, neededLater: 1, neededLaterHeadTail: 2 });
+    expect(report.examples).toEqual([{ session: 's1', tool: 'ops/dump', bytes: expect.any(Number) as number, string: 'blob_5e6f7a8b' }]);
+  });
+
   it('a rate of 100 % takes the smallest cap', async () => {
     const report = await runAudit({ format: 'claude-code', paths: [join(dir, 'claude', 'projects')], env: {}, home: '/nowhere', maxNeeded: 1 });
     expect(report.recommendations[0]?.cap).toBe(2048);

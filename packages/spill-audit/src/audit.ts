@@ -147,7 +147,11 @@ export interface Recommendation {
   readonly unproven: CapFigures | null;
 }
 
-/** An output whose omitted part was used later: only its size and the string (printed only with `--examples`). */
+/**
+ * An output whose part spillway's preview omitted was used later: only its size and the string
+ * (printed only with `--examples`). Outputs needed later only with a plain head+tail are not
+ * examples: spillway's preview held their string.
+ */
 export interface NeededExample {
   /** The session. */
   readonly session: string;
@@ -194,7 +198,7 @@ export interface AuditReport {
   readonly recommendations: Recommendation[];
   /** Every tool call's figures, in the order their outputs were read; their `example`s are transcript content. */
   readonly calls: readonly CallFigures[];
-  /** Needed-later outputs at the audited cap (at most 20). */
+  /** Outputs needed later with spillway's preview at the audited cap (at most 20), in the order read. */
   readonly examples: NeededExample[];
   /** What searching the needed-later outputs found; only when the audit searched (see {@link AuditOptions.searchOutput}). */
   readonly search?: SearchFigures;
@@ -428,9 +432,10 @@ export async function auditWith(options: AuditOptions, pool: PoolSettings): Prom
     tools.add(toolName(c), c, cap);
     if (c.server !== undefined) servers.add(c.server, c, cap);
     const at = c.caps.find((o) => o.cap === cap);
-    if (at?.neededSpillway === true || at?.neededHeadTail === true) {
-      if (examples.length < 20 && at.example !== undefined) examples.push({ session: c.session, tool: toolName(c), bytes: c.bytes, string: at.example });
-    }
+    // Only what spillway's preview left out: an output needed only with a plain head+tail had
+    // its needed string in spillway's preview, so it is no example of what spilling would hide.
+    // (Its string is still the `example` of its cap in `calls`.)
+    if (at?.neededSpillway === true && examples.length < 20 && at.example !== undefined) examples.push({ session: c.session, tool: toolName(c), bytes: c.bytes, string: at.example });
   }
   const byTool = new Map<string, CallFigures[]>();
   for (const c of calls) {

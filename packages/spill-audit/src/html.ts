@@ -71,7 +71,7 @@ export function renderAuditHtml(report: AuditReport, options: { readonly example
       : `<p>Recommended cap: <b>${String(host.cap)} bytes</b>${report.format === 'generic' ? '' : ` — <code>spillway setup ${esc(report.format)} --max-inline-bytes ${String(host.cap)}</code>`}</p>`;
   const examples =
     options.examples === true && report.examples.length > 0
-      ? `<h2>Needed later</h2>\n<ul>${report.examples.map((e) => `<li>${esc(e.tool)} (${String(e.bytes)} bytes, session ${esc(e.session)}): <code>${esc(e.string)}</code></li>`).join('')}</ul>`
+      ? `<h2>Needed later with spillway's preview</h2>\n<ul>${report.examples.map((e) => `<li>${esc(e.tool)} (${String(e.bytes)} bytes, session ${esc(e.session)}): <code>${esc(e.string)}</code></li>`).join('')}</ul>`
       : '';
   const searched = report.search !== undefined;
   const search =

@@ -105,7 +105,23 @@ describe('spillway audit', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain('spillway setup claude-code --max-inline-bytes 2048');
     expect(r.out).toContain(`Bash (`);
+    expect(r.out).toContain("needed later with spillway's preview (the string a later call used");
     expect(r.out).toContain(`: ${SECRET}`);
+  });
+
+  it('--examples lists, in the text as in --json, only outputs whose needed string spillway\'s preview omitted', async () => {
+    const file = join(dir, 'kept-by-preview.jsonl');
+    // An error line in the middle: spillway's preview shows it, a plain head+tail does not.
+    const log = [...rows(1500), 'ERROR: TypeError at srv/app/src/payment_v2.ts:42', ...rows(1500)].join('\n');
+    writeFileSync(file, `${[JSON.stringify({ session: 's1', server: 'ops', tool: 'fetch_logs', input: { q: 'logs' }, output: log }), JSON.stringify({ session: 's1', tool: 'Read', input: { path: 'srv/app/src/payment_v2.ts' }, output: 'ok' })].join('\n')}\n`);
+    const r = await spillway(['audit', '--host', 'generic', '--examples', file], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.out).toContain("needed later: 0 of 1 with spillway's preview, 1 with a plain head+tail");
+    expect(r.out).not.toContain('payment_v2');
+    expect(r.out).not.toContain('needed later with spillway');
+    const json = JSON.parse((await spillway(['audit', '--host', 'generic', '--examples', '--json', file], { env: env() })).out) as { examples: unknown[]; calls: { caps: { cap: number; neededSpillway: boolean; neededHeadTail: boolean; example?: string }[] }[] };
+    expect(json.examples).toEqual([]);
+    expect(json.calls[0]?.caps.find((c) => c.cap === 24576)).toMatchObject({ neededSpillway: false, neededHeadTail: true, example: 'srv/app/src/payment_v2.ts' });
   });
 
   it('--json has every figure and no content unless --examples', async () => {

@@ -157,7 +157,7 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipp
   const perTool = own.filter((x) => !x.scope.endsWith('/*'));
   for (const x of [...perTool.slice(0, 4), ...perServer.slice(0, 4)]) lines.push(ctx.out.dim(`  ${oneLine(x.scope)}: ${String(x.cap)} bytes would suit it alone`));
   if (examples && r.examples.length > 0) {
-    lines.push('', 'needed later (the string a later call used, or the file:lines it read, only in the omitted part):');
+    lines.push('', "needed later with spillway's preview (the string a later call used, or the file:lines it read, that the preview omitted):");
     // Names and strings come from the transcripts: escaped, so none can drive the terminal.
     for (const e of r.examples.slice(0, 10)) lines.push(`  ${oneLine(e.tool)} (${e.bytes} bytes, session ${oneLine(e.session)}): ${oneLine(e.string)}`);
   }
