@@ -80,12 +80,19 @@ describe('spillway audit', () => {
     writeFileSync(file, `${[big(1), big(2), big(3)].join('\n')}\n`);
     const r = await spillway(['audit', '--host', 'generic', file], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.out).toContain('too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (24576 bytes for generic)');
+    // No spillway setup configures a harness: the advice names the cap and where it goes, not setup.
+    expect(r.out).toContain('too few outputs spilled to recommend a cap with confidence; keep a cap of 24576 bytes, the default for generic transcripts (no spillway setup configures a harness: it passes the cap as maxInlineBytes; --cap audits another), and audit more sessions');
+    expect(r.out).not.toContain('cap spillway setup writes');
     expect(r.out).toMatch(/\(2048 bytes would keep about \S+ tokens out, needed later 0 of 3: too few outputs spilled there/);
     const json = JSON.parse((await spillway(['audit', '--host', 'generic', '--json', file], { env: env() })).out) as { recommendations: { cap: number | null; unproven: { cap: number; neededRateUpper: number } | null }[] };
     expect(json.recommendations[0]?.cap).toBeNull();
     expect(json.recommendations[0]?.unproven?.cap).toBe(2048);
     expect(json.recommendations[0]?.unproven?.neededRateUpper).toBeGreaterThan(0.1);
+    // A recommended cap for a harness goes in its maxInlineBytes, not in a setup command.
+    const any = await spillway(['audit', '--host', 'generic', '--max-needed', '100%', file], { env: env() });
+    expect(any.out).toContain('recommended cap: 2048 bytes');
+    expect(any.out).toContain('  (pass it to spillway as maxInlineBytes in your harness)');
+    expect(any.out).not.toContain('spillway setup');
   });
 
   it('outputs all under the smallest cap: nothing would spill, so no cap is recommended and the setup cap is kept', async () => {
@@ -94,7 +101,8 @@ describe('spillway audit', () => {
     writeFileSync(file, `${[small(1), small(2)].join('\n')}\n`);
     const r = await spillway(['audit', '--host', 'generic', file], { env: env() });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.out).toContain('no output is over 2048 bytes, so nothing would spill; keep the cap spillway setup writes (24576 bytes for generic)');
+    expect(r.out).toContain('no output is over 2048 bytes, so nothing would spill; keep a cap of 24576 bytes, the default for generic transcripts (no spillway setup configures a harness: it passes the cap as maxInlineBytes; --cap audits another)');
+    expect(r.out).not.toContain('cap spillway setup writes');
     expect(r.out).not.toContain('spillway setup generic');
     const json = JSON.parse((await spillway(['audit', '--host', 'generic', '--json', file], { env: env() })).out) as { recommendations: { cap: number | null; unproven: unknown }[] };
     expect(json.recommendations[0]).toMatchObject({ cap: null, unproven: null });

@@ -116,6 +116,18 @@ function table(groups: readonly AuditGroup[], first: string, limit: number): str
   return [line(head), ...body.map(line), ...more];
 }
 
+/**
+ * The cap to keep when none is recommended: the one `spillway setup` writes for a host; for a
+ * harness's generic transcripts, which setup does not configure, the audit's default, which the
+ * harness would pass as maxInlineBytes.
+ */
+function keepCap(format: TranscriptFormat): string {
+  const cap = String(setupCapFor(format));
+  return format === 'generic'
+    ? `keep a cap of ${cap} bytes, the default for generic transcripts (no spillway setup configures a harness: it passes the cap as maxInlineBytes; --cap audits another)`
+    : `keep the cap spillway setup writes (${cap} bytes for ${format})`;
+}
+
 function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipped: boolean): string {
   const t = r.total;
   const lines: string[] = [];
@@ -138,15 +150,15 @@ function summary(r: AuditReport, ctx: CliContext, examples: boolean, searchSkipp
   const host = r.recommendations[0];
   lines.push('');
   if ((host?.cap == null || host.figures === null) && host?.unproven != null) {
-    lines.push(`too few outputs spilled to recommend a cap with confidence; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format}), and audit more sessions`);
+    lines.push(`too few outputs spilled to recommend a cap with confidence; ${keepCap(r.format)}, and audit more sessions`);
   } else if ((host?.cap == null || host.figures === null) && host?.candidates.every((f) => f.spilled === 0) !== false) {
-    lines.push(`no output is over ${String(host?.candidates[0]?.cap ?? r.cap)} bytes, so nothing would spill; keep the cap spillway setup writes (${String(setupCapFor(r.format))} bytes for ${r.format})`);
+    lines.push(`no output is over ${String(host?.candidates[0]?.cap ?? r.cap)} bytes, so nothing would spill; ${keepCap(r.format)}`);
   } else if (host.cap == null || host.figures === null) {
     lines.push(`no cap keeps the needed-later rate under ${percent(r.maxNeeded * 100, 100)}; keep outputs whole or raise --max-needed`);
   } else {
     const f = host.figures;
     lines.push(`recommended cap: ${host.cap} bytes, about ${tokens(f.tokensKeptOut)} tokens kept out, needed later ${f.neededLater} of ${f.spilled} (${percent(f.neededLater, f.spilled)}, limit ${percent(r.maxNeeded * 100, 100)})`);
-    if (r.format !== 'generic') lines.push(`  spillway setup ${r.format} --max-inline-bytes ${host.cap}`);
+    lines.push(r.format === 'generic' ? `  (pass it to spillway as maxInlineBytes in your harness)` : `  spillway setup ${r.format} --max-inline-bytes ${host.cap}`);
   }
   const unproven = host?.unproven;
   if (unproven !== undefined && unproven !== null) {
@@ -171,7 +183,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .description('Tell, from the transcripts a host keeps, what spilling would keep out of context and which cap to set.')
     .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
     .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
-    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384)', wholeNumber('--cap', 'a whole number of bytes, 1 or more'))
+    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384; generic 24576, which no setup writes)', wholeNumber('--cap', 'a whole number of bytes, 1 or more'))
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts: 0 to 1 (0.1), or a percentage (10%)', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
