@@ -183,7 +183,7 @@ export function registerAudit(program: Command, ctx: CliContext): void {
     .description('Tell, from the transcripts a host keeps, what spilling would keep out of context and which cap to set.')
     .argument('[paths...]', 'transcript files or directories (default: where the host keeps them)')
     .option('--host <host>', `the host that wrote them: ${FORMATS.join(', ')}`, parseHost, 'claude-code')
-    .option('--cap <bytes>', 'the cap to report on (default: the host\'s setup cap, claude-code 24576, codex 8192, gemini 32768, opencode 16384; generic 24576, which no setup writes)', wholeNumber('--cap', 'a whole number of bytes, 1 or more'))
+    .option('--cap <bytes>', `the cap to report on (default: the host's setup cap, ${FORMATS.filter((f) => f !== 'generic').map((f) => `${f} ${String(setupCapFor(f))}`).join(', ')}; generic ${String(setupCapFor('generic'))}, which no setup writes)`, wholeNumber('--cap', 'a whole number of bytes, 1 or more'))
     .option('--max-needed <rate>', 'the highest share of spilled outputs needed later the recommendation accepts: 0 to 1 (0.1), or a percentage (10%)', parseRate, 0.1)
     .option('--examples', 'print the strings found needed later (transcript content)')
     .option('--json', 'print one JSON document with every figure')
