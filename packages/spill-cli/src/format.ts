@@ -138,25 +138,50 @@ export function lsRow(entry: SpillEntry, long = false): string {
 }
 
 /**
+ * Code points a terminal draws in no column of their own: combining and enclosing marks
+ * (variation selectors among them), zero-width space, joiners and direction marks, the word
+ * joiner and invisible operators, the byte order mark, and tag characters (as in flag emoji).
+ */
+const ZERO_WIDTH = /^[\p{Mn}\p{Me}\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\u{E0001}\u{E0020}-\u{E007F}]$/u;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/** The grapheme clusters of `text`: what a reader sees as one character, a base with its marks. */
+function graphemesOf(text: string): Iterable<Intl.SegmentData> {
+  // Made on first use: most commands that load this file never measure a name.
+  segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+  return segmenter.segment(text);
+}
+
+/** The columns of one grapheme cluster. */
+function graphemeColumns(grapheme: string): number {
+  let columns = 0;
+  for (const ch of grapheme) if (!ZERO_WIDTH.test(ch)) columns += eastAsianWidth(ch.codePointAt(0) ?? 0);
+  // U+FE0F asks for the emoji presentation, which terminals draw two columns wide (❤️, 1️⃣).
+  return grapheme.includes('\uFE0F') ? Math.max(columns, 2) : columns;
+}
+
+/**
  * The terminal columns `text` takes: two for each East Asian wide or fullwidth character
- * (CJK, most emoji), one for any other. Combining marks count one too, so a text with them
- * is shown shorter than it could be, never wider.
+ * (CJK, most emoji), none for a combining mark or another zero-width character, one for any
+ * other. The characters of an emoji sequence (joined with U+200D, or with a skin tone) are
+ * counted each, so such a text is shown shorter than it could be, never wider.
  */
 export function columnsOf(text: string): number {
   let columns = 0;
-  for (const ch of text) columns += eastAsianWidth(ch.codePointAt(0) ?? 0);
+  for (const { segment } of graphemesOf(text)) columns += graphemeColumns(segment);
   return columns;
 }
 
-/** `text` when it fits in `room` columns; else its start, cut at a whole character, and `…`, in at most `room`. */
+/** `text` when it fits in `room` columns; else its start, cut between grapheme clusters (never between a character and its marks), and `…`, in at most `room`. */
 function fitColumns(text: string, room: number): string {
   if (columnsOf(text) <= room) return text;
   let shown = '';
   let columns = 0;
-  for (const ch of text) {
-    const width = eastAsianWidth(ch.codePointAt(0) ?? 0);
+  for (const { segment } of graphemesOf(text)) {
+    const width = graphemeColumns(segment);
     if (columns + width > room - 1) break;
-    shown += ch;
+    shown += segment;
     columns += width;
   }
   return `${shown}…`;

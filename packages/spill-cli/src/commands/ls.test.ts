@@ -98,16 +98,46 @@ describe('spillway ls', () => {
     expect(columnsOf('検索 a📦')).toBe(8);
   });
 
-  it(`never prints a default row wider than ${String(LS_WIDTH)} columns, and never cuts a name that fits`, () => {
-    // A name is one path segment: no `/`.
-    const name = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 120, size: 'max' }), fc.string({ unit: fc.constantFrom('a', '検', '📦', 'é', '-'), maxLength: 120, size: 'max' })).filter((s) => !s.includes('/'));
+  it('counts a combining mark and other zero-width characters as no column, and never cuts a character from its marks', async () => {
+    // `é` spelt as e + U+0301: 21 + 30 + 4 = 55 columns, within the 56 a name gets.
+    const decomposed = entry(42, `00112233445566778899-${'e\u0301'.repeat(30)}.txt`);
+    const joined = entry(43, `00112233445566778899-${'👨\u200D👩\u200D👧'.repeat(4)}-a\uFE0E-x\u20DD.txt`);
+    const long = entry(44, `00112233445566778899-${'a\u0301\u0323'.repeat(60)}.txt`);
+    const r = await ls([], listing([decomposed, joined, long]));
+    const rows = r.stdout.split('\n').filter((l) => l.startsWith('2026'));
+    expect(rows[0]).toBe(`2026-01-02T03:42:00Z       100 B  4fbb9b35  00112233445566778899-${'e\u0301'.repeat(30)}.txt`);
+    expect(columnsOf(rows[0] ?? '')).toBe(LS_WIDTH - 1);
+    expect(rows[1]).toBe(`2026-01-02T03:43:00Z       100 B  4fbb9b35  00112233445566778899-${'👨\u200D👩\u200D👧'.repeat(4)}-a\uFE0E-x\u20DD.txt`);
+    // Cut after whole characters, each with both its marks, as near the edge as they allow.
+    expect(rows[2]).toBe(`2026-01-02T03:44:00Z       100 B  4fbb9b35  00112233445566778899-${'a\u0301\u0323'.repeat(34)}…`);
+    expect(columnsOf('e\u0301\u200D\uFE0F\u20DD')).toBe(2); // U+FE0F: the emoji presentation, two columns
+    expect(columnsOf('\u2764\uFE0F')).toBe(2);
+  });
+
+  it(`never prints a default row wider than ${String(LS_WIDTH)} columns, never cuts a name that fits, and never cuts between a character and its marks`, () => {
+    // A name is one path segment: no `/`. Marks and joiners also come alone, so that they
+    // follow any character, or begin the name.
+    const units = fc.constantFrom('a', '検', '📦', 'é', '-', 'e\u0301', '\u0301', '\u0323', '\u20DD', '\u200D', '\uFE0F', '\u2764\uFE0F', '👨\u200D👩\u200D👧', '🇫🇷', '👍🏽');
+    const name = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 120, size: 'max' }), fc.string({ unit: units, maxLength: 120, size: 'max' })).filter((s) => !s.includes('/'));
+    const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
     fc.assert(
       fc.property(name, (leaf) => {
         const row = lsRow(entry(1, `00112233445566778899-${leaf}`)).slice(0, -1);
         expect(columnsOf(row)).toBeLessThanOrEqual(LS_WIDTH);
+        const whole = `00112233445566778899-${leaf}`;
         const shown = row.slice(row.indexOf('00112233445566778899-'));
-        if (!shown.endsWith('…')) expect(shown).toBe(`00112233445566778899-${leaf}`);
-        else expect(`00112233445566778899-${leaf}`.startsWith(shown.slice(0, -1))).toBe(true);
+        if (!shown.endsWith('…')) {
+          expect(shown).toBe(whole);
+          return;
+        }
+        const kept = shown.slice(0, -1);
+        expect(whole.startsWith(kept)).toBe(true);
+        // What is cut off starts with no mark (variation selectors are marks too) or joiner
+        // that belongs to the last character kept…
+        expect(whole.slice(kept.length)).not.toMatch(/^(?:\p{M}|\u200D)/u);
+        // …and the cut is between two grapheme clusters.
+        const boundaries = [...graphemes.segment(whole)].map((g) => g.index);
+        expect(boundaries).toContain(kept.length);
       }),
     );
   });
