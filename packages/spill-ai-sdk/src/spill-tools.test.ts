@@ -66,4 +66,16 @@ describe('spillTools', () => {
     expect(() => spillTools({ backend: writeOnly })).toThrow(/reader/);
     expect(() => spillTools(undefined as never)).toThrow(TypeError);
   });
+
+  it('refuses a bad or unknown option at construction, naming spillTools and what it accepts', () => {
+    const backend = createMemoryBackend();
+    expect(() => spillTools({ backend, maxReadByte: 10 } as never)).toThrow(
+      new TypeError('spillTools does not know the option "maxReadByte"; the options are backend, maxReadBytes, defaultMaxMatches.'),
+    );
+    expect(() => spillTools({ backend, maxReadBytes: -1 })).toThrow(new TypeError('spillTools: maxReadBytes must be a whole number, at least 1; got -1.'));
+    expect(() => spillTools({ backend, defaultMaxMatches: 0 })).toThrow(
+      new TypeError('spillTools: defaultMaxMatches must be a whole number, at least 1; got 0.'),
+    );
+    expect(Object.keys(spillTools({ backend, maxReadBytes: 1, defaultMaxMatches: 1 }))).toEqual(['spill_read', 'spill_grep']);
+  });
 });

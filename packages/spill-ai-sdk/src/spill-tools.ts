@@ -1,5 +1,5 @@
 import type { SpillBackend } from '@spillway/core';
-import { offeredSpillTools, type SpillGrepArgs, type SpillReadArgs, type SpillToolAnswer } from '@spillway/tools';
+import { checkSpillToolOptions, offeredSpillTools, type SpillGrepArgs, type SpillReadArgs, type SpillToolAnswer } from '@spillway/tools';
 import type { Tool } from 'ai';
 import { toolFromSpec } from './tool-from-spec.js';
 
@@ -12,6 +12,9 @@ export interface SpillToolsOptions {
   /** `maxMatches` when the model gives none. Default: the reader's default (100). */
   readonly defaultMaxMatches?: number | undefined;
 }
+
+/** Every option {@link spillTools} accepts; any other is refused at construction. */
+const SPILL_TOOLS_OPTIONS: readonly (keyof SpillToolsOptions)[] = Object.freeze(['backend', 'maxReadBytes', 'defaultMaxMatches']);
 
 /**
  * The retrieval tools as AI SDK tools. Each call's output is the full
@@ -31,13 +34,15 @@ export type SpillTools = {
  * the backend's reader. A bad argument, a forged or expired locator, or a bad pattern
  * reaches the model as a tool error it can read (`error-text`); nothing throws.
  *
- * @throws TypeError when `backend` has no `reader`.
+ * @throws TypeError when `backend` has no `reader`, for an option it does not know, or
+ * for a `maxReadBytes` or `defaultMaxMatches` that is not a positive whole number.
  *
  * @example
  * const backend = createMemoryBackend();
  * const tools = { ...withSpill({ fetchPage }, { backend, maxInlineBytes: 16_000 }), ...spillTools({ backend }) };
  */
 export function spillTools(options: SpillToolsOptions): SpillTools {
+  checkSpillToolOptions(options, { caller: 'spillTools', accepted: SPILL_TOOLS_OPTIONS });
   const reader = (options as Partial<SpillToolsOptions> | undefined)?.backend?.reader;
   if (reader === undefined) {
     throw new TypeError('spillTools needs { backend } with a reader (createMemoryBackend() and createLocalBackend() have one).');

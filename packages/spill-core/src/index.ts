@@ -76,3 +76,4 @@ export {
 export { assertSaveBytesStreamRequest, byteChunks } from './bytes.js';
 export type { WholeNumberRange } from './whole-number.js';
 export { wholeNumberProblem } from './whole-number.js';
+export { checkOptionNames } from './option-names.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkOptionNames } from './option-names.js';
 import { wholeNumberProblem } from './whole-number.js';
 
 describe('wholeNumberProblem', () => {
@@ -33,5 +34,12 @@ describe('wholeNumberProblem', () => {
     expect(wholeNumberProblem([], { min: 1 })).toMatch(/got an array$/);
     expect(wholeNumberProblem({}, { min: 1 })).toMatch(/got an object$/);
     expect(wholeNumberProblem(1n, { min: 1 })).toMatch(/got a bigint$/);
+  });
+});
+
+describe('checkOptionNames', () => {
+  it('refuses a key the caller does not accept, listing those it does', () => {
+    expect(() => { checkOptionNames('f', { a: 1, b: undefined }, ['a', 'b']); }).not.toThrow();
+    expect(() => { checkOptionNames('f', { a: 1, c: undefined }, ['a', 'b']); }).toThrow(new TypeError('f does not know the option "c"; the options are a, b.'));
   });
 });

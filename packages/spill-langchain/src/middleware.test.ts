@@ -115,6 +115,12 @@ describe('createSpillMiddleware', () => {
     expect(() => createSpillMiddleware({ backend, maxInlineByte: 1 } as never)).toThrow(/maxInlineByte/);
     expect(() => createSpillMiddleware({ backend, sessionId: '' })).toThrow(TypeError);
     expect(() => createSpillMiddleware(undefined as never)).toThrow(TypeError);
+    // Named as what was called, with a reader or without one.
+    for (const retrieval of [undefined, false] as const) {
+      expect(() => createSpillMiddleware({ backend, retrieval, maxReadBytes: 0 })).toThrow(
+        new TypeError('createSpillMiddleware: maxReadBytes must be a whole number, at least 1; got 0.'),
+      );
+    }
   });
 
   it('goes where createAgent takes middleware (types)', () => {
@@ -146,6 +152,20 @@ describe('createSpillTools', () => {
 
   it('refuses a backend without a reader', () => {
     expect(() => createSpillTools({ backend: {} as never })).toThrow(/reader/);
+  });
+
+  it('refuses a bad or unknown option at construction, naming createSpillTools and what it accepts', () => {
+    const backend = createMemoryBackend();
+    expect(() => createSpillTools({ backend, maxReadByte: 10 } as never)).toThrow(
+      new TypeError('createSpillTools does not know the option "maxReadByte"; the options are backend, maxReadBytes, defaultMaxMatches.'),
+    );
+    expect(() => createSpillTools({ backend, maxReadBytes: -1 })).toThrow(
+      new TypeError('createSpillTools: maxReadBytes must be a whole number, at least 1; got -1.'),
+    );
+    expect(() => createSpillTools({ backend, defaultMaxMatches: 0 })).toThrow(
+      new TypeError('createSpillTools: defaultMaxMatches must be a whole number, at least 1; got 0.'),
+    );
+    expect(createSpillTools({ backend, maxReadBytes: 1, defaultMaxMatches: 1 })).toHaveLength(2);
   });
 });
 

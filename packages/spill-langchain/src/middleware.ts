@@ -2,7 +2,7 @@ import type { SpillBackend, SpillSearcher } from '@spillway/core';
 import { createSpillPolicy } from '@spillway/policy';
 import { parseSpillNotice } from '@spillway/policy/notice';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
-import { SPILL_SEARCH_TOOL, withSurfaceDefaults } from '@spillway/tools';
+import { checkSpillToolOptions, SPILL_SEARCH_TOOL, withSurfaceDefaults } from '@spillway/tools';
 import { ToolMessage } from '@langchain/core/messages';
 import { createMiddleware } from 'langchain';
 import { createSpillSearchTool, type SpillSearchCall } from './search-tool.js';
@@ -94,6 +94,8 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
   if (sessionId !== undefined && typeof sessionId !== 'function' && (typeof sessionId !== 'string' || sessionId === '')) {
     throw new TypeError('sessionId must be a non-empty string, a function of the call, or omitted.');
   }
+  // Checked here, not only by createSpillTools, so that the error names what was called, reader or not.
+  checkSpillToolOptions({ maxReadBytes }, { caller: 'createSpillMiddleware' });
   let policy: SpillPolicy;
   if (givenPolicy !== undefined) {
     if (Object.keys(policyOptions).length > 0) {

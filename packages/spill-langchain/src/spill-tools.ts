@@ -1,5 +1,5 @@
 import type { SpillBackend } from '@spillway/core';
-import { offeredSpillTools, type SpillToolOptions } from '@spillway/tools';
+import { checkSpillToolOptions, offeredSpillTools, type SpillToolOptions } from '@spillway/tools';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import { toolFromSpec } from './tool-from-spec.js';
 
@@ -13,6 +13,9 @@ export interface SpillToolsOptions {
   readonly defaultMaxMatches?: number | undefined;
 }
 
+/** Every option {@link createSpillTools} accepts; any other is refused at construction. */
+const SPILL_TOOLS_OPTIONS: readonly (keyof SpillToolsOptions)[] = Object.freeze(['backend', 'maxReadBytes', 'defaultMaxMatches']);
+
 /**
  * `spill_read` and `spill_grep` as LangChain tools, with JSON Schema inputs, answered
  * through the backend's reader. Each answers a `ToolMessage` whose content is the text for
@@ -23,9 +26,11 @@ export interface SpillToolsOptions {
  * `createSpillMiddleware` adds these to the agent for you; use this for an agent built
  * without the middleware.
  *
- * @throws TypeError when `backend` has no `reader`.
+ * @throws TypeError when `backend` has no `reader`, for an option it does not know, or
+ * for a `maxReadBytes` or `defaultMaxMatches` that is not a positive whole number.
  */
 export function createSpillTools(options: SpillToolsOptions): DynamicStructuredTool[] {
+  checkSpillToolOptions(options, { caller: 'createSpillTools', accepted: SPILL_TOOLS_OPTIONS });
   const reader = (options as Partial<SpillToolsOptions> | undefined)?.backend?.reader;
   if (reader === undefined) {
     throw new TypeError('The spill tools need a backend with a reader (createMemoryBackend() and createLocalBackend() have one).');

@@ -1,6 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { SpillBackend, SpillSearcher } from '@spillway/core';
-import { DEFAULT_READ_MAX_BYTES, wholeNumberProblem } from '@spillway/core';
+import { checkOptionNames, DEFAULT_READ_MAX_BYTES, wholeNumberProblem } from '@spillway/core';
+import { checkSpillToolOptions } from '@spillway/tools';
 import type { SpillProxyEvent } from './diagnostics.js';
 
 /** `maxInlineBytes` when none is given: 32 KiB, as for `spillway run`. */
@@ -92,6 +93,24 @@ export interface SpillProxyOptions {
   readonly search?: SpillSearcher | undefined;
 }
 
+/** Every option {@link createSpillProxy} accepts; any other is refused at construction. */
+const PROXY_OPTIONS: readonly (keyof SpillProxyOptions)[] = Object.freeze([
+  'upstream',
+  'backend',
+  'maxInlineBytes',
+  'sessionId',
+  'downstream',
+  'stderr',
+  'maxMessageBytes',
+  'requestTimeoutMs',
+  'maxReadBytes',
+  'maxGrepMatches',
+  'previewBytes',
+  'saveTimeoutMs',
+  'onEvent',
+  'search',
+]);
+
 /** The options with every default filled in, checked once by {@link checkOptions}. */
 export interface ResolvedOptions {
   readonly upstream: SpillProxyUpstream;
@@ -130,6 +149,8 @@ function checkCount(value: number | undefined, name: string, min: number): void 
 export function checkOptions(options: SpillProxyOptions): ResolvedOptions {
   const given = (options as { upstream?: unknown } | undefined)?.upstream;
   if (typeof given !== 'object' || given === null) throw new TypeError('createSpillProxy: upstream is required.');
+  // A misspelt option (`maxReadByte`) would otherwise be silently ignored.
+  checkOptionNames('createSpillProxy', options, PROXY_OPTIONS);
   const upstream = given as SpillProxyUpstream;
   if (isHttp(upstream)) {
     // Throws a TypeError for a URL that cannot be parsed.
@@ -140,7 +161,8 @@ export function checkOptions(options: SpillProxyOptions): ResolvedOptions {
   checkCount(options.maxInlineBytes, 'maxInlineBytes', 0);
   checkCount(options.maxMessageBytes, 'maxMessageBytes', 1024);
   checkCount(options.requestTimeoutMs, 'requestTimeoutMs', 1);
-  checkCount(options.maxReadBytes, 'maxReadBytes', 1);
+  // The retrieval tools' own option, checked as every surface checks it.
+  checkSpillToolOptions({ maxReadBytes: options.maxReadBytes }, { caller: 'createSpillProxy' });
   checkCount(options.maxGrepMatches, 'maxGrepMatches', 1);
   if (options.sessionId === '') throw new TypeError('createSpillProxy: sessionId must be non-empty.');
   return {

@@ -3,7 +3,7 @@
  * arguments, and the answer it gives (an error the model can read rather than a throw).
  * No Node imports.
  */
-import { isSpillError, spillLocator, wholeNumberProblem } from '@spillway/core';
+import { checkOptionNames, isSpillError, spillLocator, wholeNumberProblem } from '@spillway/core';
 import type { GrepResult, ReadResult, SpillErrorCode, SpillLocator } from '@spillway/core';
 import { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES, MIN_SPILL_ANSWER_BYTES, utf8Prefix } from './answer-bound.js';
 import type { SPILL_GREP_TOOL, SPILL_READ_TOOL } from './names.js';
@@ -64,23 +64,48 @@ export interface Limits {
   readonly maxMatches: number;
 }
 
-function positiveInteger(value: unknown, name: string, min: number): void {
+/** Who is checking a {@link SpillToolOptions}, for {@link checkSpillToolOptions}'s errors. */
+export interface SpillToolOptionsCaller {
+  /** The function the user called (`spillTools`, `createSpillTools`), named by every error. */
+  readonly caller: string;
+  /**
+   * Every option that function accepts. Given, any other key of the options is refused
+   * with this list; omitted, the keys are not checked (the caller checks them itself).
+   */
+  readonly accepted?: readonly string[] | undefined;
+}
+
+function positiveInteger(value: unknown, name: string, min: number, caller: string | undefined): void {
   const problem = value === undefined ? undefined : wholeNumberProblem(value, { min });
-  if (problem !== undefined) throw new TypeError(`${name} ${problem}.`);
+  if (problem !== undefined) throw new TypeError(`${caller === undefined ? '' : `${caller}: `}${name} ${problem}.`);
 }
 
 /**
  * Checks an adapter's {@link SpillToolOptions} once, at construction, so that a bad
- * configuration fails the deployment rather than every call.
+ * configuration fails the deployment rather than every call. Every surface that builds
+ * retrieval tools (the AI SDK and LangChain adapters, the MCP proxy) checks with this, so
+ * that the rules and the wording are one.
  *
- * @throws TypeError for a `maxAnswerBytes` under {@link MIN_SPILL_ANSWER_BYTES}, or a
- * `maxMatches`, `maxReadBytes` or `defaultMaxMatches` that is not a positive whole number.
+ * @param options - The options as the user gave them.
+ * @param from - The function the user called, and the options it accepts: each error then
+ *   starts with that name (`spillTools: maxReadBytes must be …`), and an unknown option is refused.
+ * @throws TypeError for an option `from.accepted` does not list, a `maxAnswerBytes` under
+ * {@link MIN_SPILL_ANSWER_BYTES}, or a `maxMatches`, `maxReadBytes` or `defaultMaxMatches`
+ * that is not a positive whole number.
  */
-export function checkSpillToolOptions(options: SpillToolOptions): void {
-  positiveInteger(options.maxAnswerBytes, 'maxAnswerBytes', MIN_SPILL_ANSWER_BYTES);
-  positiveInteger(options.maxMatches, 'maxMatches', 1);
-  positiveInteger(options.maxReadBytes, 'maxReadBytes', 1);
-  positiveInteger(options.defaultMaxMatches, 'defaultMaxMatches', 1);
+export function checkSpillToolOptions(
+  options: { readonly [K in keyof SpillToolOptions]?: SpillToolOptions[K] | undefined },
+  from?: SpillToolOptionsCaller,
+): void {
+  const caller = from?.caller;
+  if (caller !== undefined && (typeof options !== 'object' || (options as unknown) === null)) {
+    throw new TypeError(`${caller} needs an options object, such as { backend }.`);
+  }
+  if (from?.accepted !== undefined) checkOptionNames(from.caller, options, from.accepted);
+  positiveInteger(options.maxAnswerBytes, 'maxAnswerBytes', MIN_SPILL_ANSWER_BYTES, caller);
+  positiveInteger(options.maxMatches, 'maxMatches', 1, caller);
+  positiveInteger(options.maxReadBytes, 'maxReadBytes', 1, caller);
+  positiveInteger(options.defaultMaxMatches, 'defaultMaxMatches', 1, caller);
 }
 
 export function limitsOf(options: SpillToolOptions): Limits {

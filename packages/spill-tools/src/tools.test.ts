@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import {
   SPILL_GREP_TOOL,
   SPILL_READ_TOOL,
+  checkSpillToolOptions,
   formatGrepAnswer,
   formatReadAnswer,
   formatSearchAnswer,
@@ -102,6 +103,20 @@ describe('spill_grep', () => {
     const { reader, locator } = await stored(lines);
     expect(await runSpillGrep(reader, { locator })).toMatchObject({ isError: true, code: 'SPILL_INVALID_INPUT' });
     expect(await runSpillGrep(reader, { locator, pattern: '(' })).toMatchObject({ isError: true, code: 'SPILL_INVALID_PATTERN' });
+  });
+});
+
+describe('checkSpillToolOptions', () => {
+  it('names the caller and refuses an option it does not accept', () => {
+    const from = { caller: 'makeTools', accepted: ['backend', 'maxReadBytes'] };
+    expect(() => { checkSpillToolOptions({ maxReadByte: 1 } as never, from); }).toThrow(
+      new TypeError('makeTools does not know the option "maxReadByte"; the options are backend, maxReadBytes.'),
+    );
+    expect(() => { checkSpillToolOptions({ maxReadBytes: 0 }, from); }).toThrow(new TypeError('makeTools: maxReadBytes must be a whole number, at least 1; got 0.'));
+    expect(() => { checkSpillToolOptions(null as never, from); }).toThrow(new TypeError('makeTools needs an options object, such as { backend }.'));
+    expect(() => { checkSpillToolOptions({ backend: {}, maxReadBytes: 1 } as never, from); }).not.toThrow();
+    // Without a caller, as before: the bare option's problem.
+    expect(() => { checkSpillToolOptions({ defaultMaxMatches: 0 }); }).toThrow(new TypeError('defaultMaxMatches must be a whole number, at least 1; got 0.'));
   });
 });
 
