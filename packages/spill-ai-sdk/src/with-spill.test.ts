@@ -190,6 +190,13 @@ describe('withSpill', () => {
     expect(() => withSpill({ echo }, { backend, maxInlineBytes: CAP, rememberCalls: 1.5 })).toThrow(TypeError);
     expect(() => withSpill({ echo }, { backend, maxInlineBytes: CAP, sessionId: '' })).toThrow(TypeError);
     expect(() => withSpill({ echo }, { backend, maxInlineByte: CAP } as never)).toThrow(/maxInlineByte/);
+    // Named as what the user called, listing the adapter's own options beside the policy's.
+    expect(() => withSpill({ echo }, { backend, maxInlineBytes: 600, bogus: 1 } as never)).toThrow(
+      new TypeError(
+        'withSpill does not know the option "bogus"; the options are backend, maxInlineBytes, skipTools, previewBytes, saveTimeoutMs, ' +
+          'onEvent, noticeReader, preview, policy, sessionId, rememberCalls, search.',
+      ),
+    );
     const policy = createSpillPolicy({ backend, maxInlineBytes: CAP });
     expect(() => withSpill({ echo }, { policy, maxInlineBytes: CAP } as never)).toThrow(/either/);
     expect(() => withSpill({ echo }, null as never)).toThrow(TypeError);

@@ -1,5 +1,5 @@
-import { wholeNumberProblem } from '@spillway/core';
-import { createSpillPolicy } from '@spillway/policy';
+import { checkOptionNames, wholeNumberProblem } from '@spillway/core';
+import { createSpillPolicy, SPILL_POLICY_OPTION_NAMES } from '@spillway/policy';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
 import { withSurfaceDefaults } from '@spillway/tools';
 import type { SpillBackend, SpillSearcher } from '@spillway/core';
@@ -51,6 +51,13 @@ export interface WithSpillAdapterOptions {
  */
 export type WithSpillOptions = WithSpillAdapterOptions &
   ({ readonly policy: SpillPolicy } | (SpillPolicyOptions & { readonly policy?: undefined }));
+
+/** Every option {@link withSpill} accepts: the policy's, `policy`, and the adapter's own. */
+const WITH_SPILL_OPTIONS: readonly string[] = Object.freeze([
+  ...SPILL_POLICY_OPTION_NAMES,
+  'policy',
+  ...(['sessionId', 'rememberCalls', 'search'] satisfies (keyof WithSpillAdapterOptions)[]),
+]);
 
 /** How many spilled calls {@link withSpill} remembers by default. */
 export const DEFAULT_REMEMBERED_CALLS = 1000;
@@ -104,6 +111,8 @@ export function withSpill<TOOLS extends ToolSet>(tools: TOOLS, options: WithSpil
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('withSpill needs options, such as { backend, maxInlineBytes: 16_000 } or { policy }.');
   }
+  // Named here, not by createSpillPolicy: the user called withSpill, with the adapter's options too.
+  checkOptionNames('withSpill', options, WITH_SPILL_OPTIONS);
   const { sessionId, rememberCalls, search, policy: givenPolicy, ...policyOptions } = options as WithSpillAdapterOptions &
     SpillPolicyOptions & { readonly policy?: SpillPolicy };
   if (sessionId !== undefined && typeof sessionId !== 'function' && (typeof sessionId !== 'string' || sessionId === '')) {

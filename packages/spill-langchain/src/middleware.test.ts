@@ -113,6 +113,13 @@ describe('createSpillMiddleware', () => {
     const backend = createMemoryBackend();
     expect(() => createSpillMiddleware({ backend, maxInlineBytes: -1 })).toThrow(TypeError);
     expect(() => createSpillMiddleware({ backend, maxInlineByte: 1 } as never)).toThrow(/maxInlineByte/);
+    // Named as what the user called, listing the middleware's own options beside the policy's.
+    expect(() => createSpillMiddleware({ backend, maxReadByte: 10 } as never)).toThrow(
+      new TypeError(
+        'createSpillMiddleware does not know the option "maxReadByte"; the options are backend, maxInlineBytes, skipTools, previewBytes, ' +
+          'saveTimeoutMs, onEvent, noticeReader, preview, policy, sessionId, retrieval, maxReadBytes, search.',
+      ),
+    );
     expect(() => createSpillMiddleware({ backend, sessionId: '' })).toThrow(TypeError);
     expect(() => createSpillMiddleware(undefined as never)).toThrow(TypeError);
     // Named as what was called, with a reader or without one.

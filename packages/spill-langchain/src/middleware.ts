@@ -1,5 +1,5 @@
-import type { SpillBackend, SpillSearcher } from '@spillway/core';
-import { createSpillPolicy } from '@spillway/policy';
+import { checkOptionNames, type SpillBackend, type SpillSearcher } from '@spillway/core';
+import { createSpillPolicy, SPILL_POLICY_OPTION_NAMES } from '@spillway/policy';
 import { parseSpillNotice } from '@spillway/policy/notice';
 import type { SpillPolicy, SpillPolicyOptions, ToolResult } from '@spillway/policy';
 import { checkSpillToolOptions, SPILL_SEARCH_TOOL, withSurfaceDefaults } from '@spillway/tools';
@@ -55,6 +55,13 @@ export interface SpillMiddlewareAdapterOptions {
 export type SpillMiddlewareOptions = SpillMiddlewareAdapterOptions &
   ({ readonly policy: SpillPolicy } | (SpillPolicyOptions & { readonly policy?: undefined }));
 
+/** Every option {@link createSpillMiddleware} accepts: the policy's, `policy`, and the middleware's own. */
+const MIDDLEWARE_OPTIONS: readonly string[] = Object.freeze([
+  ...SPILL_POLICY_OPTION_NAMES,
+  'policy',
+  ...(['sessionId', 'retrieval', 'maxReadBytes', 'search'] satisfies (keyof SpillMiddlewareAdapterOptions)[]),
+]);
+
 /** What the middleware puts in a spilled `ToolMessage`'s `artifact`. */
 export interface SpillArtifact {
   /** Where the full result is: pass it to `spill_read`/`spill_grep` or the backend's reader. */
@@ -89,6 +96,8 @@ export function createSpillMiddleware(options: SpillMiddlewareOptions): ReturnTy
   if (typeof options !== 'object' || (options as unknown) === null) {
     throw new TypeError('createSpillMiddleware needs options, such as { backend, maxInlineBytes: 16_000 } or { policy }.');
   }
+  // Named here, not by createSpillPolicy: the user called createSpillMiddleware, with its own options too.
+  checkOptionNames('createSpillMiddleware', options, MIDDLEWARE_OPTIONS);
   const { sessionId, retrieval, maxReadBytes, search, policy: givenPolicy, ...policyOptions } = options as SpillMiddlewareAdapterOptions &
     SpillPolicyOptions & { readonly policy?: SpillPolicy };
   if (sessionId !== undefined && typeof sessionId !== 'function' && (typeof sessionId !== 'string' || sessionId === '')) {

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { createSpillPolicy } from './policy.js';
-export { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS } from './options.js';
+export { DEFAULT_SAVE_TIMEOUT_MS, DEFAULT_SKIP_TOOLS, SPILL_POLICY_OPTION_NAMES } from './options.js';
 export { LINE_WINDOW_BYTES, previewMarker } from './preview.js';
 export { isNumberedView, isOpenCodeFileView, lineNumberOf, type LineNumberOptions } from './numbered-view.js';
 export { lostNotice } from './compose.js';

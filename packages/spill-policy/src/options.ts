@@ -1,4 +1,4 @@
-import { assertSpillBackendVersion, wholeNumberProblem, type SpillBackend } from '@spillway/core';
+import { assertSpillBackendVersion, checkOptionNames, wholeNumberProblem, type SpillBackend } from '@spillway/core';
 import { RETRIEVAL_HINTS } from '@spillway/core/notice';
 import { withRetrievalHint } from './notice-reader.js';
 import type { SpillEvent, SpillPolicyOptions, SpillPreviewStyle } from './types.js';
@@ -12,8 +12,13 @@ export const DEFAULT_SAVE_TIMEOUT_MS = 10_000;
 /** The largest delay `setTimeout` honours; longer ones fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Every key {@link SpillPolicyOptions} accepts; any other key is a mistake. */
-const KNOWN_OPTION_KEYS: readonly string[] = Object.freeze([
+/**
+ * Every option {@link SpillPolicyOptions} has; any other key is a mistake. An adapter that
+ * takes the policy's options beside its own checks its options' names against this list
+ * plus its own (`checkOptionNames` of `@spillway/core`), so that its error names the
+ * function the user called and every option that function accepts.
+ */
+export const SPILL_POLICY_OPTION_NAMES: readonly (keyof SpillPolicyOptions)[] = Object.freeze([
   'backend',
   'maxInlineBytes',
   'skipTools',
@@ -51,13 +56,7 @@ export function resolveOptions(options: SpillPolicyOptions): ResolvedOptions {
     throw new TypeError('createSpillPolicy needs an options object, such as { backend, maxInlineBytes: 50_000 }.');
   }
   // A misspelt key (`maxInlineByte`) would otherwise leave the policy silently disabled.
-  for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTION_KEYS.includes(key)) {
-      throw new TypeError(
-        `createSpillPolicy does not know the option ${JSON.stringify(key)}; the options are ${KNOWN_OPTION_KEYS.join(', ')}.`,
-      );
-    }
-  }
+  checkOptionNames('createSpillPolicy', options, SPILL_POLICY_OPTION_NAMES);
   const { backend, maxInlineBytes, skipTools, previewBytes, preview = 'salient', saveTimeoutMs, onEvent, noticeReader } = options;
   if ((preview as unknown) !== 'salient' && (preview as unknown) !== 'head-tail') {
     throw new TypeError(`preview must be 'salient' (the default) or 'head-tail'; got ${describe(preview)}.`);
