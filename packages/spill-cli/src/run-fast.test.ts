@@ -13,8 +13,9 @@ describe('parseFastRun: which calls of spillway run the fast path takes', () => 
       file: 'sh',
       args: ['-c', 'exit 0'],
       options: { maxInlineBytes: 100, name: 'build', noticeReader: 'spillway-cli' },
+      maxStoredBytes: 1024 ** 3,
     });
-    expect(parseFastRun(['ls', '--max-inline-bytes', '5'], env)).toEqual({ file: 'ls', args: ['--max-inline-bytes', '5'], options: { maxInlineBytes: 32_768, noticeReader: 'spillway-cli' } });
+    expect(parseFastRun(['ls', '--max-inline-bytes', '5'], env)).toEqual({ file: 'ls', args: ['--max-inline-bytes', '5'], options: { maxInlineBytes: 32_768, noticeReader: 'spillway-cli' }, maxStoredBytes: 1024 ** 3 });
     expect(parseFastRun(['--notice-reader', 'file-tools', '--session', 's1', '--root', '/r', '--max-inline-bytes-on-failure', '9', '--max-stored-bytes', '10', 'true'], env)?.options).toEqual({
       maxInlineBytes: 32_768,
       noticeReader: 'file-tools',
@@ -50,6 +51,9 @@ describe('parseFastRun: which calls of spillway run the fast path takes', () => 
     // A malformed SPILLWAY_MAX_STORED_BYTES is refused by the program before the command starts; --max-stored-bytes overrides it.
     for (const value of ['12k', 'abc', '0']) expect(parseFastRun(['true'], { ...env, SPILLWAY_MAX_STORED_BYTES: value }), value).toBeUndefined();
     expect(parseFastRun(['--max-stored-bytes', '10', 'true'], { ...env, SPILLWAY_MAX_STORED_BYTES: 'abc' })?.options.maxStoredBytes).toBe(10);
+    // The limit is resolved once, here, and carried for the run to use.
+    expect(parseFastRun(['--max-stored-bytes', '10', 'true'], { ...env, SPILLWAY_MAX_STORED_BYTES: 'abc' })?.maxStoredBytes).toBe(10);
+    expect(parseFastRun(['true'], { ...env, SPILLWAY_MAX_STORED_BYTES: '7' })?.maxStoredBytes).toBe(7);
   });
 
   it('leaves a command it cannot start, and an object store named in the environment, to the full program (which says why)', () => {
@@ -74,7 +78,7 @@ describe('privateRoot: whether the fast path keeps a run whose output may pass t
     chmodSync(path, mode);
     return path;
   };
-  const run = (root?: string): FastRun => ({ file: 'true', args: [], options: { maxInlineBytes: 10, noticeReader: 'spillway-cli', ...(root === undefined ? {} : { root }) } });
+  const run = (root?: string): FastRun => ({ file: 'true', args: [], options: { maxInlineBytes: 10, noticeReader: 'spillway-cli', ...(root === undefined ? {} : { root }) }, maxStoredBytes: 1024 ** 3 });
 
   it('keeps a private directory of this user, and leaves any other root to the full program', () => {
     const priv = made('private', 0o700);

@@ -25,6 +25,8 @@ export interface FastRun {
   readonly file: string;
   readonly args: readonly string[];
   readonly options: FastRunOptions;
+  /** The most bytes the run stores, resolved once (see {@link maxStoredFrom}). */
+  readonly maxStoredBytes: number;
 }
 
 /** The shell that joins the command's stderr to its stdout. */
@@ -68,14 +70,16 @@ export function parseFastRun(args: readonly string[], env: Readonly<Record<strin
   }
   // The program refuses a malformed SPILLWAY_MAX_STORED_BYTES before the command starts;
   // run here, the command would run and its output be lost to the refusal past the cap.
-  const maxStoredBytes = options.maxStoredBytes;
-  if (maxStoredFrom(typeof maxStoredBytes === 'number' ? maxStoredBytes : undefined, env) === undefined) return undefined;
+  const option = options.maxStoredBytes;
+  const maxStoredBytes = maxStoredFrom(typeof option === 'number' ? option : undefined, env);
+  if (maxStoredBytes === undefined) return undefined;
   const file = args[i];
   if (file === undefined || file === '' || file.startsWith('-') || !startable(file, env) || !startable(SHELL, env)) return undefined;
   return {
     file,
     args: args.slice(i + 1),
     options: { maxInlineBytes: DEFAULT_MAX_INLINE_BYTES, noticeReader: 'spillway-cli', ...options },
+    maxStoredBytes,
   };
 }
 
@@ -176,9 +180,8 @@ const WATCH_INTERVAL_MS = 20;
  */
 export async function runFast(run: FastRun, env: Readonly<Record<string, string | undefined>>, root?: string): Promise<number> {
   const { options } = run;
-  const limit = maxStoredFrom(options.maxStoredBytes, env);
-  const incoming = root === undefined || limit === undefined ? undefined : incomingFileIn(root, limit);
-  if (incoming !== undefined && limit !== undefined) return runIntoFile(run, env, incoming, limit);
+  const incoming = root === undefined ? undefined : incomingFileIn(root, run.maxStoredBytes);
+  if (incoming !== undefined) return runIntoFile(run, env, incoming);
   const held: Buffer[] = [];
   let heldBytes = 0;
   let child: ChildProcess | undefined;
@@ -216,12 +219,12 @@ export async function runFast(run: FastRun, env: Readonly<Record<string, string 
  * over while the command still writes, and the preview's scan follows it. An output that
  * fits is read back, printed and the file removed.
  */
-async function runIntoFile(run: FastRun, env: Readonly<Record<string, string | undefined>>, incoming: IncomingFile, limit: number): Promise<number> {
-  const { options } = run;
+async function runIntoFile(run: FastRun, env: Readonly<Record<string, string | undefined>>, incoming: IncomingFile): Promise<number> {
+  const { options, maxStoredBytes: limit } = run;
   let child: ChildProcess | undefined;
   let takeover: Promise<FileTakeover> | undefined;
   const takeOver = (): Promise<FileTakeover> =>
-    (takeover ??= import('./commands/run/adopted-run.js').then(({ adoptFileRun }) => adoptFileRun({ ...run, child: () => child, incoming, maxStoredBytes: limit })));
+    (takeover ??= import('./commands/run/adopted-run.js').then(({ adoptFileRun }) => adoptFileRun({ ...run, child: () => child, incoming })));
   const timer = setInterval(() => {
     let size: number;
     try {

@@ -11,7 +11,6 @@ import { discardIncomingFile, type IncomingFile } from '@spillway/local/incoming
 import { stopRunning, type ChildOutcome } from '../../child.js';
 import { CliContext, type CliIO } from '../../context.js';
 import { fallbackWarning } from '../../fallback-warning.js';
-import { resolveMaxStoredBytes } from '../../options.js';
 import type { FastRun, FileTakeover, OutputTakeover } from '../../run-fast.js';
 import { cappedSinkWriter, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
@@ -34,7 +33,7 @@ export interface AdoptedRunSpec extends FastRun {
  * can be written, the output is printed in full.
  */
 export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
-  const base = routeInput(spec, resolveMaxStoredBytes(spec.options.maxStoredBytes, process.env));
+  const base = routeInput(spec);
   const { ctx, options } = base;
   let input = base;
   const opened = await openSink(base);
@@ -57,7 +56,7 @@ export async function adoptRun(spec: AdoptedRunSpec): Promise<OutputTakeover> {
 }
 
 /** What a takeover works with: the context and options the full program's routes take. */
-function routeInput(spec: AdoptedRunSpec, maxStoredBytes: number): RouteInput {
+function routeInput(spec: AdoptedRunSpec): RouteInput {
   const io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), homedir: homedir() };
   const ctx = new CliContext(io);
   const options = { ...spec.options, live: false, json: false };
@@ -69,7 +68,7 @@ function routeInput(spec: AdoptedRunSpec, maxStoredBytes: number): RouteInput {
     options,
     sessionId: ctx.session(options.session),
     toolName: options.name ?? (basename(spec.file) || 'output'),
-    maxStoredBytes,
+    maxStoredBytes: spec.maxStoredBytes,
     onSpawn: () => undefined,
   };
 }
@@ -78,8 +77,6 @@ function routeInput(spec: AdoptedRunSpec, maxStoredBytes: number): RouteInput {
 export interface AdoptedFileRunSpec extends AdoptedRunSpec {
   /** The incoming file the command writes into; from here on this takeover removes or publishes it. */
   readonly incoming: IncomingFile;
-  /** The most bytes to keep, as the fast path resolved it. */
-  readonly maxStoredBytes: number;
 }
 
 /**
@@ -91,7 +88,7 @@ export interface AdoptedFileRunSpec extends AdoptedRunSpec {
  * fallback root, when the command ends; when nothing can store it, it is printed in full.
  */
 export async function adoptFileRun(spec: AdoptedFileRunSpec): Promise<FileTakeover> {
-  const input = routeInput(spec, spec.maxStoredBytes);
+  const input = routeInput(spec);
   const { ctx, maxStoredBytes: limit, options } = input;
   const sink = await adoptIncoming(input, spec.incoming);
   const fromFile: StoredReader = {
