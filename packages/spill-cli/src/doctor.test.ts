@@ -7,13 +7,21 @@ import { tempDirsPerTest } from './test-temp-dirs.js';
 
 const tmp = tempDirsPerTest('doctor-cli-');
 
+/** A Codex config with one stdio MCP server. */
+const SERVER = '[mcp_servers.files]\ncommand = "npx"\nargs = ["-y", "srv"]\n';
+
+/** A temporary directory with a Codex config directory whose config.toml is `config`, and the environment to run in. */
+function codexWorld(config: string): { dir: string; codex: string; env: Record<string, string> } {
+  const dir = tmp();
+  const codex = join(dir, 'codex');
+  mkdirSync(codex);
+  writeFileSync(join(codex, 'config.toml'), config);
+  return { dir, codex, env: { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' } };
+}
+
 describe('spillway doctor, in process', () => {
   it("setup's own check hint works as printed and finds everything covered", async () => {
-    const dir = tmp();
-    const codex = join(dir, 'codex');
-    mkdirSync(codex);
-    writeFileSync(join(codex, 'config.toml'), '[mcp_servers.files]\ncommand = "npx"\nargs = ["-y", "srv"]\n');
-    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    const { dir, codex, env } = codexWorld(SERVER);
     const t = testIO({ homedir: dir, cwd: dir, env });
     expect(await main(['setup', 'codex', '--config-dir', codex], t.io)).toBe(0);
     const hint = /Check with: spillway (.+)$/m.exec(t.stdout.text())?.[1] ?? '';
@@ -24,11 +32,7 @@ describe('spillway doctor, in process', () => {
   });
 
   it('shows a setting of several lines (Codex\'s AGENTS.md block) by its first line, and --json whole', async () => {
-    const dir = tmp();
-    const codex = join(dir, 'codex');
-    mkdirSync(codex);
-    writeFileSync(join(codex, 'config.toml'), 'model = "m"\n');
-    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    const { dir, codex, env } = codexWorld('model = "m"\n');
     expect(await main(['setup', 'codex', '--config-dir', codex], testIO({ homedir: dir, cwd: dir, env }).io)).toBe(0);
     const text = testIO({ homedir: dir, cwd: dir, env });
     expect(await main(['doctor', '--host', 'codex', '--config-dir', codex], text.io)).toBe(0);
@@ -45,11 +49,7 @@ describe('spillway doctor, in process', () => {
   });
 
   it('warns of a cap above the host\'s own, with a setup command that brings it down', async () => {
-    const dir = tmp();
-    const codex = join(dir, 'codex');
-    mkdirSync(codex);
-    writeFileSync(join(codex, 'config.toml'), '[mcp_servers.files]\ncommand = "npx"\nargs = ["-y", "srv"]\n');
-    const env = { XDG_STATE_HOME: join(dir, 'state'), SPILLWAY_USAGE: 'off' };
+    const { dir, codex, env } = codexWorld(SERVER);
     expect(await main(['setup', 'codex', '--config-dir', codex, '--max-inline-bytes', '20000'], testIO({ homedir: dir, cwd: dir, env }).io)).toBe(0);
     const t = testIO({ homedir: dir, cwd: dir, env });
     // A warning: everything is still covered.
