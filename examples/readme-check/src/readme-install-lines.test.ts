@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const packages = new URL('../../packages/', import.meta.url).pathname;
+const packages = new URL('../../../packages/', import.meta.url).pathname;
 
 interface Readme {
   readonly dir: string;
