@@ -90,6 +90,12 @@ describe('spill_search through spillway mcp, and spillway search', () => {
     expect(both.code).toBe(2);
   });
 
+  it('refuses an empty query as a usage error worded for the shell, ending in its own code', async () => {
+    const empty = await spillway(['search', ''], { env, entry: COMMAND });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('spillway: error: `query` is missing: give a few words or "quoted phrases" to look for. [USAGE]\n');
+  });
+
   it('refuses a query over the length limit as a usage error that gives the limit', async () => {
     const long = await spillway(['search', 'a'.repeat(2500)], { env, entry: COMMAND });
     expect(long.code).toBe(2);

@@ -116,7 +116,7 @@ describe('an SDK-built server through the proxy', () => {
         CallToolResultSchema,
       );
       expect(response.isError).toBe(true);
-      expect(textOf(response)).toContain('spill_read takes an object of arguments');
+      expect(textOf(response)).toContain('spill_read failed (SPILL_INVALID_INPUT): the arguments must be a JSON object');
     }
   });
 

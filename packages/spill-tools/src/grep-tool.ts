@@ -61,7 +61,7 @@ export function runSpillGrep(
     const cap = limits.maxAnswerBytes;
     const pattern = a.pattern;
     if (typeof pattern !== 'string') {
-      throw new ArgumentError(`${SPILL_GREP_TOOL} needs \`pattern\`: a regular expression, or plain text with literal: true.`);
+      throw new ArgumentError('`pattern` is missing: give a regular expression, or plain text with literal: true.');
     }
     const asked = a.maxMatches ?? Math.min(options.defaultMaxMatches ?? DEFAULT_GREP_MAX_MATCHES, limits.maxMatches);
     // A bad value goes to the reader as it is, so that its one validation answers it.

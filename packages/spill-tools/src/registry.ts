@@ -12,7 +12,7 @@ import { runSpillGrep, spillGrepTool } from './grep-tool.js';
 import { SPILL_GREP_TOOL, SPILL_READ_TOOL, SPILL_SEARCH_TOOL, type SpillToolName } from './names.js';
 import { runSpillRead, spillReadTool } from './read-tool.js';
 import { runSpillSearch, spillSearchTool, type SpillSearchToolAnswer } from './search-tool.js';
-import type { SpillToolAnswer, SpillToolJsonSchema, SpillToolOptions } from './tool-call.js';
+import { errorText, type SpillToolAnswer, type SpillToolJsonSchema, type SpillToolOptions } from './tool-call.js';
 
 /** What a surface has to answer the tools with. */
 export interface SpillToolServices {
@@ -64,7 +64,7 @@ export interface SpillToolSpec {
 }
 
 function missing(tool: string, what: string): Promise<SpillToolCallAnswer> {
-  return Promise.resolve({ text: `${tool} is not available here: ${what}.`, isError: true, code: 'SPILL_INVALID_INPUT' });
+  return Promise.resolve({ text: errorText(tool, 'SPILL_INVALID_INPUT', `not available here: ${what}.`), isError: true, code: 'SPILL_INVALID_INPUT' });
 }
 
 const answerCap = (options: SpillToolCallOptions = {}): number => options.maxAnswerBytes ?? DEFAULT_SPILL_ANSWER_BYTES;
@@ -93,7 +93,7 @@ const searchSpec: SpillToolSpec = {
     if (services.searcher === undefined) return missing(SPILL_SEARCH_TOOL, 'no search index is configured');
     const { sessionId, maxSearchBytes, defaultMaxResults, signal } = options;
     if (sessionId === undefined) {
-      return Promise.resolve({ text: `${SPILL_SEARCH_TOOL} has no session to search for this call.`, isError: true, code: 'SPILL_INVALID_INPUT' });
+      return Promise.resolve({ text: errorText(SPILL_SEARCH_TOOL, 'SPILL_INVALID_INPUT', 'there is no session to search for this call.'), isError: true, code: 'SPILL_INVALID_INPUT' });
     }
     return runSpillSearch(services.searcher, args, {
       sessionId,

@@ -7,7 +7,7 @@
 import { DEFAULT_SEARCH_MAX_BYTES, DEFAULT_SEARCH_MAX_RESULTS, isSpillError, MAX_SEARCH_RESULTS, wholeNumberProblem } from '@spillway/core';
 import type { SessionId, SpillErrorCode, SpillSearchHit, SpillSearchResult, SpillSearcher } from '@spillway/core';
 import { SPILL_SEARCH_TOOL } from './names.js';
-import type { SpillToolJsonSchema } from './tool-call.js';
+import { errorText, type SpillToolJsonSchema } from './tool-call.js';
 
 /** Arguments of `spill_search`. */
 export interface SpillSearchArgs {
@@ -166,17 +166,17 @@ export async function runSpillSearch(
 ): Promise<SpillSearchToolAnswer> {
   try {
     if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      return { text: `${SPILL_SEARCH_TOOL} takes an object of arguments: { query, maxResults? }.`, isError: true, code: 'SPILL_INVALID_INPUT' };
+      return { text: errorText(SPILL_SEARCH_TOOL, 'SPILL_INVALID_INPUT', 'the arguments must be a JSON object: { query, maxResults? }.'), isError: true, code: 'SPILL_INVALID_INPUT' };
     }
     const a = args as Record<string, unknown>;
     if (typeof a.query !== 'string' || a.query.trim() === '') {
-      return { text: `${SPILL_SEARCH_TOOL} needs \`query\`: a few words or "quoted phrases" to look for.`, isError: true, code: 'SPILL_INVALID_INPUT' };
+      return { text: errorText(SPILL_SEARCH_TOOL, 'SPILL_INVALID_INPUT', '`query` is missing: give a few words or "quoted phrases" to look for.'), isError: true, code: 'SPILL_INVALID_INPUT' };
     }
     const maxBytes = options.maxSearchBytes ?? DEFAULT_SEARCH_MAX_BYTES;
     const maxResults = a.maxResults ?? options.defaultMaxResults ?? DEFAULT_SEARCH_MAX_RESULTS;
     const resultsProblem = wholeNumberProblem(maxResults, { min: 1 });
     if (resultsProblem !== undefined) {
-      return { text: `${SPILL_SEARCH_TOOL}: \`maxResults\` ${resultsProblem}.`, isError: true, code: 'SPILL_INVALID_INPUT' };
+      return { text: errorText(SPILL_SEARCH_TOOL, 'SPILL_INVALID_INPUT', `\`maxResults\` ${resultsProblem}.`), isError: true, code: 'SPILL_INVALID_INPUT' };
     }
     const results = Math.min(maxResults as number, MAX_SEARCH_RESULTS);
     const snippetBudget = Math.max(64, maxBytes - 240 - BLOCK_OVERHEAD * Math.min(results, 6));
@@ -191,7 +191,7 @@ export async function runSpillSearch(
     return { text, isError: false, data: shown };
   } catch (error) {
     if (isSpillError(error)) {
-      return { text: `${SPILL_SEARCH_TOOL} failed (${error.code}): ${error.message}`, isError: true, code: error.code };
+      return { text: errorText(SPILL_SEARCH_TOOL, error.code, error.message), isError: true, code: error.code };
     }
     const message = error instanceof Error ? error.message : String(error);
     return { text: `${SPILL_SEARCH_TOOL} failed: ${message}`, isError: true, code: undefined };

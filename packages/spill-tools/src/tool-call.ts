@@ -138,17 +138,25 @@ export type SpillToolAnswer =
 /** Why the arguments were refused, before the reader was asked. */
 export class ArgumentError extends Error {}
 
-export function record(args: unknown, tool: string): Record<string, unknown> {
+/**
+ * An error answer's text, worded the one way every tool's errors are: the tool, the
+ * `SpillError` code, and what to do (`spill_read failed (SPILL_INVALID_INPUT): …`).
+ */
+export function errorText(tool: string, code: SpillErrorCode, message: string): string {
+  return `${tool} failed (${code}): ${message}`;
+}
+
+export function record(args: unknown): Record<string, unknown> {
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    throw new ArgumentError(`${tool} takes an object of arguments.`);
+    throw new ArgumentError('the arguments must be a JSON object, such as { "locator": "…" }.');
   }
   return args as Record<string, unknown>;
 }
 
-export function locatorArg(args: Record<string, unknown>, tool: string): string {
+export function locatorArg(args: Record<string, unknown>): string {
   const value = args.locator;
   if (typeof value !== 'string' || value.length === 0) {
-    throw new ArgumentError(`${tool} needs \`locator\`: the locator exactly as the spill notice printed it.`);
+    throw new ArgumentError('`locator` is missing: give the locator exactly as the spill notice printed it.');
   }
   return value;
 }
@@ -163,10 +171,10 @@ function failure(error: unknown, tool: string, maxBytes = DEFAULT_SPILL_ANSWER_B
   // An error's message may quote what the model sent (a huge locator or pattern): bound it too.
   const bounded = (text: string): string => utf8Prefix(text, maxBytes);
   if (error instanceof ArgumentError) {
-    return { text: bounded(error.message), isError: true, code: 'SPILL_INVALID_INPUT' };
+    return { text: bounded(errorText(tool, 'SPILL_INVALID_INPUT', error.message)), isError: true, code: 'SPILL_INVALID_INPUT' };
   }
   if (isSpillError(error)) {
-    return { text: bounded(`${tool} failed (${error.code}): ${error.message}`), isError: true, code: error.code };
+    return { text: bounded(errorText(tool, error.code, error.message)), isError: true, code: error.code };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { text: bounded(`${tool} failed: ${message}`), isError: true, code: undefined };
@@ -187,8 +195,8 @@ export async function guarded(
   try {
     const limits = limitsOf(options);
     cap = limits.maxAnswerBytes;
-    const a = record(args, tool);
-    return await answer(a, spillLocator(locatorArg(a, tool)), limits);
+    const a = record(args);
+    return await answer(a, spillLocator(locatorArg(a)), limits);
   } catch (error) {
     return failure(error, tool, cap);
   }

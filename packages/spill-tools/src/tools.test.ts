@@ -106,6 +106,35 @@ describe('spill_grep', () => {
   });
 });
 
+describe('error texts', () => {
+  it('every error of the three tools names its tool and code the one way', async () => {
+    const { reader, locator } = await stored('a\nb\n');
+    const searcher = { search: () => Promise.resolve({ hits: [], more: false }) };
+    const services = { reader, searcher };
+    const calls: [string, unknown, string][] = [
+      ['spill_read', 'nope', 'the arguments must be a JSON object'],
+      ['spill_read', {}, '`locator` is missing'],
+      ['spill_read', { locator, offset: 0 }, 'read: offset'],
+      ['spill_read', { locator: 'forged' }, ''],
+      ['spill_grep', [], 'the arguments must be a JSON object'],
+      ['spill_grep', { locator }, '`pattern` is missing'],
+      ['spill_search', 7, 'the arguments must be a JSON object'],
+      ['spill_search', { query: ' ' }, '`query` is missing'],
+      ['spill_search', { query: 'x', maxResults: 0 }, '`maxResults` must be a whole number'],
+    ];
+    for (const [tool, args, says] of calls) {
+      const answer = await runSpillTool(services, tool, args, { sessionId: 's' as never });
+      expect(answer.isError).toBe(true);
+      if (!answer.isError) continue;
+      expect(answer.text.startsWith(`${tool} failed (${String(answer.code)}): ${says}`), answer.text).toBe(true);
+    }
+    const noSession = await runSpillTool(services, 'spill_search', { query: 'x' });
+    expect(noSession.text).toBe('spill_search failed (SPILL_INVALID_INPUT): there is no session to search for this call.');
+    const noReader = await runSpillTool({ searcher }, 'spill_read', { locator });
+    expect(noReader.text).toBe('spill_read failed (SPILL_INVALID_INPUT): not available here: the store has no reader.');
+  });
+});
+
 describe('checkSpillToolOptions', () => {
   it('names the caller and refuses an option it does not accept', () => {
     const from = { caller: 'makeTools', accepted: ['backend', 'maxReadBytes'] };

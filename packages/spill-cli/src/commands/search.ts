@@ -129,7 +129,8 @@ export function registerSearch(program: Command, ctx: CliContext): void {
         maxSearchBytes: Math.max(64, options.maxBytes),
         ...(session === undefined ? {} : { sessionId: session }),
       });
-      if (answer.isError) throw failure ?? new CliError('USAGE', answer.text);
+      // The tool's text names itself and its code for a model; the CLI error has its own [CODE].
+      if (answer.isError) throw failure ?? new CliError('USAGE', cliWording(answer.text));
       const result = answer.data;
       if (options.json === true) {
         await ctx.print(jsonLine(searchJson(query, session ?? null, result)));
@@ -153,4 +154,10 @@ export function registerSearch(program: Command, ctx: CliContext): void {
       await searcher.close();
     }
   });
+}
+
+/** A spill_search error text as a CLI error's sentence: without the tool's name and code, capitalised. */
+function cliWording(text: string): string {
+  const message = text.replace(/^spill_search failed \([A-Z_]+\): /, '');
+  return message.charAt(0).toUpperCase() + message.slice(1);
 }
