@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -314,5 +314,21 @@ describe('spillway run when its writes fail midway (a file size limit: EFBIG)', 
     expect(r.out === whole, 'stdout is every line of the output, in order').toBe(true);
     expect(r.stderr).toMatch(/EFBIG.*\[SPILL_STORAGE_FAILED\]: the output could not be stored under .*, so it is printed in full\./);
     expect(await storedNames(fresh)).toEqual([]);
+  });
+
+  it('on a fallback root: one warning names the root given up and the fallback that failed, never "stored in"', async () => {
+    const shared = join(base, `fsize-shared-${String(++roots)}`);
+    await mkdir(shared, { mode: 0o777 });
+    await chmod(shared, 0o777); // past the umask: a root open to others, which run refuses
+    const state = join(base, `fsize-state-${String(roots)}`);
+    const r = await spillway(['run', '--root', shared, ...piped, '--', ...command], { env: env({ XDG_STATE_HOME: state }), through: underFileSizeLimit(200), timeoutMs: 60_000 });
+    expect(r.code).toBe(3);
+    expect(r.out === whole, 'stdout is every line of the output, in order').toBe(true);
+    const warnings = r.stderr.split('\n').filter((line) => line.startsWith('spillway: warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(shared); // why the configured root was given up
+    expect(warnings[0]).toContain(`the fallback root ${join(state, 'spillway')}`);
+    expect(warnings[0]).toMatch(/was refused too: .*EFBIG.*: the output is printed in full\.$/);
+    expect(r.stderr).not.toContain('stored in the fallback root');
   });
 });

@@ -108,7 +108,7 @@ export function localStoreHealth(
     }
   } catch (error) {
     const named = rootSource === 'default' ? undefined : rootSource === 'env' ? 'SPILLWAY_ROOT' : '--root';
-    const code = (error as NodeJS.ErrnoException).code ?? 'an unknown error';
+    const code = (error as NodeJS.ErrnoException).code ?? 'UNKNOWN';
     if (code !== 'ENOENT') {
       // Only ENOENT says the root is missing. EACCES, ENOTDIR or ELOOP on the way to it say
       // nothing of the root, and the first spill could not make it either.

@@ -15,7 +15,7 @@ import type { FastRun, FileTakeover, OutputTakeover } from '../../run-fast.js';
 import { cappedSinkWriter, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { endWithSink, openSink, SinkScan, type PublishableOutput } from './file-sink-route.js';
-import { describeError, finish, outputScan, warnPastLimit, type RouteInput } from './shared.js';
+import { failureText, finish, outputScan, warnPastLimit, type RouteInput } from './shared.js';
 import type { OutputScan } from './output-scan.js';
 import { takenOutput } from './taken-output.js';
 
@@ -141,7 +141,7 @@ async function adoptIncoming(input: RouteInput, incoming: IncomingFile): Promise
       incoming,
     );
   } catch (error) {
-    await input.ctx.warn(`${describeError(error)}: the output is copied out of ${incoming.path} once ${input.file} ends.`);
+    await input.ctx.warn(`${failureText(error)}: the output is copied out of ${incoming.path} once ${input.file} ends.`);
     return undefined;
   }
 }
@@ -169,7 +169,7 @@ function intoSink(input: RouteInput, sink: SpillFileSinkHandle, child: () => Chi
   const writer = cappedSinkWriter(sink, limit, {
     stop,
     print: (bytes) => ctx.printBytes(bytes),
-    onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
+    onStoreFailed: (error) => ctx.warn(`${failureText(error)}: the output could not be stored under ${ctx.root(options).path}, so it is printed in full.`),
     onKept: (bytes) => {
       scan.push(bytes);
     },

@@ -4,7 +4,7 @@ import { callId, type SpillRef } from '@spillway/core';
 import { runChild, stopRunning } from '../../child.js';
 import { suggestedNameFor } from '../save.js';
 import { ByteChannel } from './byte-channel.js';
-import { describeError, outputScan, previewFromEnds, previewWindow, show, warnPastLimit, type RouteInput, type Shown } from './shared.js';
+import { failureText, outputScan, previewFromEnds, previewWindow, show, warnPastLimit, type RouteInput, type Shown } from './shared.js';
 import type { OutputScan } from './output-scan.js';
 
 /**
@@ -141,13 +141,13 @@ async function shownFor(
   const { head, tail } = ends;
   const { ref } = saved;
   if (ref === undefined && retained !== undefined) {
-    await ctx.warn(`the output (${String(stored)} bytes) could not be spilled and is printed in full: ${describeError(saved.error)}`);
+    await ctx.warn(`the output (${String(stored)} bytes) could not be spilled and is printed in full: ${failureText(saved.error)}`);
     const bytes = Buffer.concat(retained);
     return { text: bytes.toString('utf8'), bytes, storeError: { error: saved.error } };
   }
   if (ref === undefined) {
     // The output went into the store as it came and nothing kept it here: its middle is lost.
-    await ctx.warn(`the output (${String(stored)} bytes) could not be stored, so only its head and tail are shown: ${describeError(saved.error)}`);
+    await ctx.warn(`the output (${String(stored)} bytes) could not be stored, so only its head and tail are shown: ${failureText(saved.error)}`);
     const omitted = Math.max(0, stored - head.length - tail.length);
     return { text: `${head.toString('utf8')}\n… [${String(omitted)} bytes not stored and not shown] …\n${tail.toString('utf8')}`, storedBytes: stored, storeError: { error: saved.error } };
   }

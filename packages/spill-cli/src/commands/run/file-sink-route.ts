@@ -6,7 +6,7 @@ import { fallbackWarning } from '../../fallback-warning.js';
 import { copyOut, readRange, runIntoSink, type StoredReader } from '../../sink-run.js';
 import { suggestedNameFor } from '../save.js';
 import { LiveOutput } from './live-output.js';
-import { capFor, describeError, finish, outputScan, previewFromEnds, previewWindow, show, warnPastLimit, type RouteInput, type Shown } from './shared.js';
+import { capFor, failureText, finish, outputScan, previewFromEnds, previewWindow, show, warnPastLimit, type RouteInput, type Shown } from './shared.js';
 import type { FinishedScan, OutputScan } from './output-scan.js';
 
 /**
@@ -61,7 +61,10 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
     onSpawn,
     ...(live === undefined && follower === undefined ? {} : { onSize }),
     print: held === undefined ? (bytes) => ctx.printBytes(bytes) : (bytes) => { held.push(bytes); return Promise.resolve(); },
-    onStoreFailed: (error) => ctx.warn(`${describeError(error)}: the output could not be stored under ${ctx.root(options).path}, so it is ${held === undefined ? 'printed' : 'given in the JSON document'} in full.`),
+    onStoreFailed: (error) => {
+      const given = held === undefined ? 'printed' : 'given in the JSON document';
+      return ctx.warn(onFallback(input, error, `the output is ${given} in full.`) ?? `${failureText(error)}: the output could not be stored under ${ctx.root(options).path}, so it is ${given} in full.`);
+    },
   });
   const { outcome, storedBytes: stored, droppedBytes: dropped } = run;
   if (run.failure !== undefined) {
@@ -73,6 +76,16 @@ export async function runWithSink(input: RouteInput, sink: SpillFileSinkHandle):
     await warnPastLimit(ctx, file, maxStoredBytes, stored, dropped);
   }
   await endWithSink(input, sink, { outcome, stored, dropped, live, follower });
+}
+
+/**
+ * On a fallback root, the warning for its store failing while the output was written or
+ * published: why the configured store was given up, the fallback named as refused with this
+ * failure, then `outcome`. `undefined` when the configured root took the output.
+ */
+function onFallback(input: RouteInput, error: unknown, outcome: string): string | undefined {
+  const given = input.givenUp;
+  return given?.path === undefined ? undefined : fallbackWarning(given.failure, [...given.refused, { path: given.path, error }], outcome);
 }
 
 /** Output that can be read back and published as an artifact: a file sink, or an output taken over from stdout. */
@@ -140,14 +153,15 @@ async function spillFromSink(input: RouteInput, sink: PublishableOutput, stored:
     ...(storeError === undefined ? {} : { storeError }),
   });
   const given = input.givenUp;
-  if (given?.path !== undefined) await ctx.warn(fallbackWarning(given.failure, given.refused, `the output is stored in the fallback root ${given.path} instead.`));
   let ref: SpillRef;
   try {
     ref = await sink.publish();
   } catch (error) {
-    await ctx.warn(`the output (${String(stored)} bytes) could not be stored under ${ctx.root(options).path} and is printed in full: ${describeError(error)}`);
+    await ctx.warn(onFallback(input, error, `the output (${String(stored)} bytes) is printed in full.`) ?? `the output (${String(stored)} bytes) could not be stored under ${ctx.root(options).path} and is printed in full: ${failureText(error)}`);
     return whole({ error });
   }
+  // Said once the fallback root holds the output, not before: its publish can fail too.
+  if (given?.path !== undefined) await ctx.warn(fallbackWarning(given.failure, given.refused, `the output is stored in the fallback root ${given.path} instead.`));
   const window = previewWindow(cap);
   const head = await readRange(sink, 0, Math.min(window, stored));
   const tail = await readRange(sink, Math.max(0, stored - window), Math.min(window, stored));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SpillEvent, SpillSpilledEvent } from '@spillway/policy';
 import { exitCodeOf, runChild, type ChildOutcome } from '../../child.js';
 import { refusalsText } from '../../fallback-warning.js';
-import { describeError, loadPolicy, show, type RouteInput } from './shared.js';
+import { failureText, loadPolicy, show, type RouteInput } from './shared.js';
 
 /**
  * The policy-stream route, for a backend that stores text only: the output is decoded as
@@ -54,10 +54,10 @@ function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: st
     if (event.reason === 'notice-too-large') {
       // Stored, but neither its notice nor the whole output fits: the person at the
       // terminal gets the locator the model could not be given.
-      const why = event.error === undefined ? '' : `: ${describeError(event.error)}`;
+      const why = event.error === undefined ? '' : `: ${failureText(event.error)}`;
       return `--max-inline-bytes ${String(cap)} cannot hold the spill notice and ${size} could not be read back, so only its head and tail are shown; the full output is stored at ${event.locator ?? 'an unknown locator'}${why}`;
     }
-    return `${size} could not be stored under ${root}, so only its head and tail are shown: ${describeError(event.error ?? event.reason)}`;
+    return `${size} could not be stored under ${root}, so only its head and tail are shown: ${failureText(event.error ?? event.reason)}`;
   }
   if (event.reason === 'notice-too-large') {
     // The policy kept the original, as apply does; an artifact it stored first and could
@@ -65,6 +65,6 @@ function describeProblem(event: Exclude<SpillEvent, SpillSpilledEvent>, root: st
     const leftover = event.locator !== undefined && event.removed !== true ? ` (its stored copy ${event.locator} is left for spillway gc)` : '';
     return `--max-inline-bytes ${String(cap)} cannot hold the spill notice, so ${size} is printed in full${leftover}.`;
   }
-  const why = givenUp === undefined ? describeError(event.error ?? event.reason) : refusalsText(givenUp.failure, givenUp.refused);
+  const why = givenUp === undefined ? failureText(event.error ?? event.reason) : refusalsText(givenUp.failure, givenUp.refused);
   return `${size} could not be spilled under ${root} and is printed in full: ${why}`;
 }

@@ -1,7 +1,7 @@
 import { retrievalHintFor, type SpillNoticeReader } from '@spillway/core/notice';
 import type { SessionId, SpillRef } from '@spillway/core';
 import { exitCodeOf, type ChildOutcome } from '../../child.js';
-import { describeError as describedError } from '../../cli-error.js';
+import { describeError } from '../../cli-error.js';
 import type { CliBackend, CliContext, CommonOptions } from '../../context.js';
 import type { RefusedRoot } from '../../fallback-warning.js';
 import { spillHintLine } from '../../format.js';
@@ -97,7 +97,7 @@ export async function finish(ctx: CliContext, file: string, outcome: ChildOutcom
 }
 
 /** One line for a failure inside a warning: the CLI's wording and the stable code. */
-export { failureText as describeError } from '../../fallback-warning.js';
+export { failureText } from '../../fallback-warning.js';
 
 /**
  * The preview and notice for stored output, from its first and last bytes, with the
@@ -193,7 +193,7 @@ export async function show(input: RouteInput, shown: Shown, outcome: ChildOutcom
 
 /** The code and message of a storage failure, as the error document on stderr would give them. */
 function storeErrorJson(error: unknown): RunJson['storeError'] {
-  const { code, message } = describedError(error);
+  const { code, message } = describeError(error);
   return { code, message };
 }
 
