@@ -101,6 +101,27 @@ describe('createSpillMiddleware in a createAgent loop', () => {
     expect(textOf(result.messages.at(-1))).toBe('ok');
   });
 
+  it('answers arguments the schema refuses as every surface does: the code and what to fix, no stack trace', async () => {
+    const backend = createMemoryBackend();
+    const model = fakeModel()
+      .respondWithTools([
+        { name: 'spill_read', args: { locator: 'spill+memory://x', offset: 0 }, id: 'c1' },
+        { name: 'spill_grep', args: { locator: 'spill+memory://x', pattern: 'a', maxMatches: -1 }, id: 'c2' },
+      ])
+      .respond(new AIMessage('ok'));
+    const agent = createAgent({ model, tools: [], middleware: [createSpillMiddleware({ backend, maxInlineBytes: CAP })] });
+    const result = await agent.invoke({ messages: [{ role: 'user', content: 'x' }] });
+    const answers = toolMessages(result.messages);
+    expect(answers.map((m) => [m.tool_call_id, m.status, m.artifact as unknown])).toEqual([
+      ['c1', 'error', { code: 'SPILL_INVALID_INPUT' }],
+      ['c2', 'error', { code: 'SPILL_INVALID_INPUT' }],
+    ]);
+    expect(textOf(answers[0])).toMatch(/^spill_read failed \(SPILL_INVALID_INPUT\): .*offset/);
+    expect(textOf(answers[1])).toMatch(/^spill_grep failed \(SPILL_INVALID_INPUT\): .*maxMatches/);
+    for (const answer of answers) expect(textOf(answer)).not.toMatch(/expected schema|\n\s+at /);
+    expect(textOf(result.messages.at(-1))).toBe('ok');
+  });
+
   it('uses sessionId over the thread id', async () => {
     const backend = createMemoryBackend();
     const model = fakeModel()
