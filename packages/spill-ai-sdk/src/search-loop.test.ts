@@ -113,4 +113,14 @@ describe('spillSearchTools in a generateText loop', () => {
     expect(() => spillSearchTools({} as never)).toThrow(TypeError);
     expect(() => spillSearchTools({ searcher: { search: () => Promise.resolve({ hits: [], more: false }) } } as never)).toThrow(/sessionId/);
   });
+
+  it('refuses a bad limit or an unknown option when it is made, not on each search', () => {
+    const searcher = { search: () => Promise.resolve({ hits: [], more: false }) };
+    expect(() => spillSearchTools({ searcher, sessionId: 's', maxSearchBytes: 10 })).toThrow(/^spillSearchTools: maxSearchBytes must be a whole number, at least 1024; got 10\.$/);
+    expect(() => spillSearchTools({ searcher, sessionId: 's', defaultMaxResults: 0 })).toThrow(/^spillSearchTools: defaultMaxResults must be a whole number, at least 1; got 0\.$/);
+    expect(() => spillSearchTools({ searcher, sessionId: 's', maxSearchByte: 4096 } as never)).toThrow(
+      'spillSearchTools does not know the option "maxSearchByte"; the options are searcher, sessionId, maxSearchBytes, defaultMaxResults.',
+    );
+    expect(Object.keys(spillSearchTools({ searcher, sessionId: 's', maxSearchBytes: 4096, defaultMaxResults: 3 }))).toEqual(['spill_search']);
+  });
 });

@@ -1,5 +1,5 @@
 import { sessionId as brandSessionId, type SpillSearcher } from '@spillway/core';
-import { offeredSpillTools, type SpillSearchArgs, type SpillSearchToolAnswer, type SpillToolCallOptions } from '@spillway/tools';
+import { checkSpillSearchToolOptions, offeredSpillTools, type SpillSearchArgs, type SpillSearchToolAnswer, type SpillToolCallOptions } from '@spillway/tools';
 import type { Tool } from 'ai';
 import { toolFromSpec } from './tool-from-spec.js';
 
@@ -20,6 +20,9 @@ export interface SpillSearchToolsOptions {
   /** `maxResults` when the model gives none. */
   readonly defaultMaxResults?: number | undefined;
 }
+
+/** Every option {@link spillSearchTools} accepts; any other is refused at construction. */
+const SPILL_SEARCH_TOOLS_OPTIONS: readonly (keyof SpillSearchToolsOptions)[] = Object.freeze(['searcher', 'sessionId', 'maxSearchBytes', 'defaultMaxResults']);
 
 /** `spill_search` as an AI SDK tool. */
 // A type literal, not an interface, so that it is assignable to the AI SDK's `ToolSet`.
@@ -48,6 +51,7 @@ export function spillSearchTools(options: SpillSearchToolsOptions): SpillSearchT
   if (typeof session !== 'function' && (typeof session !== 'string' || session === '')) {
     throw new TypeError('spillSearchTools needs { sessionId }: the session given to withSpill, or a function of the call.');
   }
+  checkSpillSearchToolOptions(given, { caller: 'spillSearchTools', accepted: SPILL_SEARCH_TOOLS_OPTIONS });
   const { searcher } = given as SpillSearchToolsOptions;
   const limits = {
     ...(options.maxSearchBytes === undefined ? {} : { maxSearchBytes: options.maxSearchBytes }),

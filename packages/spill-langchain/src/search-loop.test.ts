@@ -102,4 +102,13 @@ describe('spill_search through the middleware in a createAgent loop', () => {
   it('needs a searcher', () => {
     expect(() => createSpillSearchTool({} as never)).toThrow(TypeError);
   });
+
+  it('refuses a bad limit or an unknown option when it is made, not on each search', () => {
+    const searcher = { search: () => Promise.resolve({ hits: [], more: false }) };
+    expect(() => createSpillSearchTool({ searcher, maxSearchBytes: 10 })).toThrow(/^createSpillSearchTool: maxSearchBytes must be a whole number, at least 1024; got 10\.$/);
+    expect(() => createSpillSearchTool({ searcher, maxSearchByte: 4096 } as never)).toThrow(
+      'createSpillSearchTool does not know the option "maxSearchByte"; the options are searcher, sessionId, maxSearchBytes.',
+    );
+    expect(createSpillSearchTool({ searcher, sessionId: 's', maxSearchBytes: 4096 }).name).toBe('spill_search');
+  });
 });

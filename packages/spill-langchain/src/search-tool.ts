@@ -1,5 +1,5 @@
 import { sessionId as brandSessionId, type SpillSearcher } from '@spillway/core';
-import { offeredSpillTools } from '@spillway/tools';
+import { checkSpillSearchToolOptions, offeredSpillTools } from '@spillway/tools';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import { toolFromSpec, type LangChainToolCall } from './tool-from-spec.js';
 
@@ -22,6 +22,9 @@ export interface SpillSearchToolOptions {
   readonly maxSearchBytes?: number | undefined;
 }
 
+/** Every option {@link createSpillSearchTool} accepts; any other is refused at construction. */
+const SPILL_SEARCH_TOOL_OPTIONS: readonly (keyof SpillSearchToolOptions)[] = Object.freeze(['searcher', 'sessionId', 'maxSearchBytes']);
+
 function sessionOf(option: SpillSearchToolOptions['sessionId'], call: SpillSearchCall): string | undefined {
   try {
     const value: unknown = typeof option === 'string' ? option : typeof option === 'function' ? option(call) : call.configurable?.thread_id;
@@ -43,6 +46,7 @@ export function createSpillSearchTool(options: SpillSearchToolOptions): DynamicS
   if (typeof (options as Partial<SpillSearchToolOptions> | undefined)?.searcher?.search !== 'function') {
     throw new TypeError('createSpillSearchTool needs { searcher }, such as await createBackendSearch(backend) from @spillway/search.');
   }
+  checkSpillSearchToolOptions(options, { caller: 'createSpillSearchTool', accepted: SPILL_SEARCH_TOOL_OPTIONS });
   const { searcher } = options;
   const limits = options.maxSearchBytes === undefined ? {} : { maxSearchBytes: options.maxSearchBytes };
   // The registry offers exactly spill_search for a searcher alone.

@@ -9,7 +9,7 @@
  */
 export { DEFAULT_SPILL_ANSWER_BYTES, DEFAULT_SPILL_ANSWER_MATCHES, MIN_SPILL_ANSWER_BYTES } from './answer-bound.js';
 export { SPILL_GREP_TOOL, SPILL_READ_TOOL, SPILL_SEARCH_TOOL, SPILL_TOOL_NAMES, type SpillToolName } from './names.js';
-export { checkSpillToolOptions, type SpillToolAnswer, type SpillToolOptionsCaller, type SpillToolDefinition, type SpillToolJsonSchema, type SpillToolOptions } from './tool-call.js';
+export { checkSpillSearchToolOptions, checkSpillToolOptions, type SpillToolAnswer, type SpillToolOptionsCaller, type SpillToolDefinition, type SpillToolJsonSchema, type SpillToolOptions } from './tool-call.js';
 export { formatReadAnswer, runSpillRead, spillReadTool, type SpillReadArgs } from './read-tool.js';
 export { formatGrepAnswer, runSpillGrep, spillGrepTool, type SpillGrepArgs } from './grep-tool.js';
 export {

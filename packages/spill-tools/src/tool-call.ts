@@ -108,6 +108,26 @@ export function checkSpillToolOptions(
   positiveInteger(options.defaultMaxMatches, 'defaultMaxMatches', 1, caller);
 }
 
+/**
+ * Checks the options of a surface's `spill_search` tool once, at construction, as
+ * {@link checkSpillToolOptions} does for the retrieval tools: a bad `maxSearchBytes` or
+ * `defaultMaxResults` would otherwise fail every search the model asks for.
+ *
+ * @param options - The options as the user gave them.
+ * @param from - The function the user called, and the options it accepts (see {@link SpillToolOptionsCaller}).
+ * @throws TypeError for an option `from.accepted` does not list, a `maxSearchBytes` that is
+ * not a whole number of at least {@link MIN_SPILL_ANSWER_BYTES}, or a `defaultMaxResults`
+ * that is not a positive whole number.
+ */
+export function checkSpillSearchToolOptions(
+  options: { readonly maxSearchBytes?: number | undefined; readonly defaultMaxResults?: number | undefined },
+  from: SpillToolOptionsCaller,
+): void {
+  if (from.accepted !== undefined) checkOptionNames(from.caller, options, from.accepted);
+  positiveInteger(options.maxSearchBytes, 'maxSearchBytes', MIN_SPILL_ANSWER_BYTES, from.caller);
+  positiveInteger(options.defaultMaxResults, 'defaultMaxResults', 1, from.caller);
+}
+
 export function limitsOf(options: SpillToolOptions): Limits {
   checkSpillToolOptions(options);
   return {
